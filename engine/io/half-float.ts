@@ -1,0 +1,84 @@
+/**
+ * IEEE binary16 (F16) and bfloat16 (BF16) <-> float32 conversions, bit-exact.
+ * Narrowing rounds to nearest, ties to even, as PyTorch does; NaN stays NaN (quiet), ±inf stays
+ * ±inf, F16 overflow goes to ±inf and tiny values to F16 subnormals or signed zero.
+ */
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+export function bf16BitsToF32(bits: number): number {
+  u32[0] = (bits & 0xffff) << 16;
+  return f32[0] as number;
+}
+
+export function f32ToBf16Bits(value: number): number {
+  f32[0] = value;
+  const bits = u32[0] as number;
+  if ((bits & 0x7f800000) === 0x7f800000 && (bits & 0x007fffff) !== 0) {
+    return ((bits >>> 16) | 0x0040) & 0xffff; // keep sign and payload top, force quiet
+  }
+  const lsb = (bits >>> 16) & 1;
+  return ((bits + 0x7fff + lsb) >>> 16) & 0xffff;
+}
+
+export function f16BitsToF32(bits: number): number {
+  const sign = (bits & 0x8000) << 16;
+  const exp = (bits >>> 10) & 0x1f;
+  const mant = bits & 0x3ff;
+  if (exp === 0x1f) {
+    u32[0] = sign | 0x7f800000 | (mant << 13);
+    return f32[0] as number;
+  }
+  if (exp === 0) {
+    const magnitude = mant * 2 ** -24; // subnormal (or zero): exact in float32
+    return sign ? -magnitude : magnitude;
+  }
+  u32[0] = sign | ((exp - 15 + 127) << 23) | (mant << 13);
+  return f32[0] as number;
+}
+
+export function f32ToF16Bits(value: number): number {
+  f32[0] = value;
+  const bits = u32[0] as number;
+  const sign = (bits >>> 16) & 0x8000;
+  const exp = (bits >>> 23) & 0xff;
+  const mant = bits & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant === 0 ? 0 : 0x200 | (mant >>> 13));
+  const e = exp - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    // Result is an F16 subnormal: count in units of 2^-24 and round the dropped bits.
+    const shift = 14 - e;
+    if (shift > 24) return sign;
+    const full = mant | 0x800000;
+    return sign | roundShift(full, shift);
+  }
+  const rounded = roundShift(mant, 13) + (e << 10); // a mantissa carry bumps the exponent (to inf at most)
+  return sign | rounded;
+}
+
+/** x >> shift, rounded to nearest with ties to even. */
+function roundShift(x: number, shift: number): number {
+  const q = x >>> shift;
+  const rem = x & ((1 << shift) - 1);
+  const half = 1 << (shift - 1);
+  return rem > half || (rem === half && (q & 1) === 1) ? q + 1 : q;
+}
+
+export function decodeHalf(dtype: 'F16' | 'BF16', bits: Uint16Array): Float32Array {
+  const out = new Float32Array(bits.length);
+  if (dtype === 'BF16') {
+    const wide = new Uint32Array(out.buffer);
+    for (let i = 0; i < bits.length; i++) wide[i] = (bits[i] as number) << 16;
+  } else {
+    for (let i = 0; i < bits.length; i++) out[i] = f16BitsToF32(bits[i] as number);
+  }
+  return out;
+}
+
+export function encodeHalf(dtype: 'F16' | 'BF16', values: Float32Array): Uint16Array {
+  const out = new Uint16Array(values.length);
+  const convert = dtype === 'BF16' ? f32ToBf16Bits : f32ToF16Bits;
+  for (let i = 0; i < values.length; i++) out[i] = convert(values[i] as number);
+  return out;
+}

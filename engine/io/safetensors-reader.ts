@@ -1,0 +1,92 @@
+/**
+ * Lazy safetensors reader: opens a file handle, validates the header, and reads one tensor at a
+ * time by offset. Never maps or reads the whole file, so memory stays at one tensor.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import { CheckpointError } from './checkpoint-error.ts';
+import { isFloatDType, viewAs, type RawTensorData } from './dtype.ts';
+import { decodeHalf } from './half-float.ts';
+import { checkHeaderLength, parseHeader, type SafetensorsHeader, type TensorInfo } from './safetensors-header.ts';
+
+export class SafetensorsFile {
+  private constructor(
+    readonly path: string,
+    readonly header: SafetensorsHeader,
+    private readonly handle: FileHandle,
+  ) {}
+
+  static async open(path: string): Promise<SafetensorsFile> {
+    const handle = await openForRead(path);
+    try {
+      const { size } = await handle.stat();
+      const prefix = await readExactly(handle, path, 0, Math.min(8, size));
+      const headerLength = checkHeaderLength(path, prefix, size);
+      const headerBytes = await readExactly(handle, path, 8, headerLength);
+      const header = parseHeader(path, headerBytes, size - 8 - headerLength);
+      return new SafetensorsFile(path, header, handle);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  get tensors(): ReadonlyMap<string, TensorInfo> {
+    return this.header.tensors;
+  }
+
+  get metadata(): Readonly<Record<string, string>> {
+    return this.header.metadata;
+  }
+
+  info(name: string): TensorInfo {
+    const info = this.header.tensors.get(name);
+    if (info === undefined) throw new CheckpointError('not-found', this.path, 'no such tensor in this file', name);
+    return info;
+  }
+
+  /** The tensor's bytes as its own typed array (F16/BF16 as raw 16-bit patterns). */
+  async readRaw(name: string): Promise<RawTensorData> {
+    const info = this.info(name);
+    const bytes = await readExactly(this.handle, this.path, this.header.dataStart + info.begin, info.end - info.begin, name);
+    return viewAs(info.dtype, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  }
+
+  /** A floating tensor widened to float32 (F32 as stored, F16/BF16 converted exactly). */
+  async readFloat32(name: string): Promise<Float32Array> {
+    const info = this.info(name);
+    if (!isFloatDType(info.dtype)) {
+      throw new CheckpointError('dtype', this.path, `is ${info.dtype}, not a floating type (F32, F16, BF16)`, name);
+    }
+    const raw = await this.readRaw(name);
+    return info.dtype === 'F32' ? (raw as Float32Array) : decodeHalf(info.dtype, raw as Uint16Array);
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close();
+  }
+}
+
+async function openForRead(path: string): Promise<FileHandle> {
+  try {
+    return await open(path, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CheckpointError(code === 'ENOENT' ? 'not-found' : 'io', path, code === 'ENOENT' ? 'file not found' : (error as Error).message);
+  }
+}
+
+/** Reads exactly `length` bytes at `position` into a fresh (aligned) buffer. */
+async function readExactly(handle: FileHandle, path: string, position: number, length: number, tensor?: string): Promise<Buffer> {
+  // Allocate the backing store ourselves: Buffer.alloc of small sizes may share a pool at an
+  // unaligned offset, which would break Float32Array/Float64Array views.
+  const buffer = Buffer.from(new ArrayBuffer(Math.max(length, 0)));
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await handle.read(buffer, done, length - done, position + done);
+    if (bytesRead === 0) {
+      throw new CheckpointError('truncated', path, `file ended after ${done} of ${length} bytes at offset ${position}`, tensor);
+    }
+    done += bytesRead;
+  }
+  return buffer;
+}

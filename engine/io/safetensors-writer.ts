@@ -1,0 +1,123 @@
+/**
+ * Streaming safetensors writer. The header is laid out from the tensor specs up front, then each
+ * tensor's bytes are appended as they arrive, so only one tensor is ever held in memory.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import { CheckpointError } from './checkpoint-error.ts';
+import { byteSize, encodeTensor, type TensorPayload, type TensorSpec } from './tensor-encoding.ts';
+
+/** The header JSON, space-padded so the data area starts 8-byte aligned (as HF's writer does). */
+export function buildHeader(specs: readonly TensorSpec[], metadata?: Readonly<Record<string, string>>): Buffer {
+  const entries: Record<string, unknown> = {};
+  if (metadata !== undefined && Object.keys(metadata).length > 0) entries['__metadata__'] = metadata;
+  let offset = 0;
+  for (const spec of specs) {
+    const size = byteSize(spec);
+    entries[spec.name] = { dtype: spec.dtype, shape: spec.shape, data_offsets: [offset, offset + size] };
+    offset += size;
+  }
+  const json = Buffer.from(JSON.stringify(entries), 'utf8');
+  const padded = Buffer.alloc(Math.ceil((json.length + 8) / 8) * 8 - 8, 0x20);
+  json.copy(padded);
+  const prefix = Buffer.alloc(8);
+  prefix.writeBigUInt64LE(BigInt(padded.length));
+  return Buffer.concat([prefix, padded]);
+}
+
+export class SafetensorsFileWriter {
+  private next = 0;
+  private position: number;
+
+  private constructor(
+    readonly path: string,
+    private readonly specs: readonly TensorSpec[],
+    private readonly handle: FileHandle,
+    headerLength: number,
+  ) {
+    this.position = headerLength;
+  }
+
+  static async create(path: string, specs: readonly TensorSpec[], metadata?: Readonly<Record<string, string>>): Promise<SafetensorsFileWriter> {
+    const names = new Set<string>();
+    for (const spec of specs) {
+      if (names.has(spec.name)) throw new CheckpointError('duplicate', path, 'is planned twice', spec.name);
+      names.add(spec.name);
+    }
+    const header = buildHeader(specs, metadata);
+    const handle = await guardWrite(path, undefined, () => open(path, 'wx'));
+    const writer = new SafetensorsFileWriter(path, specs, handle, header.length);
+    await writer.writeAt(header, 0);
+    return writer;
+  }
+
+  /** Appends the next tensor; tensors must arrive in the order of the specs. */
+  async write(name: string, data: TensorPayload): Promise<void> {
+    const spec = this.specs[this.next];
+    if (spec === undefined || spec.name !== name) {
+      throw new CheckpointError('write', this.path, `written out of order (expected ${spec === undefined ? 'no more tensors' : `"${spec.name}"`})`, name);
+    }
+    const bytes = encodeTensor(this.path, spec, data);
+    await this.writeAt(bytes, this.position, name);
+    this.position += bytes.length;
+    this.next++;
+  }
+
+  /** Flushes to disk and closes; fails if any planned tensor was not written. */
+  async close(): Promise<void> {
+    try {
+      if (this.next !== this.specs.length) {
+        throw new CheckpointError('write', this.path, `closed after ${this.next} of ${this.specs.length} tensors`);
+      }
+      await guardWrite(this.path, undefined, () => this.handle.sync());
+    } finally {
+      await this.handle.close();
+    }
+  }
+
+  /** Closes without completing (the caller removes the file or its directory). */
+  async abort(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+  }
+
+  private async writeAt(bytes: Uint8Array, position: number, tensor?: string): Promise<void> {
+    let done = 0;
+    while (done < bytes.length) {
+      const { bytesWritten } = await guardWrite(this.path, tensor, () =>
+        this.handle.write(bytes, done, bytes.length - done, position + done),
+      );
+      done += bytesWritten;
+    }
+  }
+}
+
+/** Runs a file-system write and turns its failure (full disk, permissions…) into a CheckpointError. */
+export async function guardWrite<T>(path: string, tensor: string | undefined, action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    if (error instanceof CheckpointError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const detail =
+      code === 'ENOSPC' ? 'disk full while writing' :
+      code === 'EEXIST' ? 'already exists' :
+      code === 'EACCES' || code === 'EPERM' ? 'permission denied while writing' :
+      `write failed: ${(error as Error).message}`;
+    throw new CheckpointError(code === 'EEXIST' ? 'exists' : 'write', path, detail, tensor);
+  }
+}
+
+/** Writes a whole small file in one go (tests, fixtures, the demo pair). */
+export async function writeSafetensors(
+  path: string,
+  tensors: readonly { spec: TensorSpec; data: TensorPayload }[],
+  metadata?: Readonly<Record<string, string>>,
+): Promise<void> {
+  const writer = await SafetensorsFileWriter.create(path, tensors.map((t) => t.spec), metadata);
+  try {
+    for (const { spec, data } of tensors) await writer.write(spec.name, data);
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+  await writer.close();
+}

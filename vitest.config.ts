@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['engine/**/*.test.ts', 'electron/**/*.test.ts', 'renderer/**/*.test.{ts,tsx}', 'tools/**/*.test.ts'],
+    testTimeout: 60_000,
+    pool: 'forks',
+  },
+});
