@@ -1,0 +1,5 @@
+/** Every `crane` sub-command, in the order `crane --help` lists them. */
+import type { CliCommand } from './command.ts';
+import { inspectCommand } from './inspect-command.ts';
+
+export const COMMANDS: readonly CliCommand[] = [inspectCommand];
