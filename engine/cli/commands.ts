@@ -1,5 +1,6 @@
 /** Every `crane` sub-command, in the order `crane --help` lists them. */
 import type { CliCommand } from './command.ts';
+import { doctorCommand } from './doctor-command.ts';
 import { inspectCommand } from './inspect-command.ts';
 
-export const COMMANDS: readonly CliCommand[] = [inspectCommand];
+export const COMMANDS: readonly CliCommand[] = [inspectCommand, doctorCommand];
