@@ -2,7 +2,7 @@
  * Streaming safetensors writer. The header is laid out from the tensor specs up front, then each
  * tensor's bytes are appended as they arrive, so only one tensor is ever held in memory.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import { CheckpointError } from './checkpoint-error.ts';
 import { byteSize, encodeTensor, type TensorPayload, type TensorSpec } from './tensor-encoding.ts';
 
@@ -106,7 +106,7 @@ export async function guardWrite<T>(path: string, tensor: string | undefined, ac
   }
 }
 
-/** Writes a whole small file in one go (tests, fixtures, the demo pair). */
+/** Writes a whole small file in one go (tests, fixtures, the demo pair); removes it on failure. */
 export async function writeSafetensors(
   path: string,
   tensors: readonly { spec: TensorSpec; data: TensorPayload }[],
@@ -115,9 +115,10 @@ export async function writeSafetensors(
   const writer = await SafetensorsFileWriter.create(path, tensors.map((t) => t.spec), metadata);
   try {
     for (const { spec, data } of tensors) await writer.write(spec.name, data);
+    await writer.close();
   } catch (error) {
     await writer.abort();
+    await rm(path, { force: true });
     throw error;
   }
-  await writer.close();
 }

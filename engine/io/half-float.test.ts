@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { bf16BitsToF32, decodeHalf, encodeHalf, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits } from './half-float.ts';
+
+const isNaNF16 = (b: number) => (b & 0x7c00) === 0x7c00 && (b & 0x3ff) !== 0;
+const isNaNBf16 = (b: number) => (b & 0x7f80) === 0x7f80 && (b & 0x7f) !== 0;
+
+describe('F16 narrowing (hand-computed)', () => {
+  it.each([
+    [1, 0x3c00],
+    [-2, 0xc000],
+    [0.1, 0x2e66],
+    [65504, 0x7bff], // largest finite
+    [65519, 0x7bff], // below the halfway point to 65536
+    [65520, 0x7c00], // exact tie with odd mantissa 0x3ff: rounds to even, i.e. up to +inf
+    [1e6, 0x7c00],
+    [-1e6, 0xfc00],
+    [Infinity, 0x7c00],
+    [-Infinity, 0xfc00],
+    [0, 0x0000],
+    [-0, 0x8000],
+    [2 ** -14, 0x0400], // smallest normal
+    [(1023 / 1024) * 2 ** -14, 0x03ff], // largest subnormal
+    [2 ** -24, 0x0001], // smallest subnormal
+    [2 ** -25, 0x0000], // tie between 0 and 2^-24: to even (0)
+    [3 * 2 ** -25, 0x0002], // tie between 1 and 2 ulps: to even (2)
+    [2 ** -25 * 1.0001, 0x0001], // just above the tie
+    [-(2 ** -26), 0x8000], // underflows to signed zero
+    [1 + 2 ** -11, 0x3c00], // tie, even mantissa stays
+    [1 + 3 * 2 ** -11, 0x3c02], // tie, odd mantissa rounds up
+    [1 + 2 ** -11 + 2 ** -20, 0x3c01], // above the tie
+    [4095 / 2048, 0x4000], // 0x3fff (odd) + half ulp: tie rounds up, carrying into the exponent
+  ])('%s → %s', (value, bits) => {
+    expect(f32ToF16Bits(value)).toBe(bits);
+  });
+
+  it('keeps NaN a NaN', () => {
+    expect(isNaNF16(f32ToF16Bits(Number.NaN))).toBe(true);
+  });
+});
+
+describe('F16 widening', () => {
+  it.each([
+    [0x0001, 2 ** -24],
+    [0x03ff, 1023 * 2 ** -24],
+    [0x0400, 2 ** -14],
+    [0x3c00, 1],
+    [0x7bff, 65504],
+    [0xc000, -2],
+    [0x7c00, Infinity],
+    [0xfc00, -Infinity],
+  ])('%s → %s', (bits, value) => {
+    expect(f16BitsToF32(bits)).toBe(value);
+  });
+
+  it('gives -0 and NaN', () => {
+    expect(Object.is(f16BitsToF32(0x8000), -0)).toBe(true);
+    expect(f16BitsToF32(0x7e00)).toBeNaN();
+    expect(f16BitsToF32(0xfd01)).toBeNaN();
+  });
+
+  it('round-trips every one of the 65536 bit patterns', () => {
+    for (let b = 0; b < 0x10000; b++) {
+      const back = f32ToF16Bits(f16BitsToF32(b));
+      if (isNaNF16(b)) expect(isNaNF16(back)).toBe(true);
+      else if (back !== b) expect.fail(`0x${b.toString(16)} came back as 0x${back.toString(16)}`);
+    }
+  });
+
+  it('narrows to the nearest F16 (ties to even), checked against a search over all finite F16 values', () => {
+    const finite: { bits: number; value: number }[] = [];
+    for (let b = 0; b < 0x7c00; b++) finite.push({ bits: b, value: f16BitsToF32(b) });
+    const nearest = (x: number): number => {
+      let lo = 0;
+      let hi = finite.length - 1;
+      while (hi - lo > 1) {
+        const mid = (lo + hi) >> 1;
+        if ((finite[mid]?.value ?? 0) <= x) lo = mid;
+        else hi = mid;
+      }
+      const [a, b] = [finite[lo], finite[hi]] as [{ bits: number; value: number }, { bits: number; value: number }];
+      const da = x - a.value;
+      const db = b.value - x;
+      if (x >= 65520) return 0x7c00;
+      if (da < db) return a.bits;
+      if (db < da) return b.bits;
+      return (a.bits & 1) === 0 ? a.bits : b.bits;
+    };
+    const f32 = new Float32Array(1);
+    const u32 = new Uint32Array(f32.buffer);
+    let seed = 12345;
+    for (let i = 0; i < 20000; i++) {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      // Exponents spanning subnormal F16 to overflow, random mantissas.
+      u32[0] = ((seed % 40) + 96) << 23 | ((seed * 2654435761) >>> 9);
+      const x = f32[0] as number;
+      expect(f32ToF16Bits(x)).toBe(nearest(x));
+      expect(f32ToF16Bits(-x)).toBe(nearest(x) | 0x8000);
+    }
+  });
+});
+
+describe('BF16', () => {
+  it.each([
+    [1, 0x3f80],
+    [-1, 0xbf80],
+    [1 + 2 ** -8, 0x3f80], // tie, even stays
+    [1 + 3 * 2 ** -8, 0x3f82], // tie, odd rounds up
+    [1 + 2 ** -8 + 2 ** -20, 0x3f81],
+    [3.4028234663852886e38, 0x7f80], // FLT_MAX rounds up to +inf
+    [Infinity, 0x7f80],
+    [-Infinity, 0xff80],
+    [-0, 0x8000],
+    [1e-40, 0x0001], // float32 subnormal 0x000116c2 → nearest BF16 subnormal
+  ])('%s → %s', (value, bits) => {
+    expect(f32ToBf16Bits(value)).toBe(bits);
+  });
+
+  it('keeps NaN a NaN, even when the payload sits in the dropped bits', () => {
+    const f32 = new Float32Array(1);
+    new Uint32Array(f32.buffer)[0] = 0x7f800001; // signalling NaN whose payload is all in the low bits
+    expect(isNaNBf16(f32ToBf16Bits(f32[0] as number))).toBe(true);
+    expect(isNaNBf16(f32ToBf16Bits(Number.NaN))).toBe(true);
+  });
+
+  it('widens by a 16-bit shift and round-trips every non-NaN pattern', () => {
+    expect(bf16BitsToF32(0x0001)).toBe(2 ** -133);
+    for (let b = 0; b < 0x10000; b++) {
+      if (isNaNBf16(b)) continue;
+      const back = f32ToBf16Bits(bf16BitsToF32(b));
+      if (back !== b) expect.fail(`0x${b.toString(16)} came back as 0x${back.toString(16)}`);
+    }
+  });
+});
+
+describe('array conversions', () => {
+  it('agree with the scalar ones', () => {
+    const values = Float32Array.from([0, -0, 1.5, -65504, 2 ** -24, 1 + 3 * 2 ** -11, Infinity, 3.3e38]);
+    for (const dtype of ['F16', 'BF16'] as const) {
+      const bits = encodeHalf(dtype, values);
+      const scalar = dtype === 'F16' ? f32ToF16Bits : f32ToBf16Bits;
+      expect([...bits]).toEqual([...values].map((v) => scalar(v)));
+      const widen = dtype === 'F16' ? f16BitsToF32 : bf16BitsToF32;
+      expect([...decodeHalf(dtype, bits)]).toEqual([...bits].map((b) => widen(b)));
+    }
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * Compatibility of an Instruct/Thinking pair: can δ = θ_T − θ_I be formed tensor by tensor, and do
+ * both models mean the same thing by every token id? Errors block an edit; warnings are cases
+ * CRANE handles by rule (a tensor on one side only is copied, a shape mismatch keeps θ_I).
+ */
+import type { Checkpoint, CheckpointTensor } from './checkpoint.ts';
+import { canonicalJson, summarizeTokenizer, type TokenizerSummary } from './tokenizer-files.ts';
+
+export type Severity = 'error' | 'warning' | 'info';
+
+export interface PairFinding {
+  readonly severity: Severity;
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface TensorMismatch {
+  readonly name: string;
+  readonly instruct: string;
+  readonly thinking: string;
+}
+
+export interface PairReport {
+  readonly instruct: string;
+  readonly thinking: string;
+  readonly compatible: boolean;
+  readonly sharedTensors: number;
+  readonly onlyInInstruct: readonly string[];
+  readonly onlyInThinking: readonly string[];
+  readonly shapeMismatches: readonly TensorMismatch[];
+  readonly dtypeMismatches: readonly TensorMismatch[];
+  readonly findings: readonly PairFinding[];
+}
+
+/** Config fields that fix tensor shapes or the forward math: a difference means no δ. */
+const STRUCTURAL_FIELDS = [
+  'model_type', 'architectures', 'hidden_size', 'num_hidden_layers', 'num_attention_heads',
+  'num_key_value_heads', 'head_dim', 'intermediate_size', 'vocab_size', 'tie_word_embeddings',
+  'num_experts', 'num_experts_per_tok', 'moe_intermediate_size', 'shared_expert_intermediate_size',
+  'hidden_act', 'attention_bias', 'layer_types', 'full_attention_interval', 'decoder_sparse_step',
+  'mlp_only_layers', 'num_loops',
+];
+
+/** Fields that legitimately differ between siblings and say nothing about compatibility. */
+const IGNORED_FIELDS = new Set(['_name_or_path', 'transformers_version', 'torch_dtype', 'dtype', 'use_cache']);
+
+export async function comparePair(instruct: Checkpoint, thinking: Checkpoint): Promise<PairReport> {
+  const findings: PairFinding[] = [];
+  compareConfigs(instruct.config, thinking.config, findings);
+  const tensors = compareTensors(instruct.tensors, thinking.tensors, findings);
+  compareTokenizers(await summarizeTokenizer(instruct), await summarizeTokenizer(thinking), findings);
+  return {
+    instruct: instruct.dir,
+    thinking: thinking.dir,
+    compatible: !findings.some((f) => f.severity === 'error'),
+    ...tensors,
+    findings,
+  };
+}
+
+function compareConfigs(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>, findings: PairFinding[]): void {
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => !IGNORED_FIELDS.has(k)).sort();
+  for (const key of keys) {
+    const [left, right] = [canonicalJson(a[key]), canonicalJson(b[key])];
+    if (left === right) continue;
+    const structural = STRUCTURAL_FIELDS.includes(key);
+    findings.push({
+      severity: structural ? 'error' : 'warning',
+      code: structural ? 'config-structure' : 'config-value',
+      message: `config.json "${key}" differs: Instruct ${left ?? 'absent'}, Thinking ${right ?? 'absent'}`,
+    });
+  }
+}
+
+function compareTensors(
+  a: ReadonlyMap<string, CheckpointTensor>,
+  b: ReadonlyMap<string, CheckpointTensor>,
+  findings: PairFinding[],
+): Pick<PairReport, 'sharedTensors' | 'onlyInInstruct' | 'onlyInThinking' | 'shapeMismatches' | 'dtypeMismatches'> {
+  const onlyInInstruct = [...a.keys()].filter((n) => !b.has(n));
+  const onlyInThinking = [...b.keys()].filter((n) => !a.has(n));
+  const shapeMismatches: TensorMismatch[] = [];
+  const dtypeMismatches: TensorMismatch[] = [];
+  for (const [name, left] of a) {
+    const right = b.get(name);
+    if (right === undefined) continue;
+    if (left.shape.join('x') !== right.shape.join('x')) {
+      shapeMismatches.push({ name, instruct: `[${left.shape.join(', ')}]`, thinking: `[${right.shape.join(', ')}]` });
+    }
+    if (left.dtype !== right.dtype) dtypeMismatches.push({ name, instruct: left.dtype, thinking: right.dtype });
+  }
+  const list = (names: readonly string[]) => `${names.slice(0, 5).join(', ')}${names.length > 5 ? `, … (${names.length} in all)` : ''}`;
+  if (onlyInInstruct.length > 0) {
+    findings.push({ severity: 'warning', code: 'tensor-missing', message: `${onlyInInstruct.length} tensors only in Instruct (kept as they are): ${list(onlyInInstruct)}` });
+  }
+  if (onlyInThinking.length > 0) {
+    findings.push({ severity: 'warning', code: 'tensor-extra', message: `${onlyInThinking.length} tensors only in Thinking (copied into the edit): ${list(onlyInThinking)}` });
+  }
+  if (shapeMismatches.length > 0) {
+    findings.push({ severity: 'warning', code: 'tensor-shape', message: `${shapeMismatches.length} tensors differ in shape (Instruct kept): ${list(shapeMismatches.map((m) => `${m.name} ${m.instruct} vs ${m.thinking}`))}` });
+  }
+  if (dtypeMismatches.length > 0) {
+    findings.push({ severity: 'info', code: 'tensor-dtype', message: `${dtypeMismatches.length} tensors differ in dtype (both are widened to float32): ${list(dtypeMismatches.map((m) => m.name))}` });
+  }
+  const shared = [...a.keys()].filter((n) => b.has(n)).length;
+  return { sharedTensors: shared, onlyInInstruct, onlyInThinking, shapeMismatches, dtypeMismatches };
+}
+
+function compareTokenizers(a: TokenizerSummary, b: TokenizerSummary, findings: PairFinding[]): void {
+  if (a.vocabHash === undefined || b.vocabHash === undefined) {
+    findings.push({ severity: 'warning', code: 'tokenizer-missing', message: `tokenizer.json missing in ${a.vocabHash === undefined ? 'Instruct' : 'Thinking'}: token ids cannot be checked` });
+  } else if (a.vocabHash !== b.vocabHash) {
+    findings.push({ severity: 'error', code: 'tokenizer-vocab', message: `tokenizer vocabularies differ (${a.vocabSize} vs ${b.vocabSize} entries): the same id would mean different tokens` });
+  }
+  for (const [content, left] of a.addedTokens) {
+    const right = b.addedTokens.get(content);
+    if (right === undefined) {
+      findings.push({ severity: left.special ? 'error' : 'warning', code: 'special-token', message: `token ${content} (id ${left.id}) exists only in Instruct` });
+    } else if (right.id !== left.id) {
+      findings.push({ severity: 'error', code: 'special-token', message: `token ${content} has id ${left.id} in Instruct but ${right.id} in Thinking` });
+    }
+  }
+  for (const [content, right] of b.addedTokens) {
+    if (!a.addedTokens.has(content)) {
+      findings.push({ severity: right.special ? 'error' : 'warning', code: 'special-token', message: `token ${content} (id ${right.id}) exists only in Thinking` });
+    }
+  }
+  if (a.chatTemplate !== b.chatTemplate) {
+    findings.push({
+      severity: a.chatTemplate === undefined ? 'warning' : 'info',
+      code: 'chat-template',
+      message: a.chatTemplate === undefined
+        ? 'Instruct has no chat template: calibration chats cannot be rendered'
+        : 'chat templates differ: calibration chats are rendered with the Instruct template',
+    });
+  }
+}

@@ -1,0 +1,108 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DTYPE_BYTES, type DType } from './dtype.ts';
+import { decodeHalf, encodeHalf } from './half-float.ts';
+import { SafetensorsFile } from './safetensors-reader.ts';
+import { writeSafetensors } from './safetensors-writer.ts';
+import { viewAs } from './dtype.ts';
+import { withTempDir } from './testing/fixtures.ts';
+
+/** Random bytes (NaN payloads, denormals and all) so the round trip is checked bit for bit. */
+function randomBytes(count: number, seed: number): Uint8Array {
+  const out = new Uint8Array(count);
+  let state = seed;
+  for (let i = 0; i < count; i++) {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    out[i] = state >>> 24;
+  }
+  return out;
+}
+
+const ALL_DTYPES = Object.keys(DTYPE_BYTES) as DType[];
+
+describe('safetensors round trip', () => {
+  it('is bit-exact for every dtype, including empty and scalar tensors', async () => {
+    await withTempDir(async (dir) => {
+      const path = join(dir, 'all.safetensors');
+      const tensors = ALL_DTYPES.flatMap((dtype, i) => {
+        const shape = [3, 5];
+        const raw = dtype === 'BOOL' ? Uint8Array.from(randomBytes(15, i), (b) => b & 1) : randomBytes(15 * DTYPE_BYTES[dtype], i + 1);
+        return [
+          { spec: { name: `t.${dtype}`, dtype, shape }, data: viewAs(dtype, raw) },
+          { spec: { name: `empty.${dtype}`, dtype, shape: [0, 4] }, data: viewAs(dtype, new Uint8Array(0)) },
+          { spec: { name: `scalar.${dtype}`, dtype, shape: [] }, data: viewAs(dtype, randomBytes(DTYPE_BYTES[dtype], 99 + i)) },
+        ];
+      });
+      await writeSafetensors(path, tensors, { format: 'pt', note: 'round trip' });
+      const file = await SafetensorsFile.open(path);
+      try {
+        expect(file.metadata).toEqual({ format: 'pt', note: 'round trip' });
+        expect([...file.tensors.keys()]).toEqual(tensors.map((t) => t.spec.name));
+        for (const { spec, data } of tensors) {
+          const back = await file.readRaw(spec.name);
+          expect(back.constructor).toBe(data.constructor);
+          expect(Buffer.from(back.buffer, back.byteOffset, back.byteLength).equals(Buffer.from(data.buffer, data.byteOffset, data.byteLength))).toBe(true);
+          expect(file.info(spec.name).shape).toEqual(spec.shape);
+        }
+      } finally {
+        await file.close();
+      }
+    });
+  });
+
+  it('writes an 8-byte aligned header that starts with the tensor entries in order', async () => {
+    await withTempDir(async (dir) => {
+      const path = join(dir, 'a.safetensors');
+      await writeSafetensors(path, [
+        { spec: { name: 'b', dtype: 'F32', shape: [2] }, data: Float32Array.from([1, 2]) },
+        { spec: { name: 'a', dtype: 'F16', shape: [1] }, data: Float32Array.from([0.5]) },
+      ]);
+      const bytes = await readFile(path);
+      const headerLength = Number(bytes.readBigUInt64LE(0));
+      expect((8 + headerLength) % 8).toBe(0);
+      expect(JSON.parse(bytes.subarray(8, 8 + headerLength).toString())).toEqual({
+        b: { dtype: 'F32', shape: [2], data_offsets: [0, 8] },
+        a: { dtype: 'F16', shape: [1], data_offsets: [8, 10] },
+      });
+      expect(bytes.length).toBe(8 + headerLength + 10);
+      expect(bytes.readFloatLE(8 + headerLength + 4)).toBe(2);
+      expect(bytes.readUInt16LE(8 + headerLength + 8)).toBe(0x3800);
+    });
+  });
+
+  it('narrows float32 values to F16/BF16 on write and widens them on read', async () => {
+    await withTempDir(async (dir) => {
+      const path = join(dir, 'half.safetensors');
+      const values = Float32Array.from([0.1, -3.14159, 65519, 1e-7, Infinity, Number.NaN]);
+      await writeSafetensors(path, [
+        { spec: { name: 'h', dtype: 'F16', shape: [6] }, data: values },
+        { spec: { name: 'b', dtype: 'BF16', shape: [2, 3] }, data: values },
+      ]);
+      const file = await SafetensorsFile.open(path);
+      try {
+        expect([...(await file.readFloat32('h'))]).toEqual([...decodeHalf('F16', encodeHalf('F16', values))]);
+        expect([...(await file.readFloat32('b'))]).toEqual([...decodeHalf('BF16', encodeHalf('BF16', values))]);
+        await expect(file.readFloat32('missing')).rejects.toThrow(/tensor "missing": no such tensor/);
+      } finally {
+        await file.close();
+      }
+    });
+  });
+
+  it('refuses integer tensors as floats and wrong-sized payloads', async () => {
+    await withTempDir(async (dir) => {
+      const path = join(dir, 'ints.safetensors');
+      await writeSafetensors(path, [{ spec: { name: 'ids', dtype: 'I64', shape: [2] }, data: BigInt64Array.from([1n, 2n]) }]);
+      const file = await SafetensorsFile.open(path);
+      await expect(file.readFloat32('ids')).rejects.toThrow(/tensor "ids": is I64, not a floating type/);
+      await file.close();
+      await expect(
+        writeSafetensors(join(dir, 'bad.safetensors'), [{ spec: { name: 'w', dtype: 'F32', shape: [3] }, data: new Float32Array(2) }]),
+      ).rejects.toThrow(/tensor "w": has 2 values but shape \[3\] needs 3/);
+      await expect(
+        writeSafetensors(join(dir, 'bad2.safetensors'), [{ spec: { name: 'w', dtype: 'I32', shape: [2] }, data: new Float32Array(2) }]),
+      ).rejects.toThrow(/tensor "w": a Float32Array cannot be written as I32/);
+    });
+  });
+});
