@@ -41,7 +41,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   try {
     return await command.run(rest, io);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
       io.err(`crane ${name}: ${error.message}\nRun \`crane ${name} --help\` for usage.`);
       return 2;
     }
@@ -51,4 +51,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     }
     throw error;
   }
+}
+
+/** node:util parseArgs reports unknown or malformed options with these codes. */
+function isParseArgsError(error: unknown): error is Error {
+  return error instanceof Error && String((error as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS');
 }

@@ -1,0 +1,179 @@
+/**
+ * A checkpoint's tokenizer (tokenizer.json + tokenizer_config.json) on @huggingface/tokenizers,
+ * plus the token-id lookups CRANE needs.
+ *
+ * API:
+ *   `await ModelTokenizer.load(dir)` / `ModelTokenizer.fromContents({tokenizerJson, tokenizerConfig?})`
+ *   `encode(text, {addSpecialTokens?})` → ids. Nothing is added unless asked or unless
+ *     tokenizer_config.json sets add_bos_token/add_eos_token (chat templates write their own markers).
+ *   `decode(ids, {skipSpecialTokens?})`, `tokenId(content)`, `requireTokenId(content)`
+ *   `formatTokenIds()` → ids of <|im_start|>, <|im_end|>, <think>, … and eos/pad, looked up by content.
+ *   `specialTokenIds()` → every added token marked `special: true` (the lm_head rows CRANE resets).
+ *   `tokenBytes(id)` → the exact UTF-8 bytes a token stands for (to rebuild offsets; the library
+ *     has none).
+ * Ids are never hard-coded: checkpoints of one family can and do number their added tokens differently.
+ */
+import { Tokenizer } from '@huggingface/tokenizers';
+import { fromByteLevel } from './byte-level.ts';
+import { CalibrationError } from './calibration-error.ts';
+import {
+  readTokenizerSource,
+  tokenizerSourceFromContents,
+  type JsonObject,
+  type TokenizerContents,
+  type TokenizerSource,
+} from './tokenizer-source.ts';
+
+/** Qwen-style format tokens, by role. Other families may lack some; lookups then give undefined. */
+export const FORMAT_TOKENS = {
+  imStart: '<|im_start|>',
+  imEnd: '<|im_end|>',
+  think: '<think>',
+  thinkEnd: '</think>',
+  toolCall: '<tool_call>',
+  toolCallEnd: '</tool_call>',
+  toolResponse: '<tool_response>',
+  toolResponseEnd: '</tool_response>',
+} as const;
+
+export type FormatTokenIds = { readonly [K in keyof typeof FORMAT_TOKENS | 'eos' | 'pad']: number | undefined };
+
+export interface AddedTokenInfo {
+  readonly id: number;
+  readonly content: string;
+  readonly special: boolean;
+}
+
+type ConfigTokenName = 'bos_token' | 'eos_token' | 'pad_token' | 'unk_token';
+
+const utf8 = new TextEncoder();
+
+export class ModelTokenizer {
+  readonly addedTokens: readonly AddedTokenInfo[];
+  /** One past the largest id (the embedding needs at least this many rows). */
+  readonly vocabSize: number;
+  /** True when tokens are GPT-2 byte-level strings, so tokenBytes is exact for every token. */
+  readonly byteLevel: boolean;
+  readonly addsSpecialTokensByDefault: boolean;
+  private readonly addedById: ReadonlyMap<number, AddedTokenInfo>;
+
+  private constructor(
+    private readonly inner: Tokenizer,
+    readonly source: TokenizerSource,
+  ) {
+    this.addedTokens = [...inner.get_added_tokens_decoder().values()]
+      .map((t) => ({ id: t.id, content: t.content, special: t.special }))
+      .sort((a, b) => a.id - b.id);
+    this.addedById = new Map(this.addedTokens.map((t) => [t.id, t]));
+    let maxId = -1;
+    for (const id of inner.get_vocab(true).values()) maxId = Math.max(maxId, id);
+    this.vocabSize = maxId + 1;
+    this.byteLevel = usesByteLevelDecoder(source.tokenizerJson['decoder']);
+    const config = source.tokenizerConfig;
+    this.addsSpecialTokensByDefault = config['add_bos_token'] === true || config['add_eos_token'] === true;
+  }
+
+  static fromSource(source: TokenizerSource): ModelTokenizer {
+    const model = source.tokenizerJson['model'];
+    if (typeof model !== 'object' || model === null) {
+      throw new CalibrationError('tokenizer', source.labels.tokenizerJson, 'has no "model" object');
+    }
+    let inner: Tokenizer;
+    try {
+      inner = new Tokenizer(source.tokenizerJson, source.tokenizerConfig);
+    } catch (error) {
+      throw new CalibrationError('tokenizer', source.labels.tokenizerJson, `cannot be loaded (${(error as Error).message})`);
+    }
+    return new ModelTokenizer(inner, source);
+  }
+
+  static async load(dir: string): Promise<ModelTokenizer> {
+    return ModelTokenizer.fromSource(await readTokenizerSource(dir));
+  }
+
+  static fromContents(contents: TokenizerContents): ModelTokenizer {
+    return ModelTokenizer.fromSource(tokenizerSourceFromContents(contents));
+  }
+
+  get config(): JsonObject {
+    return this.source.tokenizerConfig;
+  }
+
+  encode(text: string, options: { addSpecialTokens?: boolean } = {}): number[] {
+    const add = options.addSpecialTokens ?? this.addsSpecialTokensByDefault;
+    return this.inner.encode(text, { add_special_tokens: add }).ids;
+  }
+
+  decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
+    return this.inner.decode([...ids], { skip_special_tokens: options.skipSpecialTokens ?? false });
+  }
+
+  tokenId(content: string): number | undefined {
+    return this.inner.token_to_id(content);
+  }
+
+  requireTokenId(content: string): number {
+    const id = this.tokenId(content);
+    if (id === undefined) {
+      throw new CalibrationError('missing-token', this.source.labels.tokenizerJson, `has no token "${content}"`);
+    }
+    return id;
+  }
+
+  /** The content of a special-token entry of tokenizer_config.json (a string or {content}). */
+  configToken(name: ConfigTokenName): string | undefined {
+    const value = this.config[name];
+    if (typeof value === 'string') return value;
+    if (typeof value === 'object' && value !== null && typeof (value as JsonObject)['content'] === 'string') {
+      return (value as { content: string }).content;
+    }
+    return undefined;
+  }
+
+  formatTokenIds(): FormatTokenIds {
+    const lookup = (content: string | undefined): number | undefined => (content === undefined ? undefined : this.tokenId(content));
+    return {
+      imStart: lookup(FORMAT_TOKENS.imStart),
+      imEnd: lookup(FORMAT_TOKENS.imEnd),
+      think: lookup(FORMAT_TOKENS.think),
+      thinkEnd: lookup(FORMAT_TOKENS.thinkEnd),
+      toolCall: lookup(FORMAT_TOKENS.toolCall),
+      toolCallEnd: lookup(FORMAT_TOKENS.toolCallEnd),
+      toolResponse: lookup(FORMAT_TOKENS.toolResponse),
+      toolResponseEnd: lookup(FORMAT_TOKENS.toolResponseEnd),
+      eos: lookup(this.configToken('eos_token')),
+      pad: lookup(this.configToken('pad_token')),
+    };
+  }
+
+  /** Added tokens marked special (control tokens such as <|im_start|>), ascending. */
+  specialTokenIds(): number[] {
+    return this.addedTokens.filter((t) => t.special).map((t) => t.id);
+  }
+
+  isAddedToken(id: number): boolean {
+    return this.addedById.has(id);
+  }
+
+  tokenBytes(id: number): Uint8Array {
+    const added = this.addedById.get(id);
+    if (added !== undefined) return utf8.encode(added.content);
+    const token = this.inner.id_to_token(id);
+    if (token === undefined) {
+      throw new CalibrationError('missing-token', this.source.labels.tokenizerJson, `has no token with id ${id}`);
+    }
+    if (this.byteLevel) {
+      const bytes = fromByteLevel(token);
+      if (bytes !== undefined) return bytes;
+    }
+    // Not byte-level (Metaspace, WordPiece…): the decoded text is the best available approximation.
+    return utf8.encode(this.inner.decode([id]));
+  }
+}
+
+function usesByteLevelDecoder(decoder: unknown): boolean {
+  if (typeof decoder !== 'object' || decoder === null) return false;
+  const d = decoder as { type?: unknown; decoders?: unknown };
+  if (d.type === 'ByteLevel') return true;
+  return d.type === 'Sequence' && Array.isArray(d.decoders) && d.decoders.some(usesByteLevelDecoder);
+}

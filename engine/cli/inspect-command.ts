@@ -1,0 +1,82 @@
+/** `crane inspect DIR [DIR2] [--json]`: a checkpoint's tensor table, or a pair's compatibility. */
+import { parseArgs } from 'node:util';
+import { Checkpoint } from '../io/checkpoint.ts';
+import { comparePair, type PairReport } from '../io/pair-report.ts';
+import { UsageError, type CliCommand } from './command.ts';
+import { formatBytes, formatTable } from './format.ts';
+
+const HELP = `Usage: crane inspect DIR [DIR2] [--json]
+
+With one folder: print the checkpoint's summary (architecture, shards, tokenizer files) and its
+tensor table (name, dtype, shape, shard, bytes).
+With two folders (Instruct first, Thinking second): print the pair compatibility report —
+config fields, tensor names/shapes/dtypes, tokenizer vocabulary, special-token ids and chat
+templates. Exits 1 when the pair cannot be edited together.
+
+Options:
+  --json    machine-readable output
+  -h, --help`;
+
+export const inspectCommand: CliCommand = {
+  name: 'inspect',
+  summary: 'tensor table of a checkpoint, or the compatibility report of an Instruct/Thinking pair',
+  help: HELP,
+  run: async (args, io) => {
+    const { values, positionals } = parseArgs({ args: [...args], options: { json: { type: 'boolean' } }, allowPositionals: true });
+    if (positionals.length < 1 || positionals.length > 2) throw new UsageError('expected one or two checkpoint folders');
+    const checkpoints: Checkpoint[] = [];
+    try {
+      for (const dir of positionals) checkpoints.push(await Checkpoint.open(dir));
+      const [first, second] = checkpoints as [Checkpoint, Checkpoint | undefined];
+      if (second === undefined) {
+        io.out(values.json === true ? JSON.stringify(describeCheckpoint(first), null, 2) : formatCheckpoint(first));
+        return 0;
+      }
+      const report = await comparePair(first, second);
+      io.out(values.json === true ? JSON.stringify(report, null, 2) : formatPairReport(report));
+      return report.compatible ? 0 : 1;
+    } finally {
+      await Promise.all(checkpoints.map((c) => c.close()));
+    }
+  },
+};
+
+export function describeCheckpoint(checkpoint: Checkpoint) {
+  return {
+    dir: checkpoint.dir,
+    modelType: checkpoint.config['model_type'] ?? null,
+    architectures: checkpoint.config['architectures'] ?? null,
+    layers: checkpoint.config['num_hidden_layers'] ?? null,
+    totalBytes: checkpoint.totalBytes,
+    shards: checkpoint.shardFiles,
+    sideFiles: checkpoint.sideFiles,
+    tensors: [...checkpoint.tensors.values()].map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape, shard: t.shard, bytes: t.bytes })),
+  };
+}
+
+function formatCheckpoint(checkpoint: Checkpoint): string {
+  const d = describeCheckpoint(checkpoint);
+  const summary = [
+    `Checkpoint   ${d.dir}`,
+    `Architecture ${JSON.stringify(d.architectures)} (model_type ${JSON.stringify(d.modelType)}), ${String(d.layers)} layers`,
+    `Weights      ${d.tensors.length} tensors, ${formatBytes(d.totalBytes)} in ${d.shards.length} file(s): ${d.shards.join(', ')}`,
+    `Side files   ${d.sideFiles.length > 0 ? d.sideFiles.join(', ') : '(none: no tokenizer or chat template)'}`,
+    '',
+  ];
+  const rows = d.tensors.map((t) => [t.name, t.dtype, `[${t.shape.join(', ')}]`, t.shard, formatBytes(t.bytes)]);
+  return summary.join('\n') + formatTable(['tensor', 'dtype', 'shape', 'shard', 'bytes'], rows);
+}
+
+function formatPairReport(report: PairReport): string {
+  const lines = [
+    `Instruct  ${report.instruct}`,
+    `Thinking  ${report.thinking}`,
+    `Tensors   ${report.sharedTensors} shared, ${report.onlyInInstruct.length} only in Instruct, ${report.onlyInThinking.length} only in Thinking, ` +
+      `${report.shapeMismatches.length} shape and ${report.dtypeMismatches.length} dtype mismatches`,
+    '',
+    ...report.findings.map((f) => `${f.severity.toUpperCase().padEnd(7)} ${f.message}`),
+    report.findings.length === 0 ? 'The two checkpoints match in architecture, tensors and tokenizer.' : '',
+    report.compatible ? 'Compatible: the pair can be edited with CRANE.' : 'NOT compatible: fix the errors above before editing.',
+  ];
+  return lines.filter((l, i) => l !== '' || i === 3).join('\n');
+}

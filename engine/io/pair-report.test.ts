@@ -1,0 +1,110 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Checkpoint } from './checkpoint.ts';
+import { comparePair, type PairReport } from './pair-report.ts';
+import { f32Tensor, withTempDir, writeFixtureCheckpoint, type FixtureTensor } from './testing/fixtures.ts';
+
+const CONFIG = { model_type: 'qwen3', architectures: ['Qwen3ForCausalLM'], hidden_size: 4, num_hidden_layers: 1, rope_theta: 1e6 };
+
+function tokenizerJson(added: Record<string, number>, vocab: Record<string, number> = { a: 0, b: 1 }): string {
+  return JSON.stringify({
+    model: { type: 'BPE', vocab, merges: [] },
+    added_tokens: Object.entries(added).map(([content, id]) => ({ id, content, special: true })),
+  });
+}
+
+const SPECIALS = { '<|im_start|>': 2, '<|im_end|>': 3, '<think>': 4 };
+const TEMPLATE = (t: string) => JSON.stringify({ chat_template: t });
+
+interface Side {
+  tensors?: FixtureTensor[];
+  config?: Record<string, unknown>;
+  sideFiles?: Record<string, string>;
+}
+
+async function compare(instruct: Side, thinking: Side): Promise<PairReport> {
+  return withTempDir(async (root) => {
+    const base = [f32Tensor('model.embed_tokens.weight', [5, 4], 1), f32Tensor('model.layers.0.mlp.up_proj.weight', [8, 4], 2)];
+    const defaults = { 'tokenizer.json': tokenizerJson(SPECIALS), 'tokenizer_config.json': TEMPLATE('{{ messages }}') };
+    const open = async (name: string, side: Side, seed: number) =>
+      Checkpoint.open(
+        await writeFixtureCheckpoint(join(root, name), side.tensors ?? base.map((t) => f32Tensor(t.spec.name, t.spec.shape, seed)), {
+          config: side.config ?? CONFIG,
+          sideFiles: { ...defaults, ...side.sideFiles },
+        }),
+      );
+    const [a, b] = [await open('instruct', instruct, 1), await open('thinking', thinking, 2)];
+    try {
+      return await comparePair(a, b);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+}
+
+const codes = (report: PairReport) => report.findings.map((f) => `${f.severity}:${f.code}`);
+
+describe('pair compatibility report', () => {
+  it('passes a matching pair with different weights and only a version field changed', async () => {
+    const report = await compare({}, { config: { ...CONFIG, transformers_version: '4.99' } });
+    expect(report.compatible).toBe(true);
+    expect(report.sharedTensors).toBe(2);
+    expect(report.findings).toEqual([]);
+  });
+
+  it('blocks a structural config difference and names the field and both values', async () => {
+    const report = await compare({}, { config: { ...CONFIG, hidden_size: 8 } });
+    expect(report.compatible).toBe(false);
+    expect(report.findings).toContainEqual({ severity: 'error', code: 'config-structure', message: 'config.json "hidden_size" differs: Instruct 4, Thinking 8' });
+  });
+
+  it('warns (but allows) a differing non-structural field', async () => {
+    const report = await compare({}, { config: { ...CONFIG, rope_theta: 5e6 } });
+    expect(report.compatible).toBe(true);
+    expect(codes(report)).toEqual(['warning:config-value']);
+  });
+
+  it('lists tensors missing on either side, shape and dtype mismatches', async () => {
+    const report = await compare(
+      { tensors: [f32Tensor('a', [2], 1), f32Tensor('b', [2, 2], 1), f32Tensor('c', [2], 1), f32Tensor('only.instruct', [1], 1)] },
+      {
+        tensors: [
+          f32Tensor('a', [2], 2),
+          f32Tensor('b', [2, 3], 2),
+          { spec: { name: 'c', dtype: 'BF16', shape: [2] }, data: new Float32Array(2) },
+          f32Tensor('only.thinking', [1], 2),
+        ],
+      },
+    );
+    expect(report.onlyInInstruct).toEqual(['only.instruct']);
+    expect(report.onlyInThinking).toEqual(['only.thinking']);
+    expect(report.shapeMismatches).toEqual([{ name: 'b', instruct: '[2, 2]', thinking: '[2, 3]' }]);
+    expect(report.dtypeMismatches).toEqual([{ name: 'c', instruct: 'F32', thinking: 'BF16' }]);
+    expect(codes(report)).toEqual(['warning:tensor-missing', 'warning:tensor-extra', 'warning:tensor-shape', 'info:tensor-dtype']);
+    expect(report.compatible).toBe(true);
+  });
+
+  it('blocks different vocabularies and moved special tokens', async () => {
+    const report = await compare(
+      {},
+      { sideFiles: { 'tokenizer.json': tokenizerJson({ ...SPECIALS, '<think>': 5 }, { a: 0, b: 1, c: 2 }) } },
+    );
+    expect(report.compatible).toBe(false);
+    expect(report.findings.map((f) => f.message)).toEqual([
+      'tokenizer vocabularies differ (2 vs 3 entries): the same id would mean different tokens',
+      'token <think> has id 4 in Instruct but 5 in Thinking',
+    ]);
+  });
+
+  it('notes a different chat template without blocking (the Instruct template renders calibration chats)', async () => {
+    const report = await compare({}, { sideFiles: { 'tokenizer_config.json': TEMPLATE('{{ other }}') } });
+    expect(report.compatible).toBe(true);
+    expect(codes(report)).toEqual(['info:chat-template']);
+  });
+
+  it('treats key order in tokenizer.json as irrelevant', async () => {
+    const reordered = JSON.stringify({ added_tokens: JSON.parse(tokenizerJson(SPECIALS)).added_tokens, model: { merges: [], vocab: { b: 1, a: 0 }, type: 'BPE' } });
+    const report = await compare({}, { sideFiles: { 'tokenizer.json': reordered } });
+    expect(report.findings).toEqual([]);
+  });
+});
