@@ -1,0 +1,374 @@
+#!/usr/bin/env python3
+"""Independent float64 reference forward pass for Qwen3 dense / Qwen2 / Llama (no transformers).
+
+For every checkpoint in engine/model/testdata/<name>/ (config.json + model.safetensors) writes
+golden.json (and, for qwen3_tied, grads.safetensors). Runs self-checks (asserts) first.
+See tools/reference/README.md for the golden format.
+
+Run: /usr/bin/python3 tools/reference/reference_forward.py   (from the repository root)
+"""
+import json
+import math
+import os
+import sys
+
+sys.dont_write_bytecode = True
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from safetensors_min import read_safetensors, write_safetensors  # noqa: E402
+
+torch.set_default_dtype(torch.float64)
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+TESTDATA = os.path.join(ROOT, "engine", "model", "testdata")
+COMMAND = ("/usr/bin/python3 tools/reference/make_tiny_checkpoints.py && "
+           "/usr/bin/python3 tools/reference/reference_forward.py")
+
+SEQUENCES = [
+    [1, 17, 42, 5, 63, 17, 8],
+    [1, 3, 3, 60, 22, 41, 9, 17, 0, 55, 30, 12],
+]
+# Token-level target masks aligned with SEQUENCES (HF "labels != -100" convention):
+# mask[i] = 1 means token ids[i] is a target, predicted from the logits at position i-1. mask[0] is always 0.
+TARGET_MASKS = [
+    [0, 0, 0, 1, 1, 1, 1],
+    [0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1],
+]
+GREEDY_NEW_TOKENS = 8
+GRADS_FOR = {"qwen3_tied"}
+
+
+# ----------------------------------------------------------------------------------------------
+# Model
+class Model:
+    def __init__(self, cfg, weights):
+        self.cfg = cfg
+        self.w = {k: torch.tensor(v) for k, v in weights.items()}
+        mt = cfg["model_type"]
+        assert mt in ("qwen3", "qwen2", "llama"), mt
+        self.H = cfg["hidden_size"]
+        self.nh = cfg["num_attention_heads"]
+        self.nkv = cfg["num_key_value_heads"]
+        self.d = cfg.get("head_dim") or self.H // self.nh
+        self.L = cfg["num_hidden_layers"]
+        self.eps = cfg["rms_norm_eps"]
+        rp = cfg.get("rope_parameters") or {}
+        self.theta = rp.get("rope_theta", cfg.get("rope_theta", 10000.0))
+        scaling = cfg.get("rope_scaling") or {}
+        assert rp.get("rope_type", "default") == "default" and scaling.get("rope_type", "default") == "default"
+        self.qk_norm = mt == "qwen3"
+        self.qkv_bias = mt == "qwen2" or bool(cfg.get("attention_bias"))
+        self.tied = bool(cfg.get("tie_word_embeddings"))
+        if self.tied:
+            assert "lm_head.weight" not in self.w, "tied checkpoint should not ship lm_head.weight"
+        else:
+            assert "lm_head.weight" in self.w
+        self.kv_map = "grouped"  # head h uses kv head h // (nh/nkv); "modulo" only for self-checks
+
+    def lm_head(self):
+        return self.w["model.embed_tokens.weight"] if self.tied else self.w["lm_head.weight"]
+
+
+def rms_norm(x, w, eps):
+    return w * (x / torch.sqrt((x * x).mean(-1, keepdim=True) + eps))
+
+
+def rope_cos_sin(positions, d, theta):
+    inv_freq = theta ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # theta^(-2i/d), i < d/2
+    ang = positions.to(torch.float64)[:, None] * inv_freq[None, :]
+    ang = torch.cat([ang, ang], -1)  # [T, d]
+    return ang.cos(), ang.sin()
+
+
+def rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]
+    return torch.cat([-x2, x1], -1)
+
+
+def apply_rope(x, cos, sin):  # x [heads, T, d]
+    return x * cos + rotate_half(x) * sin
+
+
+def linear(x, m, name, bias=False):
+    y = x @ m.w[name + ".weight"].T
+    return y + m.w[name + ".bias"] if bias else y
+
+
+def forward(m, ids, capture=None):
+    """Vectorised forward. ids: list[int]. Returns logits [T, V] (float64).
+    capture (optional dict) receives residual stream and the two layernorm outputs per layer."""
+    T = len(ids)
+    x = m.w["model.embed_tokens.weight"][torch.tensor(ids)]
+    cos, sin = (t.to(x.dtype) for t in rope_cos_sin(torch.arange(T), m.d, m.theta))
+    causal = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
+    group = m.nh // m.nkv
+    if capture is not None:
+        capture.update(residual=[x], input_layernorm=[], post_attention_layernorm=[])
+    for i in range(m.L):
+        p = f"model.layers.{i}."
+        h = rms_norm(x, m.w[p + "input_layernorm.weight"], m.eps)
+        q = linear(h, m, p + "self_attn.q_proj", m.qkv_bias).view(T, m.nh, m.d).transpose(0, 1)
+        k = linear(h, m, p + "self_attn.k_proj", m.qkv_bias).view(T, m.nkv, m.d).transpose(0, 1)
+        v = linear(h, m, p + "self_attn.v_proj", m.qkv_bias).view(T, m.nkv, m.d).transpose(0, 1)
+        if m.qk_norm:  # per-head RMSNorm over head_dim, BEFORE RoPE
+            q = rms_norm(q, m.w[p + "self_attn.q_norm.weight"], m.eps)
+            k = rms_norm(k, m.w[p + "self_attn.k_norm.weight"], m.eps)
+        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        if m.kv_map == "grouped":  # repeat_kv: [kv0,kv0,kv1,kv1] for group 2
+            k, v = k.repeat_interleave(group, 0), v.repeat_interleave(group, 0)
+        else:
+            k, v = k.repeat(group, 1, 1), v.repeat(group, 1, 1)
+        s = (q @ k.transpose(1, 2)) / math.sqrt(m.d)
+        s = s.masked_fill(causal, float("-inf"))
+        a = torch.softmax(s, -1) @ v  # [nh, T, d]
+        x = x + linear(a.transpose(0, 1).reshape(T, m.nh * m.d), m, p + "self_attn.o_proj")
+        h2 = rms_norm(x, m.w[p + "post_attention_layernorm.weight"], m.eps)
+        g = linear(h2, m, p + "mlp.gate_proj")
+        x = x + linear(torch.nn.functional.silu(g) * linear(h2, m, p + "mlp.up_proj"), m, p + "mlp.down_proj")
+        if capture is not None:
+            capture["input_layernorm"].append(h)
+            capture["post_attention_layernorm"].append(h2)
+            capture["residual"].append(x)
+    return rms_norm(x, m.w["model.norm.weight"], m.eps) @ m.lm_head().T
+
+
+def naive_step_forward(m, ids):
+    """Second implementation, written differently on purpose: one token at a time with a KV cache,
+    explicit loops over heads, RoPE as pairwise rotation of (x[j], x[j+d/2]), explicit softmax.
+    Returns logits [T, V]."""
+    W = m.w
+    half = m.d // 2
+    group = m.nh // m.nkv
+    cache = [([], []) for _ in range(m.L)]  # per layer: lists of k [nkv,d], v [nkv,d]
+
+    def norm(vec, w):
+        return w * vec / math.sqrt(float((vec * vec).sum()) / vec.shape[-1] + m.eps)
+
+    def rot(vec, pos):  # vec [d]
+        out = vec.clone()
+        for j in range(half):
+            a = pos * m.theta ** (-2.0 * j / m.d)
+            c, s = math.cos(a), math.sin(a)
+            out[j] = vec[j] * c - vec[j + half] * s
+            out[j + half] = vec[j + half] * c + vec[j] * s
+        return out
+
+    logits = []
+    for pos, tok in enumerate(ids):
+        x = W["model.embed_tokens.weight"][tok].clone()
+        for i in range(m.L):
+            p = f"model.layers.{i}.self_attn."
+            h = norm(x, W[f"model.layers.{i}.input_layernorm.weight"])
+            proj = {n: W[p + n + "_proj.weight"] @ h + (W[p + n + "_proj.bias"] if m.qkv_bias else 0)
+                    for n in "qkv"}
+            q = proj["q"].view(m.nh, m.d)
+            k = proj["k"].view(m.nkv, m.d)
+            v = proj["v"].view(m.nkv, m.d)
+            if m.qk_norm:
+                q = torch.stack([norm(q[j], W[p + "q_norm.weight"]) for j in range(m.nh)])
+                k = torch.stack([norm(k[j], W[p + "k_norm.weight"]) for j in range(m.nkv)])
+            q = torch.stack([rot(q[j], pos) for j in range(m.nh)])
+            k = torch.stack([rot(k[j], pos) for j in range(m.nkv)])
+            cache[i][0].append(k)
+            cache[i][1].append(v)
+            heads = []
+            for hq in range(m.nh):
+                kv = hq // group
+                sc = [float(q[hq] @ kk[kv]) / math.sqrt(m.d) for kk in cache[i][0]]
+                mx = max(sc)
+                e = [math.exp(s_ - mx) for s_ in sc]
+                z = sum(e)
+                heads.append(sum((e_ / z) * vv[kv] for e_, vv in zip(e, cache[i][1])))
+            x = x + W[p + "o_proj.weight"] @ torch.cat(heads)
+            mp = f"model.layers.{i}.mlp."
+            h2 = norm(x, W[f"model.layers.{i}.post_attention_layernorm.weight"])
+            g = W[mp + "gate_proj.weight"] @ h2
+            u = W[mp + "up_proj.weight"] @ h2
+            x = x + W[mp + "down_proj.weight"] @ (g / (1 + torch.exp(-g)) * u)
+        logits.append(m.lm_head() @ norm(x, W["model.norm.weight"]))
+    return torch.stack(logits)
+
+
+def token_ce(logits, ids):
+    """ce[i-1] = -log softmax(logits[i-1])[ids[i]] for i = 1..T-1 (target = next token)."""
+    lp = logits[:-1] - torch.logsumexp(logits[:-1], -1, keepdim=True)
+    return -lp[torch.arange(len(ids) - 1), torch.tensor(ids[1:])]
+
+
+def masked_loss(logits, ids, mask):
+    ce = token_ce(logits, ids)
+    mk = torch.tensor(mask[1:], dtype=torch.float64)
+    return (ce * mk).sum() / mk.sum()
+
+
+def load(name):
+    d = os.path.join(TESTDATA, name)
+    with open(os.path.join(d, "config.json")) as f:
+        cfg = json.load(f)
+    return Model(cfg, read_safetensors(os.path.join(d, "model.safetensors")))
+
+
+# ----------------------------------------------------------------------------------------------
+# Self-checks
+def self_checks(name, m):
+    g = torch.Generator().manual_seed(0)
+    # RoPE: position 0 is the identity; scores depend only on relative position.
+    cos, sin = rope_cos_sin(torch.arange(20), m.d, m.theta)
+    q, k = torch.randn(1, 1, m.d, generator=g), torch.randn(1, 1, m.d, generator=g)
+    assert torch.equal(apply_rope(q, cos[:1], sin[:1]), q)
+    r = lambda x, p: apply_rope(x, cos[p : p + 1], sin[p : p + 1])  # noqa: E731
+    assert abs(float((r(q, 7) * r(k, 3)).sum() - (r(q, 14) * r(k, 10)).sum())) < 1e-12
+    assert abs(float((r(q, 7) * r(k, 3)).sum() - (r(q, 8) * r(k, 3)).sum())) > 1e-6
+
+    ids = SEQUENCES[1]
+    full = forward(m, ids)
+    # Causal masking: logits at positions <= t do not change when tokens after t change.
+    for t in (0, 4, 9):
+        alt = ids[: t + 1] + [(x * 7 + 5) % m.cfg["vocab_size"] for x in ids[t + 1 :]]
+        other = forward(m, alt)
+        assert torch.allclose(other[: t + 1], full[: t + 1], rtol=0, atol=1e-12)
+        assert (other[t + 1 :] - full[t + 1 :]).abs().max() > 1e-3
+        assert torch.allclose(forward(m, ids[: t + 1]), full[: t + 1], rtol=0, atol=1e-12)
+    # A second, loop-based implementation with a KV cache agrees.
+    naive = naive_step_forward(m, ids)
+    assert (naive - full).abs().max() < 1e-10, float((naive - full).abs().max())
+    # The same code in float32 stays far inside the 1e-4 tolerance the TS test uses (README).
+    w64 = m.w
+    m.w = {k: v.float() for k, v in w64.items()}
+    try:
+        f32 = forward(m, ids)
+    finally:
+        m.w = w64
+    assert f32.dtype == torch.float32 and (f32.double() - full).abs().max() < 2e-5
+    print(f"  {name}: float32 run of this code vs float64: max |diff| {float((f32.double() - full).abs().max()):.2g}")
+    # Loss: manual CE matches torch's cross_entropy.
+    ref = torch.nn.functional.cross_entropy(full[:-1], torch.tensor(ids[1:]))
+    assert abs(float(token_ce(full, ids).mean() - ref)) < 1e-12
+
+    # The golden data must be able to tell common mistakes apart (each changes logits by >> 1e-4).
+    def diff_with(**changes):
+        old = {k: getattr(m, k) for k in changes}
+        for k, v in changes.items():
+            setattr(m, k, v)
+        try:
+            return float((forward(m, ids) - full).abs().max())
+        finally:
+            for k, v in old.items():
+                setattr(m, k, v)
+
+    sens = {"kv head mapping h % nkv instead of h // group": diff_with(kv_map="modulo"),
+            "rope_theta 10000 vs config": diff_with(theta=10000.0 if m.theta != 10000.0 else 1e6),
+            "rms_norm_eps 1e-6 vs config": diff_with(eps=1e-6 if m.eps != 1e-6 else 1e-5)}
+    if m.qk_norm:
+        sens["no q/k norm"] = diff_with(qk_norm=False)
+    if m.qkv_bias:
+        sens["no q/k/v bias"] = diff_with(qkv_bias=False)
+    for what, dv in sens.items():
+        print(f"  {name}: logits max |diff| with {what}: {dv:.3g}")
+        if what.startswith("rms_norm_eps") and name != "llama_untied":
+            continue  # only llama_untied is built to expose eps (small embeddings)
+        assert dv > 1e-2, (name, what, dv)
+
+
+# ----------------------------------------------------------------------------------------------
+# Golden output
+def r7(x):
+    if isinstance(x, torch.Tensor):
+        x = x.detach().tolist()
+    if isinstance(x, list):
+        return [r7(v) for v in x]
+    return float(f"{x:.7g}")
+
+
+def greedy(m, ids, n):
+    out, margins = list(ids), []
+    for _ in range(n):
+        last = forward(m, out)[-1]
+        top2 = torch.topk(last, 2).values
+        margins.append(float(top2[0] - top2[1]))
+        out.append(int(last.argmax()))
+    return out[len(ids):], margins
+
+
+def gradient_file(name, m):
+    """d(batch_masked_loss)/d(every tensor in model.safetensors), float32, same names and shapes."""
+    for t in m.w.values():
+        t.requires_grad_(True)
+    loss = torch.stack([masked_loss(forward(m, s), s, mk) for s, mk in zip(SEQUENCES, TARGET_MASKS)]).mean()
+    loss.backward()
+    grads = {k: t.grad.detach().clone() for k, t in m.w.items()}
+    # spot-check autograd against central finite differences in float64
+    rng = np.random.default_rng(0)
+    for key in sorted(m.w):
+        w = m.w[key]
+        idx = tuple(int(rng.integers(s)) for s in w.shape)
+        if key == "model.embed_tokens.weight":
+            idx = (SEQUENCES[1][5], idx[1])  # a row that is actually used as input
+        with torch.no_grad():
+            orig = float(w[idx])
+            vals = []
+            for h in (1e-5, -1e-5):
+                w[idx] = orig + h
+                vals.append(float(torch.stack([masked_loss(forward(m, s), s, mk)
+                                               for s, mk in zip(SEQUENCES, TARGET_MASKS)]).mean()))
+            w[idx] = orig
+        fd = (vals[0] - vals[1]) / 2e-5
+        assert abs(fd - float(grads[key][idx])) < 1e-7 * max(1.0, abs(fd)), (key, fd, float(grads[key][idx]))
+    for t in m.w.values():
+        t.requires_grad_(False)
+        t.grad = None
+    path = os.path.join(TESTDATA, name, "grads.safetensors")
+    write_safetensors(path, {k: v.numpy() for k, v in grads.items()},
+                      metadata={"what": "d batch_masked_loss / d param (golden.json)", "generated_by": COMMAND})
+    return float(loss)
+
+
+def main():
+    names = sorted(n for n in os.listdir(TESTDATA) if os.path.exists(os.path.join(TESTDATA, n, "config.json")))
+    assert names, "run make_tiny_checkpoints.py first"
+    for name in names:
+        m = load(name)
+        self_checks(name, m)
+        logits, losses, mlosses, caps = [], [], [], []
+        for ids, mask in zip(SEQUENCES, TARGET_MASKS):
+            assert len(mask) == len(ids) and mask[0] == 0
+            cap = {}
+            lg = forward(m, ids, capture=cap)
+            logits.append(lg)
+            losses.append(float(token_ce(lg, ids).mean()))
+            mlosses.append(float(masked_loss(lg, ids, mask)))
+            caps.append({k: [r7(t) for t in v] for k, v in cap.items()})
+        gen, margins = greedy(m, SEQUENCES[0], GREEDY_NEW_TOKENS)
+        golden = {
+            "model": name,
+            "generated_by": COMMAND,
+            "reference": "float64 torch, written from the math (tools/reference/reference_forward.py)",
+            "sequences": SEQUENCES,
+            "logits": [r7(lg) for lg in logits],
+            "loss": r7(losses),
+            "loss_definition": "per sequence: mean over i=1..T-1 of -log softmax(logits[i-1])[ids[i]] (T-1 targets, no mask)",
+            "target_masks": TARGET_MASKS,
+            "masked_loss": r7(mlosses),
+            "masked_loss_definition": "per sequence: mean over i with target_masks[i]=1 of -log softmax(logits[i-1])[ids[i]]",
+            "batch_masked_loss": r7(sum(mlosses) / len(mlosses)),
+            "captures": caps,
+            "captures_definition": "per sequence: residual[l] = residual stream entering layer l (residual[L] = before model.norm), "
+                                   "input_layernorm[l] / post_attention_layernorm[l] = outputs of those norms; each [T][hidden]",
+            "greedy": {"prompt": SEQUENCES[0], "new_tokens": gen, "top2_margins": r7(margins),
+                       "definition": "argmax of last-position logits, appended, no eos stopping"},
+        }
+        if name in GRADS_FOR:
+            bl = gradient_file(name, m)
+            assert abs(bl - golden["batch_masked_loss"]) < 1e-6 * max(1.0, abs(bl))
+            golden["grads_file"] = "grads.safetensors: d batch_masked_loss / d param, F32, same tensor names as model.safetensors"
+        with open(os.path.join(TESTDATA, name, "golden.json"), "w") as f:
+            f.write("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v, separators=(',', ':'))}"
+                                        for k, v in golden.items()) + "\n}\n")
+        amax = max(float(lg.abs().max()) for lg in logits)
+        print(f"{name}: loss {r7(losses)} masked {r7(mlosses)} max|logit| {amax:.3g} "
+              f"greedy {gen} min margin {min(margins):.3g}")
+
+
+if __name__ == "__main__":
+    main()
