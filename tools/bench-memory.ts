@@ -1,0 +1,70 @@
+/**
+ * Memory benchmark for checkpoint I/O: writes a multi-GB sharded BF16 checkpoint with the
+ * streaming writer, then, in a fresh process, opens it, reads the tensor table and one large
+ * tensor. Prints each process's peak RSS next to the checkpoint size.
+ *
+ *   npm run bench:memory -- [--gb 3] [--keep]
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { formatBytes } from '../engine/cli/format.ts';
+import { Checkpoint } from '../engine/io/checkpoint.ts';
+import { writeCheckpoint } from '../engine/io/checkpoint-writer.ts';
+import type { TensorSpec } from '../engine/io/tensor-encoding.ts';
+
+const ROWS = 4096;
+const COLS = 4096;
+const peakRss = () => process.resourceUsage().maxRSS * 1024;
+
+async function writePhase(dir: string, gib: number): Promise<void> {
+  const count = Math.ceil((gib * 1024 ** 3) / (ROWS * COLS * 2));
+  const specs: TensorSpec[] = Array.from({ length: count }, (_, i) => ({ name: `model.layers.${i}.mlp.up_proj.weight`, dtype: 'BF16', shape: [ROWS, COLS] }));
+  const values = new Float32Array(ROWS * COLS);
+  await writeCheckpoint(dir, {
+    specs,
+    maxShardBytes: 2 * 1024 ** 3,
+    produce: async (spec) => {
+      values.fill(spec.name.length / 100);
+      return values;
+    },
+    writeSideFiles: (work) => writeFile(join(work, 'config.json'), '{"model_type": "qwen3"}'),
+  });
+  console.log(JSON.stringify({ peakRss: peakRss() }));
+}
+
+async function readPhase(dir: string): Promise<void> {
+  const checkpoint = await Checkpoint.open(dir);
+  const names = [...checkpoint.tensors.keys()];
+  const middle = names[Math.floor(names.length / 2)] as string;
+  const data = await checkpoint.readFloat32(middle);
+  await checkpoint.close();
+  console.log(JSON.stringify({ peakRss: peakRss(), tensors: names.length, shards: checkpoint.shardFiles.length, totalBytes: checkpoint.totalBytes, tensorBytes: data.byteLength }));
+}
+
+function child(phase: string, dir: string, gib: number): Record<string, number> {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'tools/bench-memory.ts', '--phase', phase, '--dir', dir, '--gb', String(gib)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (run.status !== 0) throw new Error(`${phase} phase failed (exit ${run.status})`);
+  return JSON.parse(run.stdout.trim().split('\n').at(-1) as string) as Record<string, number>;
+}
+
+const { values: args } = parseArgs({ options: { gb: { type: 'string', default: '3' }, phase: { type: 'string' }, dir: { type: 'string' }, keep: { type: 'boolean' } } });
+const gib = Number(args.gb);
+if (args.phase === 'write') await writePhase(args.dir as string, gib);
+else if (args.phase === 'read') await readPhase(args.dir as string);
+else {
+  const root = await mkdtemp(join(tmpdir(), 'crane-bench-'));
+  const dir = join(root, 'checkpoint');
+  try {
+    const write = child('write', dir, gib);
+    const read = child('read', dir, gib);
+    console.log(`checkpoint on disk       ${formatBytes(read['totalBytes'] ?? 0)} in ${read['shards']} shards, ${read['tensors']} BF16 tensors of ${ROWS}x${COLS}`);
+    console.log(`streamed export          peak RSS ${formatBytes(write['peakRss'] ?? 0)}  (${(((write['peakRss'] ?? 0) / (read['totalBytes'] ?? 1)) * 100).toFixed(1)}% of the checkpoint)`);
+    console.log(`open table + read 1 tensor (${formatBytes(read['tensorBytes'] ?? 0)} as float32)  peak RSS ${formatBytes(read['peakRss'] ?? 0)}  (${(((read['peakRss'] ?? 0) / (read['totalBytes'] ?? 1)) * 100).toFixed(1)}% of the checkpoint)`);
+  } finally {
+    if (args.keep !== true) await rm(root, { recursive: true, force: true });
+    else console.log(`kept ${dir}`);
+  }
+}
