@@ -65,10 +65,11 @@ export function buildTokenizer(options: BuildTokenizerOptions): BuiltTokenizer {
   const byteVocab = Object.fromEntries(BYTE_LEVEL_ALPHABET.map((ch, i) => [ch, i]));
   const words = preTokenCounts(options.corpus, addedSpecs, tokenizerJson(byteVocab, [], []));
   const { merges } = trainBpe(words, { maxMerges: vocabSize - 256, minFrequency: options.minFrequency ?? 2 });
-  const vocab: Record<string, number> = { ...byteVocab };
-  for (const [a, b] of merges) vocab[a + b] = Object.keys(vocab).length;
+  const vocab = new Map<string, number>(Object.entries(byteVocab));
+  // Two merges can spell the same string ("a"+"bc", "ab"+"c"); the token keeps its first id.
+  for (const [a, b] of merges) if (!vocab.has(a + b)) vocab.set(a + b, vocab.size);
 
-  const base = Object.keys(vocab).length;
+  const base = vocab.size;
   const added = addedSpecs.map((spec, i) => ({
     id: base + i,
     content: spec.content,
@@ -79,7 +80,7 @@ export function buildTokenizer(options: BuildTokenizerOptions): BuiltTokenizer {
     special: spec.special,
   }));
   return {
-    tokenizerJson: tokenizerJson(vocab, merges, added),
+    tokenizerJson: tokenizerJson(Object.fromEntries(vocab), merges, added),
     tokenizerConfig: tokenizerConfig(options, added),
   };
 }
