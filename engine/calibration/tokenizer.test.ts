@@ -1,0 +1,114 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeTokenizerFiles } from './build-tokenizer.ts';
+import { testTokenizer } from './testing/fixture.ts';
+import { ModelTokenizer } from './tokenizer.ts';
+
+const built = await testTokenizer();
+const tokenizer = ModelTokenizer.fromContents(built);
+const added = built.tokenizerJson['added_tokens'] as { id: number; content: string }[];
+const idOf = (content: string): number => added.find((t) => t.content === content)?.id ?? -1;
+
+const dirs: string[] = [];
+afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'crane-tok-'));
+  dirs.push(dir);
+  return dir;
+}
+
+describe('ModelTokenizer', () => {
+  const samples = [
+    'The weather in Paris is sunny.',
+    '<|im_start|>user\nWhat is 12 + 30?<|im_end|>\n<|im_start|>assistant\n<think>\nadd\n</think>\n\n42<|im_end|>',
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Zürich"}}\n</tool_call>',
+    'tabs\tand  spaces \n\n\n émoji 🎉 漢字 \u0000 end',
+  ];
+
+  it('round-trips text exactly, and the token bytes concatenate to its UTF-8', () => {
+    for (const text of samples) {
+      const ids = tokenizer.encode(text);
+      expect(tokenizer.decode(ids)).toBe(text);
+      const bytes = Buffer.concat(ids.map((id) => tokenizer.tokenBytes(id)));
+      expect(bytes.equals(Buffer.from(text, 'utf8'))).toBe(true);
+    }
+  });
+
+  it('adds no special tokens and encodes format tokens as single ids', () => {
+    expect(tokenizer.addsSpecialTokensByDefault).toBe(false);
+    const ids = tokenizer.encode('<|im_start|>assistant\n<think>');
+    expect(ids[0]).toBe(idOf('<|im_start|>'));
+    expect(ids.at(-1)).toBe(idOf('<think>'));
+    expect(tokenizer.decode(ids)).toBe('<|im_start|>assistant\n<think>');
+  });
+
+  it('skips only tokens marked special when asked', () => {
+    const ids = tokenizer.encode('<|im_start|>x<think>y</think><|im_end|>');
+    expect(tokenizer.decode(ids, { skipSpecialTokens: true })).toBe('x<think>y</think>');
+  });
+
+  it('looks format, eos and pad ids up by content', () => {
+    expect(tokenizer.formatTokenIds()).toEqual({
+      imStart: idOf('<|im_start|>'),
+      imEnd: idOf('<|im_end|>'),
+      think: idOf('<think>'),
+      thinkEnd: idOf('</think>'),
+      toolCall: idOf('<tool_call>'),
+      toolCallEnd: idOf('</tool_call>'),
+      toolResponse: idOf('<tool_response>'),
+      toolResponseEnd: idOf('</tool_response>'),
+      eos: idOf('<|im_end|>'),
+      pad: idOf('<|endoftext|>'),
+    });
+    expect(tokenizer.specialTokenIds()).toEqual([idOf('<|endoftext|>'), idOf('<|im_start|>'), idOf('<|im_end|>')]);
+    expect(tokenizer.vocabSize).toBe(Math.max(...added.map((t) => t.id)) + 1);
+  });
+
+  it('follows the file when added tokens are numbered differently', () => {
+    // Same tokens, ids reversed: nothing may assume Qwen's (or our builder's) numbering.
+    const ids = added.map((t) => t.id);
+    const shuffled = added.map((t, i) => ({ ...t, id: ids[ids.length - 1 - i] as number }));
+    const other = ModelTokenizer.fromContents({
+      tokenizerJson: { ...built.tokenizerJson, added_tokens: shuffled },
+      tokenizerConfig: { ...built.tokenizerConfig, eos_token: { content: '<|endoftext|>' } },
+    });
+    const find = (c: string) => shuffled.find((t) => t.content === c)?.id;
+    expect(other.formatTokenIds().think).toBe(find('<think>'));
+    expect(other.formatTokenIds().eos).toBe(find('<|endoftext|>'));
+    expect(other.encode('<tool_call>')).toEqual([find('<tool_call>')]);
+  });
+
+  it('reports missing tokens with the file name', () => {
+    expect(tokenizer.tokenId('<|fim_prefix|>')).toBeUndefined();
+    expect(() => tokenizer.requireTokenId('<|fim_prefix|>')).toThrow('tokenizer.json: has no token "<|fim_prefix|>"');
+  });
+});
+
+describe('ModelTokenizer.load', () => {
+  it('loads a checkpoint directory, with chat_template.jinja when present', async () => {
+    const dir = await tempDir();
+    await writeTokenizerFiles(dir, built);
+    await writeFile(join(dir, 'chat_template.jinja'), 'FILE');
+    const loaded = await ModelTokenizer.load(dir);
+    expect(loaded.encode('The weather')).toEqual(tokenizer.encode('The weather'));
+    expect(loaded.source.chatTemplateFile).toBe('FILE');
+    expect(loaded.source.labels.tokenizerJson).toBe(join(dir, 'tokenizer.json'));
+  });
+
+  it('names the file that is missing or corrupt', async () => {
+    const dir = await tempDir();
+    await expect(ModelTokenizer.load(dir)).rejects.toThrow(`${join(dir, 'tokenizer.json')}: missing`);
+    await writeFile(join(dir, 'tokenizer.json'), '{"model": ');
+    await expect(ModelTokenizer.load(dir)).rejects.toThrow(`${join(dir, 'tokenizer.json')}: is not valid JSON`);
+    await writeFile(join(dir, 'tokenizer.json'), JSON.stringify(built.tokenizerJson));
+    await writeFile(join(dir, 'tokenizer_config.json'), '[1, 2]');
+    await expect(ModelTokenizer.load(dir)).rejects.toThrow(`${join(dir, 'tokenizer_config.json')}: is not a JSON object`);
+  });
+
+  it('rejects a tokenizer.json without a usable model', () => {
+    expect(() => ModelTokenizer.fromContents({ tokenizerJson: { version: '1.0' } })).toThrow('tokenizer.json: has no "model" object');
+    expect(() => ModelTokenizer.fromContents({ tokenizerJson: { model: { type: 'Mystery' } } })).toThrow(/tokenizer.json: cannot be loaded/);
+  });
+});
