@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { calibrationSets, evalTasks, promptKey, trainingChats } from './datasets.ts';
+import { Prng } from './prng.ts';
+import { parseToolCall, scoreReply } from './scoring.ts';
+import { reply } from './styles.ts';
+import { arithmeticTask, lookupTask, toolTask, type DemoTask } from './tasks.ts';
+
+/** Evaluates "Compute 7 + 5 - 3." left to right, independently of the generator. */
+function evaluateArithmetic(prompt: string): number {
+  const tokens = prompt.replace(/^Compute /, '').replace(/\.$/, '').split(' ');
+  let value = Number(tokens[0]);
+  for (let i = 1; i < tokens.length; i += 2) value = tokens[i] === '+' ? value + Number(tokens[i + 1]) : value - Number(tokens[i + 1]);
+  return value;
+}
+
+function evaluateLookup(prompt: string): number {
+  const [table, question] = prompt.split('. What is ') as [string, string];
+  const values = Object.fromEntries(table.split(', ').map((pair) => pair.split(' = ') as [string, string]));
+  const [x, op, y] = question.replace('?', '').split(' ') as [string, string, string];
+  return op === '+' ? Number(values[x]) + Number(values[y]) : Number(values[x]) - Number(values[y]);
+}
+
+describe('demo tasks', () => {
+  it('state the right answers (checked by re-evaluating the prompts)', () => {
+    const rng = new Prng(7);
+    for (let i = 0; i < 200; i++) {
+      const a = arithmeticTask(rng);
+      expect(a.expected).toEqual({ kind: 'answer', value: String(evaluateArithmetic(a.prompt[0]?.content ?? '')) });
+      expect(a.reasoning.split('\n').at(-1)).toMatch(new RegExp(`= ${evaluateArithmetic(a.prompt[0]?.content ?? '')}$`));
+      const l = lookupTask(rng);
+      expect(l.expected).toEqual({ kind: 'answer', value: String(evaluateLookup(l.prompt[0]?.content ?? '')) });
+    }
+  });
+
+  it('list the expected tool among the offered ones', () => {
+    const rng = new Prng(3);
+    for (let i = 0; i < 100; i++) {
+      const t = toolTask(rng);
+      const name = t.expected.kind === 'tool_call' ? t.expected.name : '';
+      expect(t.tools?.map((tool) => tool.function.name)).toContain(name);
+    }
+  });
+
+  it('are reproducible from the seed', () => {
+    expect(trainingChats('base', 50, 11, new Set())).toEqual(trainingChats('base', 50, 11, new Set()));
+    expect(evalTasks(5, 10)).toEqual(evalTasks(5, 10));
+  });
+
+  it('keep evaluation prompts out of the training and calibration data', () => {
+    const held = evalTasks(1, 20);
+    const exclude = new Set(held.filter((t) => t.family !== 'chat').map(promptKey));
+    for (const mix of ['base', 'instruct', 'thinking'] as const) {
+      for (const chat of trainingChats(mix, 2000, 2, exclude)) {
+        expect(exclude.has(chat.messages[0]?.content ?? '')).toBe(false);
+      }
+    }
+    const sets = calibrationSets(1, exclude);
+    expect([...sets.reasoning, ...sets.toolUse].every((c) => !exclude.has(c.messages[0]?.content ?? ''))).toBe(true);
+    expect(sets.format.some((c) => c.messages.length > 12)).toBe(true); // long sessions
+  });
+});
+
+describe('demo scoring', () => {
+  const weather: DemoTask = toolTask(new Prng(1));
+  const call = weather.expected.kind === 'tool_call' ? weather.expected : undefined;
+  const good = `<tool_call>\n${JSON.stringify({ name: call?.name, arguments: call?.arguments })}\n</tool_call>`;
+
+  it('accepts a well-formed call, also after a think block', () => {
+    expect(scoreReply(weather, good)).toEqual({ toolCallValid: true, correct: true });
+    expect(scoreReply(weather, `<think>\nI should call it.\n</think>\n\n${good}`)).toEqual({ toolCallValid: true, correct: true });
+  });
+
+  it.each([
+    ['unclosed', good.replace('\n</tool_call>', '')],
+    ['single quotes', good.replaceAll('"', "'")],
+    ['wrong key', good.replace('"arguments"', '"args"')],
+    ['prose', `I will call ${call?.name}.`],
+    ['unknown tool', good.replace(call?.name ?? '', 'launch_rocket')],
+  ])('rejects a broken call: %s', (_, text) => {
+    expect(scoreReply(weather, text).toolCallValid).toBe(false);
+  });
+
+  it('checks argument types against the schema and values against the task', () => {
+    const timer = { ...weather, tools: [{ type: 'function' as const, function: { name: 'set_timer' } }], expected: { kind: 'tool_call' as const, name: 'set_timer', arguments: { minutes: 5 } } };
+    expect(scoreReply(timer, '<tool_call>\n{"name": "set_timer", "arguments": {"minutes": 5}}\n</tool_call>')).toEqual({ toolCallValid: true, correct: true });
+    expect(scoreReply(timer, '<tool_call>\n{"name": "set_timer", "arguments": {"minutes": 6}}\n</tool_call>')).toEqual({ toolCallValid: true, correct: false });
+    expect(scoreReply(timer, '<tool_call>\n{"name": "set_timer", "arguments": {"minutes": "5"}}\n</tool_call>').toolCallValid).toBe(false);
+    expect(parseToolCall('<tool_call>\n[1]\n</tool_call>')).toEqual({ error: 'tool call has no name' });
+  });
+
+  it('scores answers after the think block', () => {
+    const task = arithmeticTask(new Prng(2));
+    const value = task.expected.kind === 'answer' ? task.expected.value : '';
+    expect(scoreReply(task, `<think>\n${task.reasoning}\n</think>\n\n${value}`).correct).toBe(true);
+    expect(scoreReply(task, `${value}0`).correct).toBe(false);
+  });
+
+  it('gives the Thinking style sloppy tool calls about half the time and Instruct never', () => {
+    const rng = new Prng(9);
+    let sloppy = 0;
+    for (let i = 0; i < 400; i++) {
+      const r = reply('thinking', weather, rng);
+      if (r.tool_calls === undefined) sloppy++;
+      expect(reply('instruct', weather, rng).tool_calls).toHaveLength(1);
+    }
+    expect(sloppy / 400).toBeGreaterThan(0.4);
+    expect(sloppy / 400).toBeLessThan(0.6);
+  });
+});
