@@ -4,8 +4,9 @@
  *
  * API: `chatSchema` (one chat: {messages, tools?}), `ChatMessage`, `ToolCall`, `Chat` (parsed types).
  * Normalisation done here so every template sees one shape: content given as a list of text parts
- * is joined into a string, and tool-call arguments given as a JSON string are parsed into an object
- * (templates then print them with tojson, so equal arguments always render the same way).
+ * is joined into a string, tool calls take the OpenAI shape, and arguments given as a JSON string
+ * are parsed into an object (templates then print them with tojson, so equal arguments always
+ * render the same way).
  */
 import { z } from 'zod';
 
@@ -15,27 +16,40 @@ const textParts = z
 
 const content = z.union([z.string(), textParts]);
 
-const jsonArguments = z.union([
-  z.record(z.string(), z.unknown()),
-  z.string().transform((text, ctx) => {
+const ARGUMENTS_PROBLEM = 'must be a JSON object (or a string holding one)';
+
+const jsonArguments = z.unknown().transform((value, ctx) => {
+  let parsed = value;
+  if (typeof value === 'string') {
     try {
-      const value: unknown = JSON.parse(text);
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+      parsed = JSON.parse(value);
     } catch {
-      // reported below
+      parsed = undefined;
     }
-    ctx.addIssue({ code: 'custom', message: 'arguments must be a JSON object (or a string holding one)' });
-    return z.NEVER;
-  }),
-]);
+  }
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  ctx.addIssue({ code: 'custom', message: ARGUMENTS_PROBLEM });
+  return z.NEVER;
+});
 
 const functionCall = z.object({ name: z.string().min(1), arguments: jsonArguments });
 
-/** OpenAI style {id?, type?, function: {name, arguments}} or the flat {name, arguments}. */
-export const toolCallSchema = z.union([
-  z.object({ id: z.string().optional(), type: z.literal('function').optional(), function: functionCall }),
-  functionCall,
-]);
+/**
+ * OpenAI style {id?, type?, function: {name, arguments}} or the flat {name, arguments}, both
+ * normalised to the OpenAI shape. Not a zod union: a union reports the wrong branch's complaint.
+ */
+export const toolCallSchema = z.looseObject({}).transform((call, ctx) => {
+  const nested = 'function' in call;
+  const result = functionCall.safeParse(nested ? call['function'] : call);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      ctx.addIssue({ code: 'custom', message: issue.message, path: nested ? ['function', ...issue.path] : issue.path });
+    }
+    return z.NEVER;
+  }
+  const id = typeof call['id'] === 'string' ? { id: call['id'] } : {};
+  return { ...id, type: 'function' as const, function: result.data };
+});
 
 export const chatMessageSchema = z
   .object({

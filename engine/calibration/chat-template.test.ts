@@ -45,7 +45,7 @@ describe('chatml-tools.jinja', () => {
         reasoning_content: '\nTwo cities, two calls.\n',
         tool_calls: [
           { id: 'a', type: 'function', function: { name: 'get_weather', arguments: { city: 'Paris' } } },
-          { name: 'get_weather', arguments: { city: 'Rome' } },
+          { type: 'function', function: { name: 'get_weather', arguments: { city: 'Rome' } } },
         ],
       },
       { role: 'tool', content: 'sunny', tool_call_id: 'a' },
@@ -65,10 +65,12 @@ describe('chatml-tools.jinja', () => {
   });
 
   it('opens a system turn for tools when the chat has no system message; a bare call has no leading newline', () => {
-    const messages: ChatMessage[] = [
+    // Chats from elsewhere may use the flat call shape and string arguments: written verbatim.
+    const flatCall = { name: 'get_weather', arguments: '{"city":"Paris"}' };
+    const messages = [
       { role: 'user', content: 'Paris?' },
-      { role: 'assistant', content: null, tool_calls: [{ name: 'get_weather', arguments: '{"city":"Paris"}' as never }] },
-    ];
+      { role: 'assistant', content: null, tool_calls: [flatCall] },
+    ] as unknown as ChatMessage[];
     expect(template.render(messages, { tools: [weatherTool] })).toBe(
       '<|im_start|>system\n' +
         TOOLS_PREAMBLE +
