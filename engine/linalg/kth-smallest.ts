@@ -1,0 +1,70 @@
+/**
+ * Order statistics without sorting.
+ *
+ *   kthSmallestInPlace(values, k)  the k-th smallest value (1-based), reorders `values`
+ *   kthSmallestAbs(values, k)      the k-th smallest |value| of a copy; `values` is untouched
+ *
+ * Quickselect with a three-way partition: model deltas stored in BF16 have huge numbers of
+ * exactly equal magnitudes, and a two-way partition degrades to quadratic time on ties. Pivots
+ * are medians of three; after 2·log2(n) rounds without convergence the remaining range is
+ * sorted (introselect), so the worst case stays O(n log n) while the expected case is O(n).
+ */
+
+export type NumericArray = Float32Array | Float64Array;
+
+export function kthSmallestInPlace(values: NumericArray, k: number): number {
+  const n = values.length;
+  if (!Number.isInteger(k) || k < 1 || k > n) throw new RangeError(`k = ${k} is outside 1..${n}`);
+  const target = k - 1;
+  let lo = 0;
+  let hi = n - 1;
+  let budget = 2 * Math.ceil(Math.log2(n + 1));
+  while (lo < hi) {
+    if (budget-- === 0) {
+      values.subarray(lo, hi + 1).sort();
+      return values[target] as number;
+    }
+    const pivot = medianOfThree(values, lo, (lo + hi) >>> 1, hi);
+    // Invariant: [lo, lt) < pivot, [lt, i) == pivot, (gt, hi] > pivot.
+    let lt = lo;
+    let gt = hi;
+    let i = lo;
+    while (i <= gt) {
+      const v = values[i] as number;
+      if (v < pivot) swap(values, lt++, i++);
+      else if (v > pivot) swap(values, i, gt--);
+      else i++;
+    }
+    if (target < lt) hi = lt - 1;
+    else if (target > gt) lo = gt + 1;
+    else return pivot;
+  }
+  return values[target] as number;
+}
+
+/** k-th smallest magnitude; throws on NaN, which has no place in an order. */
+export function kthSmallestAbs(values: NumericArray, k: number): number {
+  // Same element type as the input: |x| of a float32 is exact, and a copy of a large tensor
+  // should not double in size.
+  const magnitudes = values instanceof Float32Array ? new Float32Array(values.length) : new Float64Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] as number;
+    if (Number.isNaN(v)) throw new RangeError(`NaN at index ${i}`);
+    magnitudes[i] = Math.abs(v);
+  }
+  return kthSmallestInPlace(magnitudes, k);
+}
+
+function medianOfThree(values: NumericArray, a: number, b: number, c: number): number {
+  const x = values[a] as number;
+  const y = values[b] as number;
+  const z = values[c] as number;
+  if (x < y) return y < z ? y : x < z ? z : x;
+  return x < z ? x : y < z ? z : y;
+}
+
+function swap(values: NumericArray, i: number, j: number): void {
+  const t = values[i] as number;
+  values[i] = values[j] as number;
+  values[j] = t;
+}
