@@ -1,0 +1,77 @@
+/**
+ * Format positions for GSP: the tokens that are (part of) a format pattern such as `<tool_call>`,
+ * plus a neighbourhood of ±radius tokens, clipped to the sequence.
+ *
+ * API: `formatPositions(ids, tokenizer, {patterns?, radius?})` → ascending token indices.
+ * `DEFAULT_FORMAT_PATTERNS` are the six Qwen delimiters; radius defaults to 3 (the reference).
+ * Patterns are matched in the bytes the tokens stand for, not by id, so a pattern that is ordinary
+ * text in some family (Nanbeige's `<function=`, spread over several tokens) works the same way as
+ * a single added token: every token overlapping an occurrence counts.
+ */
+import type { ModelTokenizer } from './tokenizer.ts';
+
+export const DEFAULT_FORMAT_PATTERNS: readonly string[] = [
+  '<tool_call>',
+  '</tool_call>',
+  '<tool_response>',
+  '</tool_response>',
+  '<|im_start|>',
+  '<|im_end|>',
+];
+
+export const DEFAULT_FORMAT_RADIUS = 3;
+
+export interface FormatPositionOptions {
+  readonly patterns?: readonly string[];
+  readonly radius?: number;
+}
+
+export function formatPositions(
+  ids: readonly number[],
+  tokenizer: Pick<ModelTokenizer, 'tokenBytes'>,
+  options: FormatPositionOptions = {},
+): number[] {
+  const patterns = options.patterns ?? DEFAULT_FORMAT_PATTERNS;
+  const radius = options.radius ?? DEFAULT_FORMAT_RADIUS;
+  if (!Number.isInteger(radius) || radius < 0) throw new RangeError(`format radius must be a non-negative integer, got ${radius}`);
+
+  const pieces = ids.map((id) => tokenizer.tokenBytes(id));
+  const starts = new Array<number>(ids.length + 1);
+  starts[0] = 0;
+  pieces.forEach((piece, i) => (starts[i + 1] = (starts[i] as number) + piece.length));
+  const bytes = Buffer.concat(pieces);
+
+  // +1 at the first covered token, −1 after the last: a prefix sum then marks every position.
+  const delta = new Int32Array(ids.length + 1);
+  for (const pattern of patterns) {
+    const needle = Buffer.from(pattern, 'utf8');
+    if (needle.length === 0) continue;
+    for (let at = bytes.indexOf(needle); at !== -1; at = bytes.indexOf(needle, at + 1)) {
+      const first = tokenAt(starts, at);
+      const last = tokenAt(starts, at + needle.length - 1);
+      const open = Math.max(0, first - radius);
+      const close = Math.min(ids.length, last + radius + 1);
+      delta[open] = (delta[open] as number) + 1;
+      delta[close] = (delta[close] as number) - 1;
+    }
+  }
+  const positions: number[] = [];
+  let depth = 0;
+  for (let i = 0; i < ids.length; i++) {
+    depth += delta[i] as number;
+    if (depth > 0) positions.push(i);
+  }
+  return positions;
+}
+
+/** The token whose byte range holds byte `offset` (binary search over token start offsets). */
+function tokenAt(starts: readonly number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] as number) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
