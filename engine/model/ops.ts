@@ -13,8 +13,8 @@ export function rmsNorm<T extends tf.Tensor>(x: T, weight: tf.Tensor1D, eps: num
 
 /** y = x·Wᵀ (+ b) with W stored PyTorch-style as [out, in]. */
 export function linear(x: tf.Tensor2D, weight: tf.Tensor2D, bias?: tf.Tensor1D): tf.Tensor2D {
-  const y = tf.matMul(x, weight, false, true);
-  return bias === undefined ? y : tf.add(y, bias);
+  const y: tf.Tensor2D = tf.matMul(x, weight, false, true);
+  return bias === undefined ? y : tf.add<tf.Tensor2D>(y, bias);
 }
 
 /** SwiGLU MLP: down( silu(gate(x)) · up(x) ). */
@@ -36,7 +36,7 @@ export function swiglu(
  */
 export function applyRope(x: tf.Tensor3D, cos: tf.Tensor3D, sin: tf.Tensor3D): tf.Tensor3D {
   const [x1, x2] = tf.split(x, 2, -1) as [tf.Tensor3D, tf.Tensor3D];
-  const first = tf.sub(tf.mul(x1, cos), tf.mul(x2, sin));
-  const second = tf.add(tf.mul(x2, cos), tf.mul(x1, sin));
-  return tf.concat([first, second], -1);
+  const first = tf.sub<tf.Tensor3D>(tf.mul(x1, cos), tf.mul(x2, sin));
+  const second = tf.add<tf.Tensor3D>(tf.mul(x2, cos), tf.mul(x1, sin));
+  return tf.concat<tf.Tensor3D>([first, second], -1);
 }

@@ -1,0 +1,44 @@
+/**
+ * loadCausalLM(checkpoint): the model runtime's entry point. Reads only config.json up front;
+ * every method streams weights from the checkpoint as it needs them.
+ *
+ *   forwardLogits(ids, positions?)                 logits [rows, vocab]
+ *   sequenceLosses(batch)                          per-sequence masked mean CE (no gradients)
+ *   lossAndLayerGrads(batch, onLayer, options?)    loss + per-layer parameter gradients, streamed
+ *   captureActivations(sequences, consumer)        attn/ffn inputs at chosen positions, streamed
+ *   greedyDecode(prompt, options)                  argmax decoding with a KV cache
+ *
+ * A tfjs backend must be active (engine/tensor/backend.ts initBackend) before any call.
+ * Unsupported architectures fail here with a CheckpointError naming config.json.
+ */
+import { parseModelSpec, type ModelSpec } from './config.ts';
+import { greedyDecode, type DecodeOptions, type DecodeResult } from './decode.ts';
+import { createContext, type ModelContext } from './forward.ts';
+import { lossAndLayerGrads, type LayerGradsCallback, type LayerGradsOptions, type LossResult, type LossSequence } from './layer-grads.ts';
+import { forwardLogits, sequenceLosses, type Logits, type SequenceScore } from './scoring.ts';
+import { captureActivations, type ActivationConsumer, type CaptureOptions, type CaptureSequence } from './activations.ts';
+import type { WeightSource } from './weights.ts';
+
+export interface CausalLM {
+  readonly spec: ModelSpec;
+  readonly context: ModelContext;
+  forwardLogits(ids: ArrayLike<number>, positions?: readonly number[]): Promise<Logits>;
+  sequenceLosses(batch: readonly LossSequence[]): Promise<SequenceScore[]>;
+  lossAndLayerGrads(batch: readonly LossSequence[], onLayer: LayerGradsCallback, options?: LayerGradsOptions): Promise<LossResult>;
+  captureActivations(sequences: readonly CaptureSequence[], consumer: ActivationConsumer, options?: CaptureOptions): Promise<void>;
+  greedyDecode(prompt: ArrayLike<number>, options: DecodeOptions): Promise<DecodeResult>;
+}
+
+export function loadCausalLM(checkpoint: WeightSource): CausalLM {
+  const spec = parseModelSpec(checkpoint.config, checkpoint.dir);
+  const context = createContext(checkpoint, spec);
+  return {
+    spec,
+    context,
+    forwardLogits: (ids, positions) => forwardLogits(context, ids, positions),
+    sequenceLosses: (batch) => sequenceLosses(context, batch),
+    lossAndLayerGrads: (batch, onLayer, options) => lossAndLayerGrads(context, batch, onLayer, options),
+    captureActivations: (sequences, consumer, options) => captureActivations(context, sequences, consumer, options),
+    greedyDecode: (prompt, options) => greedyDecode(context, prompt, options),
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * Forward-only evaluation: logits of one sequence, and the masked loss of a batch (what
+ * `crane score` reports). Layer-major over the batch, one layer's weights in memory at a time.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import { embedTokens, forwardLayers, type ModelContext } from './forward.ts';
+import { crossEntropySum, gatherRows, headLogits, readHead, targetRows } from './head.ts';
+import type { LossSequence } from './layer-grads.ts';
+
+export interface Logits {
+  /** Row-major [rows, vocab]. */
+  readonly values: Float32Array;
+  readonly rows: number;
+  readonly vocab: number;
+}
+
+/** Final hidden states of each sequence, [T·hidden] each. */
+export async function finalHidden(ctx: ModelContext, sequences: readonly ArrayLike<number>[]): Promise<Float32Array[]> {
+  const embedding = await ctx.embedding();
+  const hidden = sequences.map((ids) => embedTokens(embedding, ids, ctx.spec.hiddenSize));
+  await forwardLayers(ctx, hidden);
+  return hidden;
+}
+
+/** Logits at every position of `ids` (or only at `positions`). */
+export async function forwardLogits(ctx: ModelContext, ids: ArrayLike<number>, positions?: readonly number[]): Promise<Logits> {
+  const [hidden] = (await finalHidden(ctx, [ids])) as [Float32Array];
+  const rows = positions ?? Array.from({ length: ids.length }, (_, i) => i);
+  const head = await readHead(ctx);
+  try {
+    const values = tf.tidy(() => {
+      const h = tf.tensor2d(gatherRows(hidden, rows, ctx.spec.hiddenSize), [rows.length, ctx.spec.hiddenSize]);
+      return headLogits(ctx.spec, head, h).dataSync() as Float32Array;
+    });
+    return { values, rows: rows.length, vocab: ctx.spec.vocabSize };
+  } finally {
+    tf.dispose([head.norm, head.lmHead]);
+  }
+}
+
+export interface SequenceScore {
+  /** Mean CE over the target tokens (NaN when there are none). */
+  readonly loss: number;
+  readonly targets: number;
+}
+
+/** Per-sequence masked loss, no gradients. */
+export async function sequenceLosses(ctx: ModelContext, batch: readonly LossSequence[], chunkRows = 128): Promise<SequenceScore[]> {
+  const hidden = await finalHidden(ctx, batch.map((s) => s.ids));
+  const head = await readHead(ctx);
+  const width = ctx.spec.hiddenSize;
+  try {
+    return batch.map((s, i) => {
+      const { rows, labels } = targetRows(s.ids, s.targets);
+      let sum = 0;
+      for (let start = 0; start < rows.length; start += chunkRows) {
+        const r = rows.slice(start, start + chunkRows);
+        sum += tf.tidy(() => {
+          const h = tf.tensor2d(gatherRows(hidden[i] as Float32Array, r, width), [r.length, width]);
+          return crossEntropySum(headLogits(ctx.spec, head, h), labels.slice(start, start + chunkRows)).dataSync()[0] as number;
+        });
+      }
+      return { loss: rows.length === 0 ? Number.NaN : sum / rows.length, targets: rows.length };
+    });
+  } finally {
+    tf.dispose([head.norm, head.lmHead]);
+  }
+}

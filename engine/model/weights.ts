@@ -1,0 +1,90 @@
+/**
+ * Lazy access to a checkpoint's weights as tfjs tensors, one decoder layer at a time.
+ *
+ * Layer parameters are keyed by their name relative to `model.layers.{i}.` (e.g.
+ * "self_attn.q_proj.weight"); layerTensorName() gives the full checkpoint name. Shapes are
+ * checked against the config so a mismatched checkpoint fails with the tensor's name.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import { CheckpointError } from '../io/checkpoint-error.ts';
+import type { Checkpoint } from '../io/checkpoint.ts';
+import type { ModelSpec } from './config.ts';
+
+/**
+ * Where weights come from: a Checkpoint, or anything with the same read surface (tests wrap a
+ * checkpoint to perturb single tensors for finite differences).
+ */
+export type WeightSource = Pick<Checkpoint, 'dir' | 'config' | 'tensors' | 'tensor' | 'readFloat32'>;
+
+/** One decoder layer's parameters, keyed by relative name. */
+export type LayerParams = Readonly<Record<string, tf.Tensor>>;
+
+export const EMBED_NAME = 'model.embed_tokens.weight';
+export const FINAL_NORM_NAME = 'model.norm.weight';
+export const LM_HEAD_NAME = 'lm_head.weight';
+
+export function layerTensorName(layer: number, key: string): string {
+  return `model.layers.${layer}.${key}`;
+}
+
+/** Relative names and shapes of every parameter of one decoder layer, in a fixed order. */
+export function layerParamShapes(spec: ModelSpec): ReadonlyMap<string, readonly number[]> {
+  const { hiddenSize: h, intermediateSize: m, numHeads, numKvHeads, headDim: d } = spec;
+  const shapes = new Map<string, readonly number[]>();
+  const lin = (key: string, out: number, inp: number, bias: boolean): void => {
+    shapes.set(`${key}.weight`, [out, inp]);
+    if (bias) shapes.set(`${key}.bias`, [out]);
+  };
+  shapes.set('input_layernorm.weight', [h]);
+  lin('self_attn.q_proj', numHeads * d, h, spec.qkvBias);
+  lin('self_attn.k_proj', numKvHeads * d, h, spec.qkvBias);
+  lin('self_attn.v_proj', numKvHeads * d, h, spec.qkvBias);
+  lin('self_attn.o_proj', h, numHeads * d, spec.oBias);
+  if (spec.qkNorm) {
+    shapes.set('self_attn.q_norm.weight', [d]);
+    shapes.set('self_attn.k_norm.weight', [d]);
+  }
+  shapes.set('post_attention_layernorm.weight', [h]);
+  lin('mlp.gate_proj', m, h, spec.mlpBias);
+  lin('mlp.up_proj', m, h, spec.mlpBias);
+  lin('mlp.down_proj', h, m, spec.mlpBias);
+  return shapes;
+}
+
+/** Reads one tensor as float32, checking its shape. */
+export async function readChecked(checkpoint: WeightSource, name: string, shape: readonly number[]): Promise<Float32Array> {
+  const info = checkpoint.tensor(name);
+  if (info.shape.length !== shape.length || info.shape.some((n, i) => n !== shape[i])) {
+    throw new CheckpointError('shape', checkpoint.dir, `has shape [${info.shape.join(', ')}] but config.json implies [${shape.join(', ')}]`, name);
+  }
+  return checkpoint.readFloat32(name);
+}
+
+/** Reads decoder layer `layer` from disk into fresh tensors; the caller disposes them. */
+export async function readLayer(checkpoint: WeightSource, spec: ModelSpec, layer: number): Promise<LayerParams> {
+  const params: Record<string, tf.Tensor> = {};
+  try {
+    for (const [key, shape] of layerParamShapes(spec)) {
+      params[key] = tf.tensor(await readChecked(checkpoint, layerTensorName(layer, key), shape), [...shape]);
+    }
+  } catch (error) {
+    tf.dispose(Object.values(params));
+    throw error;
+  }
+  return params;
+}
+
+/** The output projection's checkpoint name: lm_head, or the embedding when tied (authoritative even if a copy of lm_head ships). */
+export function lmHeadName(spec: ModelSpec): string {
+  return spec.tiedEmbeddings ? EMBED_NAME : LM_HEAD_NAME;
+}
+
+export function param<T extends tf.Tensor>(params: LayerParams, key: string): T {
+  const p = params[key];
+  if (p === undefined) throw new Error(`internal: layer parameter "${key}" missing`);
+  return p as T;
+}
+
+export function optionalParam<T extends tf.Tensor>(params: LayerParams, key: string): T | undefined {
+  return params[key] as T | undefined;
+}
