@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Chat, Tool } from './chat-schema.ts';
 import { ChatTemplate, readBuiltinChatTemplate } from './chat-template.ts';
-import { encodePrompt, tokenizeChat, type TokenizedChat } from './chat-tokens.ts';
+import { encodeChat, encodePrompt, tokenizeChat, type TokenizedChat } from './chat-tokens.ts';
 import { loadTestTokenizer } from './testing/fixture.ts';
 
 const tokenizer = await loadTestTokenizer();
@@ -119,5 +119,14 @@ describe('encodePrompt', () => {
     expect(p.text).toBe('<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n');
     expect(tokenizer.decode(p.ids)).toBe(p.text);
     expect(p.ids[0]).toBe(tokenizer.requireTokenId('<|im_start|>'));
+  });
+});
+
+describe('encodeChat', () => {
+  it('gives the same ids as tokenizeChat, truncated on request', () => {
+    const chat: Chat = { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'ok' }] };
+    const masked = tokenizeChat(chat, tokenizer, template);
+    expect(encodeChat(chat, tokenizer, template)).toEqual({ text: masked.text, ids: masked.ids, truncated: false });
+    expect(encodeChat(chat, tokenizer, template, { maxTokens: 2 }).ids).toEqual(masked.ids.slice(0, 2));
   });
 });

@@ -8,6 +8,8 @@
  *     the end-of-turn `<|im_end|>`), never the `<|im_start|>assistant\n` header, the newline after
  *     the end of turn, or any prompt token.
  *   `encodePrompt(chat, tokenizer, template, {enableThinking?})` → the prompt for generation.
+ *   `encodeChat(chat, tokenizer, template, {enableThinking?, maxTokens?})` → the whole chat without
+ *     a mask: for format traces (D_F), which need positions, not targets, and are long.
  *
  * How the mask is found. For assistant message i the template renders
  *   prompt_i = messages[0..i) + generation prompt      upTo_i = messages[0..i]
@@ -17,6 +19,8 @@
  * template rewrites history and no single sequence has all the targets: that is an error.
  * The text is then tokenized piece by piece between span boundaries, and the pieces must
  * concatenate to the tokenization of the whole text, which proves the mask is exact.
+ * Cost: two renders per assistant turn, so O(turns × length); about 1 s for a 12k-token chat with
+ * 120 assistant turns here, which is why format traces use encodeChat instead.
  */
 import { CalibrationError } from './calibration-error.ts';
 import type { Chat } from './chat-schema.ts';
@@ -85,6 +89,18 @@ export function tokenizeChat(chat: Chat, tokenizer: ModelTokenizer, template: Ch
 export function encodePrompt(chat: Chat, tokenizer: ModelTokenizer, template: ChatTemplate, options: { enableThinking?: boolean } = {}): { text: string; ids: number[] } {
   const text = template.render(chat.messages, { tools: chat.tools, addGenerationPrompt: true, enableThinking: options.enableThinking });
   return { text, ids: tokenizer.encode(text, { addSpecialTokens: false }) };
+}
+
+export function encodeChat(
+  chat: Chat,
+  tokenizer: ModelTokenizer,
+  template: ChatTemplate,
+  options: { enableThinking?: boolean; maxTokens?: number } = {},
+): { text: string; ids: number[]; truncated: boolean } {
+  const text = template.render(chat.messages, { tools: chat.tools, enableThinking: options.enableThinking });
+  const ids = tokenizer.encode(text, { addSpecialTokens: false });
+  const limit = options.maxTokens ?? ids.length;
+  return { text, ids: ids.slice(0, limit), truncated: ids.length > limit };
 }
 
 function defaultEndOfTurn(tokenizer: ModelTokenizer): string | undefined {
