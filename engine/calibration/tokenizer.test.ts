@@ -44,6 +44,27 @@ describe('ModelTokenizer', () => {
     expect(tokenizer.decode(ids)).toBe('<|im_start|>assistant\n<think>');
   });
 
+  it('adds special tokens by default only when tokenizer_config.json asks for it', () => {
+    const bos = idOf('<|endoftext|>');
+    const bosItem = { SpecialToken: { id: '<|endoftext|>', type_id: 0 } };
+    const withBos = (add_bos_token: boolean) =>
+      ModelTokenizer.fromContents({
+        tokenizerJson: {
+          ...built.tokenizerJson,
+          post_processor: {
+            type: 'TemplateProcessing',
+            single: [bosItem, { Sequence: { id: 'A', type_id: 0 } }],
+            pair: [bosItem, { Sequence: { id: 'A', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }],
+            special_tokens: { '<|endoftext|>': { id: '<|endoftext|>', ids: [bos], tokens: ['<|endoftext|>'] } },
+          },
+        },
+        tokenizerConfig: { ...built.tokenizerConfig, add_bos_token },
+      });
+    expect(withBos(true).encode('x')).toEqual([bos, tokenizer.requireTokenId('x')]);
+    expect(withBos(true).encode('x', { addSpecialTokens: false })).toEqual([tokenizer.requireTokenId('x')]);
+    expect(withBos(false).encode('x')).toEqual([tokenizer.requireTokenId('x')]);
+  });
+
   it('skips only tokens marked special when asked', () => {
     const ids = tokenizer.encode('<|im_start|>x<think>y</think><|im_end|>');
     expect(tokenizer.decode(ids, { skipSpecialTokens: true })).toBe('x<think>y</think>');
