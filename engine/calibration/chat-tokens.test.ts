@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Chat, Tool } from './chat-schema.ts';
 import { ChatTemplate, readBuiltinChatTemplate } from './chat-template.ts';
-import { encodeChat, encodePrompt, tokenizeChat, type TokenizedChat } from './chat-tokens.ts';
+import { encodeChat, encodePrompt, tokenizeChat, tokenizeChatPerTurn, type TokenizedChat } from './chat-tokens.ts';
 import { loadTestTokenizer } from './testing/fixture.ts';
 
 const tokenizer = await loadTestTokenizer();
@@ -86,23 +86,33 @@ describe('tokenizeChat', () => {
     expect([...cut.lossMask]).toEqual([...full.lossMask.slice(0, -3)]);
   });
 
-  it('rejects templates that rewrite earlier turns', () => {
-    // Like Qwen3's own templates: reasoning is shown only on the last turn.
-    const lastOnly = new ChatTemplate(
+  // Like Qwen3's own templates: reasoning is shown only on the last turn.
+  const lastOnly = new ChatTemplate(
       "{% for m in messages %}<|im_start|>{{ m.role }}\n{% if m.reasoning_content and loop.last %}<think>{{ m.reasoning_content }}</think>{% endif %}{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}",
-      'last-only.jinja',
-    );
-    const chat: Chat = {
-      messages: [
-        { role: 'user', content: 'a' },
-        { role: 'assistant', content: 'b', reasoning_content: 'r' },
-        { role: 'user', content: 'c' },
-        { role: 'assistant', content: 'd' },
-      ],
-    };
-    expect(() => tokenizeChat(chat, tokenizer, lastOnly, { label: 'x.jsonl:3' })).toThrow(
+    'last-only.jinja',
+  );
+  const rewritten: Chat = {
+    messages: [
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: 'b', reasoning_content: 'r' },
+      { role: 'user', content: 'c' },
+      { role: 'assistant', content: 'd' },
+    ],
+  };
+
+  it('rejects templates that rewrite earlier turns', () => {
+    expect(() => tokenizeChat(rewritten, tokenizer, lastOnly, { label: 'x.jsonl:3' })).toThrow(
       /x.jsonl:3: last-only.jinja: rendering messages\[0..1\] is not a prefix/,
     );
+  });
+
+  it('scores such chats turn by turn, each in the context the model saw', () => {
+    const turns = tokenizeChatPerTurn(rewritten, tokenizer, lastOnly);
+    expect(turns.map((t) => t.text)).toEqual([
+      '<|im_start|>user\na<|im_end|>\n<|im_start|>assistant\n<think>r</think>b<|im_end|>\n',
+      '<|im_start|>user\na<|im_end|>\n<|im_start|>assistant\nb<|im_end|>\n<|im_start|>user\nc<|im_end|>\n<|im_start|>assistant\nd<|im_end|>\n',
+    ]);
+    expect(turns.map(targetRuns)).toEqual([['<think>r</think>b<|im_end|>'], ['d<|im_end|>']]);
   });
 
   it('rejects a mask that would cut through a token', () => {

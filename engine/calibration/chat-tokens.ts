@@ -7,6 +7,7 @@
  *     a token of an assistant turn the model would generate (its reasoning, content, tool calls and
  *     the end-of-turn `<|im_end|>`), never the `<|im_start|>assistant\n` header, the newline after
  *     the end of turn, or any prompt token.
+ *   `tokenizeChatPerTurn(...)` → one such sequence per assistant turn (templates that rewrite history).
  *   `encodePrompt(chat, tokenizer, template, {enableThinking?})` → the prompt for generation.
  *   `encodeChat(chat, tokenizer, template, {enableThinking?, maxTokens?})` → the whole chat without
  *     a mask: for format traces (D_F), which need positions, not targets, and are long.
@@ -16,15 +17,15 @@
  * The targets start where the two renderings part (so a generation prompt that already opens
  * `<think>\n` keeps that out of the targets, as the model never generates it) and end after the
  * last end-of-turn marker of upTo_i. upTo_i must be a prefix of the whole rendering, else the
- * template rewrites history and no single sequence has all the targets: that is an error.
- * The text is then tokenized piece by piece between span boundaries, and the pieces must
- * concatenate to the tokenization of the whole text, which proves the mask is exact.
+ * template rewrites history and no single sequence has all the targets: that is an error (use
+ * tokenizeChatPerTurn). span-encoding.ts then proves the token mask exact.
  * Cost: two renders per assistant turn, so O(turns × length); about 1 s for a 12k-token chat with
  * 120 assistant turns here, which is why format traces use encodeChat instead.
  */
 import { CalibrationError } from './calibration-error.ts';
 import type { Chat } from './chat-schema.ts';
 import type { ChatTemplate } from './chat-template.ts';
+import { encodeWithSpans, type Span } from './span-encoding.ts';
 import { FORMAT_TOKENS, type ModelTokenizer } from './tokenizer.ts';
 
 export interface TokenizeChatOptions {
@@ -38,12 +39,9 @@ export interface TokenizeChatOptions {
   readonly label?: string;
 }
 
-export interface TargetSpan {
-  /** Index of the assistant message in chat.messages. */
+export interface TargetSpan extends Span {
+  /** Index of the assistant message in chat.messages; start/end are character offsets in text. */
   readonly message: number;
-  /** Character range [start, end) in text. */
-  readonly start: number;
-  readonly end: number;
 }
 
 export interface TokenizedChat {
@@ -56,34 +54,53 @@ export interface TokenizedChat {
 
 export function tokenizeChat(chat: Chat, tokenizer: ModelTokenizer, template: ChatTemplate, options: TokenizeChatOptions = {}): TokenizedChat {
   const label = options.label ?? 'chat';
+  const turns = assistantTurns(chat, tokenizer, template, options);
+  const text = turns.render(chat.messages.length, false);
+  const targetSpans = turns.indices.map((i) => {
+    const turn = turns.target(i);
+    if (!text.startsWith(turn.upTo)) {
+      throw new CalibrationError('template', `${label}: ${template.label}`,
+        `rendering messages[0..${i}] is not a prefix of rendering the whole chat (the template rewrites earlier turns); use tokenizeChatPerTurn, or split the chat so that it ends at the turn to be scored`);
+    }
+    return turn.span;
+  });
+  return finish(text, targetSpans.filter((s) => s.end > s.start), tokenizer, label, options.maxTokens);
+}
+
+/**
+ * One sequence per assistant turn: messages[0..i] with only turn i as target. For templates that
+ * rewrite history (Qwen3's drop reasoning of turns before the last user query) this scores each
+ * turn in the context the model really saw when it produced it.
+ */
+export function tokenizeChatPerTurn(chat: Chat, tokenizer: ModelTokenizer, template: ChatTemplate, options: TokenizeChatOptions = {}): TokenizedChat[] {
+  const label = options.label ?? 'chat';
+  const turns = assistantTurns(chat, tokenizer, template, options);
+  return turns.indices.map((i) => {
+    const { upTo, span } = turns.target(i);
+    return finish(upTo, span.end > span.start ? [span] : [], tokenizer, `${label} turn ${i}`, options.maxTokens);
+  });
+}
+
+/** Targets of turn i: from where prompt_i and upTo_i part to just after the end-of-turn marker. */
+function assistantTurns(chat: Chat, tokenizer: ModelTokenizer, template: ChatTemplate, options: TokenizeChatOptions) {
+  const endOfTurn = options.endOfTurn ?? defaultEndOfTurn(tokenizer);
   const render = (count: number, addGenerationPrompt: boolean): string =>
     template.render(chat.messages.slice(0, count), { tools: chat.tools, addGenerationPrompt, enableThinking: options.enableThinking });
-  const text = render(chat.messages.length, false);
-  const endOfTurn = options.endOfTurn ?? defaultEndOfTurn(tokenizer);
-
-  const targetSpans: TargetSpan[] = [];
-  chat.messages.forEach((message, i) => {
-    if (message.role !== 'assistant') return;
+  const indices = chat.messages.flatMap((m, i) => (m.role === 'assistant' ? [i] : []));
+  const target = (i: number): { upTo: string; span: TargetSpan } => {
     const upTo = render(i + 1, false);
-    if (!text.startsWith(upTo)) {
-      throw new CalibrationError('template', `${label}: ${template.label}`,
-        `rendering messages[0..${i}] is not a prefix of rendering the whole chat (the template rewrites earlier turns); split the chat so that it ends at the turn to be scored`);
-    }
     const start = commonPrefixLength(render(i, true), upTo);
     const marker = endOfTurn === undefined ? -1 : upTo.lastIndexOf(endOfTurn);
     const end = endOfTurn !== undefined && marker >= start ? marker + endOfTurn.length : upTo.length;
-    if (end > start) targetSpans.push({ message: i, start, end });
-  });
-
-  const { ids, lossMask } = encodeWithSpans(text, targetSpans, tokenizer, label);
-  const limit = options.maxTokens ?? ids.length;
-  return {
-    text,
-    ids: ids.slice(0, limit),
-    lossMask: lossMask.slice(0, limit),
-    targetSpans,
-    truncated: ids.length > limit,
+    return { upTo, span: { message: i, start, end } };
   };
+  return { render, indices, target };
+}
+
+function finish(text: string, targetSpans: readonly TargetSpan[], tokenizer: ModelTokenizer, label: string, maxTokens: number | undefined): TokenizedChat {
+  const { ids, lossMask } = encodeWithSpans(text, targetSpans, tokenizer, label);
+  const limit = maxTokens ?? ids.length;
+  return { text, ids: ids.slice(0, limit), lossMask: lossMask.slice(0, limit), targetSpans, truncated: ids.length > limit };
 }
 
 export function encodePrompt(chat: Chat, tokenizer: ModelTokenizer, template: ChatTemplate, options: { enableThinking?: boolean } = {}): { text: string; ids: number[] } {
@@ -112,32 +129,4 @@ function commonPrefixLength(a: string, b: string): number {
   let i = 0;
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
   return i;
-}
-
-function encodeWithSpans(text: string, spans: readonly TargetSpan[], tokenizer: ModelTokenizer, label: string): { ids: number[]; lossMask: Uint8Array } {
-  const cuts = [...new Set([0, ...spans.flatMap((s) => [s.start, s.end]), text.length])].sort((a, b) => a - b);
-  const ids: number[] = [];
-  const mask: number[] = [];
-  for (let k = 0; k + 1 < cuts.length; k++) {
-    const [from, to] = [cuts[k] as number, cuts[k + 1] as number];
-    const piece = tokenizer.encode(text.slice(from, to), { addSpecialTokens: false });
-    const target = spans.some((s) => s.start <= from && to <= s.end) ? 1 : 0;
-    for (const id of piece) {
-      ids.push(id);
-      mask.push(target);
-    }
-  }
-  const whole = tokenizer.encode(text, { addSpecialTokens: false });
-  const mismatch = firstDifference(whole, ids);
-  if (mismatch !== undefined) {
-    throw new CalibrationError('unstable-tokenization', label,
-      `a token crosses the boundary of an assistant turn near token ${mismatch} (${JSON.stringify(tokenizer.decode(whole.slice(Math.max(0, mismatch - 2), mismatch + 3)))}), so the loss mask cannot be exact`);
-  }
-  return { ids, lossMask: Uint8Array.from(mask) };
-}
-
-function firstDifference(a: readonly number[], b: readonly number[]): number | undefined {
-  const n = Math.max(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
-  return undefined;
 }
