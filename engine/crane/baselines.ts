@@ -1,0 +1,84 @@
+/**
+ * The baselines researchers compare CRANE against, as PairedEdits on the same base θ_I.
+ *
+ *   baselineEdit(settings) → PairedEdit
+ *   tiesTrim(delta, density)           keep the top-`density` fraction of |δ| (no rescale)
+ *   dareDrop(delta, p, seed, name)     drop with probability p, survivors ×1/(1−p), seeded per tensor
+ *   slerpRows(a, b, shape, t)          per-row SLERP, rows = first dimension
+ *
+ * Task Arithmetic θ_I + λδ · TIES θ_I + λ·trim(δ) · SLERP per row · DARE θ_I + λ·drop(δ)
+ * · AIM θ_I + (λδ scaled per input channel by 1 − s_j(1 − ω)). Every method touches every tensor
+ * (embeddings, lm_head and routers included); CRANE's special-tensor rules are CRANE's own.
+ *
+ * Decisions: TIES keeps k = floor(n·density) magnitudes and every entry tied with the k-th
+ * largest (|δ| ≥ that value, as the reference does); 1-D tensors are one row for SLERP (a
+ * norm vector is a single direction, and scalar rows would make SLERP meaningless); AIM is
+ * applied to tensors the caller has an importance vector for whose last dimension matches,
+ * the rest get plain Task Arithmetic.
+ */
+import { kthSmallestAbs } from '../linalg/kth-smallest.ts';
+import { aimScaleInPlace } from './aim.ts';
+import { countOfFraction } from './magnitude-threshold.ts';
+import { uniformStream } from './seeded-random.ts';
+import { slerpInto } from './slerp.ts';
+import { addDelta, taskVector, type PairedEdit } from './tensor-pair.ts';
+
+export const DEFAULT_TIES_DENSITY = 0.5;
+
+export type BaselineSettings =
+  | { readonly method: 'task_arithmetic'; readonly lambda: number }
+  | { readonly method: 'ties'; readonly lambda: number; readonly density: number }
+  | { readonly method: 'slerp'; readonly t: number }
+  | { readonly method: 'dare'; readonly lambda: number; readonly dropProbability: number; readonly seed: number }
+  | {
+    readonly method: 'aim';
+    readonly lambda: number;
+    readonly omega: number;
+    /** mean |x_j| of the base model's inputs to this tensor, when known. */
+    readonly importance: (name: string) => Float32Array | Float64Array | undefined;
+  };
+
+export function baselineEdit(settings: BaselineSettings): PairedEdit {
+  return (name, shape, thetaI, thetaT) => {
+    if (settings.method === 'slerp') return { values: slerpRows(thetaI, thetaT, shape, settings.t) };
+    const delta = taskVector(thetaI, thetaT);
+    const moved = settings.method === 'ties' ? tiesTrim(delta, settings.density)
+      : settings.method === 'dare' ? dareDrop(delta, settings.dropProbability, settings.seed, name)
+        : delta;
+    scaleInPlace(moved, settings.lambda);
+    if (settings.method === 'aim') {
+      const importance = settings.importance(name);
+      if (importance !== undefined && importance.length === shape[shape.length - 1]) aimScaleInPlace(moved, importance, settings.omega);
+    }
+    return { values: addDelta(thetaI, moved) };
+  };
+}
+
+export function tiesTrim(delta: Float32Array, density: number): Float32Array {
+  if (!(density >= 0 && density <= 1)) throw new RangeError(`density ${density} must be in [0, 1]`);
+  const n = delta.length;
+  const keep = countOfFraction(n, density);
+  if (keep >= n) return Float32Array.from(delta);
+  if (keep <= 0) return new Float32Array(n);
+  const threshold = kthSmallestAbs(delta, n - keep + 1);
+  return delta.map((v) => (Math.abs(v) >= threshold ? v : 0));
+}
+
+export function dareDrop(delta: Float32Array, dropProbability: number, seed: number, name: string): Float32Array {
+  if (!(dropProbability >= 0 && dropProbability < 1)) throw new RangeError(`drop probability ${dropProbability} must be in [0, 1)`);
+  const next = uniformStream(seed, name);
+  const rescale = 1 / (1 - dropProbability);
+  return delta.map((v) => (next() < dropProbability ? 0 : v * rescale));
+}
+
+export function slerpRows(a: Float32Array, b: Float32Array, shape: readonly number[], t: number): Float32Array {
+  const out = new Float32Array(a.length);
+  const rows = shape.length <= 1 ? 1 : (shape[0] as number);
+  const width = rows === 0 ? 0 : a.length / rows;
+  for (let r = 0; r < rows; r++) slerpInto(a, b, t, out, r * width, (r + 1) * width);
+  return out;
+}
+
+function scaleInPlace(values: Float32Array, factor: number): void {
+  for (let i = 0; i < values.length; i++) values[i] = factor * (values[i] as number);
+}

@@ -1,0 +1,95 @@
+/**
+ * CRANE's per-tensor edit: θ_M = θ_I + Π_GSP( α · S · T(δ) ), plus the special-tensor rules.
+ *
+ *   craneDelta(tensor, shape, thetaI, thetaT, settings, context) → CraneDelta   (the `crane` rule's Δ and its provenance)
+ *   craneEdit(settings, context) → PairedEdit                                   (every rule, for editPair)
+ *
+ * Stage toggles: `threshold` off → δ is used raw; `gate` off → S = 1 (overrides still apply);
+ * `gsp` off → no projection. All steps after T are linear, so scaling before projecting is
+ * the same edit as the spec's order. A tensor whose projector is missing, or whose last
+ * dimension differs from the projector's, is left unprojected and the reason is reported.
+ * Routers follow the router rule (SLERP, t = α/3) whatever the toggles say.
+ */
+import { sigmoidWeights, projectInputSide, type GspProjector } from './gsp-projector.ts';
+import { magnitudeThreshold } from './magnitude-threshold.ts';
+import { resolveScale, type GateTable, type Granularity, type ScaleChoice } from './gate-scales.ts';
+import { editEmbedding, editLmHead, editRouter, type RowRuleOptions, type TokenRows } from './special-tensors.ts';
+import { classifyTensor, projectorKey, type TensorClass } from './tensor-classification.ts';
+import { addDelta, taskVector, type PairedEdit } from './tensor-pair.ts';
+
+export interface CraneStages {
+  readonly threshold: boolean;
+  readonly gate: boolean;
+  readonly gsp: boolean;
+}
+
+export interface CraneSettings extends RowRuleOptions {
+  readonly alpha: number;
+  /** Stage 1 keep-quantile q (0.5 reproduces the reference). */
+  readonly keepQuantile: number;
+  readonly tau: number;
+  /** Sigmoid steepness k; 4.6/τ by default. */
+  readonly steepness?: number;
+  readonly stages: CraneStages;
+  readonly granularity: Granularity;
+  /** Hand-set S values keyed by blockKey (`attention@3`, `expert.gate@7`, `norm@*`). */
+  readonly overrides?: ReadonlyMap<string, number>;
+  readonly tokens: TokenRows;
+}
+
+export interface CraneContext {
+  /** Scored gate blocks; null when no gate analysis exists (S = 1). */
+  readonly gate: GateTable | null;
+  /** The projector stored under a key such as `layer_3_attn_input`, if one was computed. */
+  readonly projector: (key: string) => GspProjector | undefined;
+}
+
+export interface CraneDelta {
+  readonly delta: Float32Array;
+  readonly scale: ScaleChoice;
+  /** Projector key applied, or null. */
+  readonly projectedWith: string | null;
+  /** Why a projection that the tensor's class calls for did not happen. */
+  readonly note?: string;
+}
+
+export function craneDelta(
+  tensor: TensorClass,
+  shape: readonly number[],
+  thetaI: Float32Array,
+  thetaT: Float32Array,
+  settings: CraneSettings,
+  context: CraneContext,
+): CraneDelta {
+  const scale = resolveScale(tensor, settings.stages.gate ? context.gate : null, settings);
+  const factor = settings.alpha * scale.value;
+  const raw = taskVector(thetaI, thetaT);
+  if (factor === 0) return { delta: new Float32Array(raw.length), scale, projectedWith: null };
+  const delta = settings.stages.threshold ? magnitudeThreshold(raw, settings.keepQuantile).values : raw;
+  for (let i = 0; i < delta.length; i++) delta[i] = factor * (delta[i] as number);
+  if (!settings.stages.gsp || tensor.gspKey === null || tensor.layer === null) return { delta, scale, projectedWith: null };
+  const key = projectorKey(tensor.layer, tensor.gspKey);
+  const projector = context.projector(key);
+  if (projector === undefined) return { delta, scale, projectedWith: null, note: `no projector ${key}: left unprojected` };
+  const dIn = shape[shape.length - 1] ?? 0;
+  if (dIn !== projector.dim) {
+    return { delta, scale, projectedWith: null, note: `input side ${dIn} ≠ projector ${key} width ${projector.dim}: left unprojected` };
+  }
+  const weights = sigmoidWeights(projector.sigma, settings.tau, settings.steepness ?? 4.6 / settings.tau);
+  return { delta: projectInputSide(delta, dIn, projector, weights), scale, projectedWith: key };
+}
+
+export function craneEdit(settings: CraneSettings, context: CraneContext): PairedEdit {
+  return (name, shape, thetaI, thetaT) => {
+    const tensor = classifyTensor(name);
+    switch (tensor.rule) {
+      case 'embedding': return { values: editEmbedding(thetaI, thetaT, shape, settings.tokens, settings) };
+      case 'lm_head': return { values: editLmHead(thetaI, thetaT, shape, settings.tokens, settings) };
+      case 'router': return { values: editRouter(thetaI, thetaT, settings.alpha) };
+      case 'crane': {
+        const { delta, note } = craneDelta(tensor, shape, thetaI, thetaT, settings, context);
+        return note === undefined ? { values: addDelta(thetaI, delta) } : { values: addDelta(thetaI, delta), note };
+      }
+    }
+  };
+}

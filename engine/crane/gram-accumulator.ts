@@ -1,0 +1,90 @@
+/**
+ * Stage 3 of CRANE, input: the Gram matrix HᵀH of captured activation rows, streamed.
+ *
+ *   const gram = new GramAccumulator(d);
+ *   gram.addRows(rows);            // row-major chunk of captured rows (N_chunk × d), fp32 or fp64
+ *   gram.addGram(partial, count);  // or a chunk's HᵀH computed elsewhere (e.g. a GPU matmul)
+ *   gram.gram()                    // full symmetric d×d, float64
+ *
+ * Not mean-centred (the spec): directions are those of the raw activations, so a large common
+ * offset is itself a protected direction. Rows are buffered column-wise and flushed in blocks:
+ * each flush touches the d×d accumulator once per block instead of once per row, which keeps
+ * a 2048-wide accumulation memory-friendly.
+ */
+
+const ROWS_PER_FLUSH = 256;
+
+export class GramAccumulator {
+  private readonly upper: Float64Array;
+  /** Buffered rows, transposed: column c of the block is buffer[c*ROWS_PER_FLUSH ..]. */
+  private readonly buffer: Float64Array;
+  private buffered = 0;
+  private total = 0;
+
+  constructor(readonly dim: number) {
+    if (!Number.isInteger(dim) || dim < 1) throw new RangeError(`dimension ${dim} must be a positive integer`);
+    this.upper = new Float64Array(dim * dim);
+    this.buffer = new Float64Array(dim * ROWS_PER_FLUSH);
+  }
+
+  /** Number of rows seen so far (through either entry point). */
+  get rowCount(): number {
+    return this.total;
+  }
+
+  addRows(rows: Float32Array | Float64Array): void {
+    const d = this.dim;
+    if (rows.length % d !== 0) throw new RangeError(`${rows.length} values are not whole rows of ${d}`);
+    for (let offset = 0; offset < rows.length; offset += d) {
+      for (let c = 0; c < d; c++) {
+        const v = rows[offset + c] as number;
+        if (!Number.isFinite(v)) throw new RangeError(`non-finite activation in row ${this.total}`);
+        this.buffer[c * ROWS_PER_FLUSH + this.buffered] = v;
+      }
+      this.buffered++;
+      this.total++;
+      if (this.buffered === ROWS_PER_FLUSH) this.flush();
+    }
+  }
+
+  /** Add a chunk's own HᵀH (d×d, symmetric, row-major) covering `rowCount` rows. */
+  addGram(partial: Float32Array | Float64Array, rowCount: number): void {
+    const d = this.dim;
+    if (partial.length !== d * d) throw new RangeError(`partial Gram has ${partial.length} entries, expected ${d}×${d}`);
+    for (let i = 0; i < d; i++) {
+      for (let j = i; j < d; j++) this.upper[i * d + j] = (this.upper[i * d + j] as number) + (partial[i * d + j] as number);
+    }
+    this.total += rowCount;
+  }
+
+  /** The full symmetric Gram matrix so far. */
+  gram(): Float64Array {
+    this.flush();
+    const d = this.dim;
+    const full = new Float64Array(d * d);
+    for (let i = 0; i < d; i++) {
+      for (let j = i; j < d; j++) {
+        const v = this.upper[i * d + j] as number;
+        full[i * d + j] = v;
+        full[j * d + i] = v;
+      }
+    }
+    return full;
+  }
+
+  private flush(): void {
+    const d = this.dim;
+    const count = this.buffered;
+    if (count === 0) return;
+    for (let i = 0; i < d; i++) {
+      const colI = i * ROWS_PER_FLUSH;
+      for (let j = i; j < d; j++) {
+        const colJ = j * ROWS_PER_FLUSH;
+        let dot = 0;
+        for (let r = 0; r < count; r++) dot += (this.buffer[colI + r] as number) * (this.buffer[colJ + r] as number);
+        this.upper[i * d + j] = (this.upper[i * d + j] as number) + dot;
+      }
+    }
+    this.buffered = 0;
+  }
+}

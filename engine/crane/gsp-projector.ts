@@ -1,0 +1,84 @@
+/**
+ * Stage 3 of CRANE: Graduated Sigmoidal Projection (GSP).
+ *
+ *   projectorFromGram(gram, d, options?) → GspProjector   (V_r and σ of one layer/key)
+ *   sigmoidWeights(sigma, tau?, steepness?) → w           (per-direction protection)
+ *   projectInputSide(delta, dIn, projector, w) → Δ'       (Δ' = Δ − Δ·V_r·diag(w)·V_rᵀ)
+ *
+ * σ_i = sqrt(max(λ_i, 0)) from the eigenvalues of HᵀH; at most r_max = 256 directions are
+ * kept, and only those with σ_i > 1e-5·σ_1. w_i = sigmoid(k·(σ_i/σ_1 − τ)), τ = 0.03 and
+ * k = 4.6/τ by default: w ≈ 0.01 at σ_i/σ_1 = 0, 0.5 at τ, ≈ 0.99 at 2τ. Strong format
+ * directions (w ≈ 1) are removed from the delta's input side; weak ones pass.
+ *
+ * Weights are stored PyTorch-style (d_out × d_in); any tensor whose LAST dimension is d_in
+ * works (fused 3-D expert tensors are rows of d_in too). The projection costs
+ * O(d_out·d_in·r): per output row, c = (Δ_o·V)⊙w, then Δ'_o = Δ_o − c·Vᵀ, never forming
+ * the d_in×d_in projector.
+ */
+import { symmetricEigen } from '../linalg/symmetric-eigen.ts';
+
+export const DEFAULT_MAX_RANK = 256;
+export const DEFAULT_RANK_CUT = 1e-5;
+export const DEFAULT_TAU = 0.03;
+
+export interface GspProjector {
+  readonly dim: number;
+  readonly rank: number;
+  /** V_r, d × r row-major: basis[j*rank + i] is coordinate j of direction i. */
+  readonly basis: Float32Array;
+  /** σ_1 ≥ … ≥ σ_r > rankCut·σ_1. */
+  readonly sigma: Float64Array;
+}
+
+export interface ProjectorOptions {
+  readonly maxRank?: number;
+  readonly rankCut?: number;
+}
+
+export function projectorFromGram(gram: Float64Array, dim: number, options: ProjectorOptions = {}): GspProjector {
+  const maxRank = options.maxRank ?? DEFAULT_MAX_RANK;
+  const rankCut = options.rankCut ?? DEFAULT_RANK_CUT;
+  const { values, vectors } = symmetricEigen(gram, dim);
+  const singular = values.map((lambda) => Math.sqrt(Math.max(lambda, 0)));
+  const sigma1 = singular[0] ?? 0;
+  let rank = 0;
+  while (rank < Math.min(maxRank, dim) && (singular[rank] as number) > rankCut * sigma1) rank++;
+  const basis = new Float32Array(dim * rank);
+  for (let i = 0; i < rank; i++) {
+    for (let j = 0; j < dim; j++) basis[j * rank + i] = vectors[i * dim + j] as number;
+  }
+  return { dim, rank, basis, sigma: singular.slice(0, rank) };
+}
+
+/** w_i = sigmoid(k·(σ_i/σ_1 − τ)); all zero when σ_1 = 0 (nothing to protect). */
+export function sigmoidWeights(sigma: Float64Array, tau: number = DEFAULT_TAU, steepness: number = 4.6 / tau): Float64Array {
+  const sigma1 = sigma[0] ?? 0;
+  if (!(sigma1 > 0)) return new Float64Array(sigma.length);
+  return sigma.map((s) => 1 / (1 + Math.exp(-steepness * (s / sigma1 - tau))));
+}
+
+export function projectInputSide(delta: Float32Array, dIn: number, projector: GspProjector, weights: Float64Array): Float32Array {
+  const { rank, basis } = projector;
+  if (projector.dim !== dIn) throw new RangeError(`projector is ${projector.dim}-wide, the tensor's input side is ${dIn}`);
+  if (delta.length % dIn !== 0) throw new RangeError(`${delta.length} values are not rows of ${dIn}`);
+  if (weights.length !== rank) throw new RangeError(`${weights.length} weights for ${rank} directions`);
+  const out = new Float32Array(delta.length);
+  const coefficients = new Float64Array(rank);
+  for (let offset = 0; offset < delta.length; offset += dIn) {
+    coefficients.fill(0);
+    for (let j = 0; j < dIn; j++) {
+      const x = delta[offset + j] as number;
+      if (x === 0) continue;
+      const row = j * rank;
+      for (let i = 0; i < rank; i++) coefficients[i] = (coefficients[i] as number) + x * (basis[row + i] as number);
+    }
+    for (let i = 0; i < rank; i++) coefficients[i] = (coefficients[i] as number) * (weights[i] as number);
+    for (let j = 0; j < dIn; j++) {
+      const row = j * rank;
+      let removed = 0;
+      for (let i = 0; i < rank; i++) removed += (coefficients[i] as number) * (basis[row + i] as number);
+      out[offset + j] = (delta[offset + j] as number) - removed;
+    }
+  }
+  return out;
+}

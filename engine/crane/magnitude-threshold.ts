@@ -1,0 +1,51 @@
+/**
+ * Stage 1 of CRANE: per-tensor magnitude thresholding T(δ).
+ *
+ *   magnitudeThreshold(delta, keepQuantile = 0.5) → { values, threshold, kept }
+ *
+ * m = the k-th smallest |δ| of this one tensor, k = max(1, floor(n·q)); entries with |δ| > m
+ * (strictly) survive and are multiplied by 1/(1−q), the rest become 0. At q = 0.5 this is the
+ * reference's lower median, k = max(1, floor(n/2)), and a ×2 rescale. Because the comparison
+ * is strict, ties at the threshold are all dropped: [1, 1, 1, 1] keeps nothing.
+ * The threshold is found by selection on a copy (expected O(n)), never by sorting.
+ */
+import { kthSmallestAbs } from '../linalg/kth-smallest.ts';
+
+export const DEFAULT_KEEP_QUANTILE = 0.5;
+
+export interface ThresholdedDelta {
+  /** T(δ): survivors rescaled by 1/(1−q), zeros elsewhere. Same length as the input. */
+  readonly values: Float32Array;
+  /** m, the magnitude that survivors strictly exceed. */
+  readonly threshold: number;
+  /** How many entries survived. */
+  readonly kept: number;
+}
+
+/** floor(n·fraction), with a 1e-12 relative nudge so that decimal fractions such as 0.29 do
+ *  not lose one to binary rounding (0.29·100 = 28.999999999999996 in float64). */
+export function countOfFraction(n: number, fraction: number): number {
+  return Math.floor(n * fraction * (1 + 1e-12));
+}
+
+/** k = max(1, floor(n·q)): the rank of the threshold magnitude. */
+export function thresholdRank(n: number, keepQuantile: number): number {
+  return Math.max(1, countOfFraction(n, keepQuantile));
+}
+
+export function magnitudeThreshold(delta: Float32Array, keepQuantile: number = DEFAULT_KEEP_QUANTILE): ThresholdedDelta {
+  if (!(keepQuantile >= 0 && keepQuantile < 1)) throw new RangeError(`keep quantile ${keepQuantile} must be in [0, 1)`);
+  const values = new Float32Array(delta.length);
+  if (delta.length === 0) return { values, threshold: 0, kept: 0 };
+  const threshold = kthSmallestAbs(delta, thresholdRank(delta.length, keepQuantile));
+  const rescale = 1 / (1 - keepQuantile);
+  let kept = 0;
+  for (let i = 0; i < delta.length; i++) {
+    const v = delta[i] as number;
+    if (Math.abs(v) > threshold) {
+      values[i] = v * rescale;
+      kept++;
+    }
+  }
+  return { values, threshold, kept };
+}
