@@ -1,0 +1,17 @@
+/**
+ * The renderer's one door into the engine (eslint lets renderer/ import `engine/protocol*` and
+ * nothing else under engine/): the protocol map, its schemas and types, and the client with its
+ * transports. Everything re-exported here is free of Node imports, so it bundles for the browser.
+ * The engine side (EngineHost, Handlers) lives in engine/protocol/ and is imported from there.
+ */
+export * from './protocol/analysis-schemas.ts';
+export * from './protocol/checkpoint-schemas.ts';
+export * from './protocol/client.ts';
+export * from './protocol/common-schemas.ts';
+export * from './protocol/errors.ts';
+export * from './protocol/frame.ts';
+export * from './protocol/limits.ts';
+export * from './protocol/methods.ts';
+export * from './protocol/project-schemas.ts';
+export * from './protocol/settings-schemas.ts';
+export * from './protocol/websocket-client.ts';

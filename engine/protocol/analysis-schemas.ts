@@ -1,0 +1,88 @@
+/**
+ * What the analysis produces and the views computed from it: gate metrics per block, the instant
+ * first-order preview, GSP spectra, side-by-side tensor views and measured (verified) losses.
+ * Bulk values are Float32Array so they travel in binary frames.
+ */
+import { z } from 'zod';
+import { blockSchema, float32Schema, matrixSchema, pathSchema, stageSchema } from './common-schemas.ts';
+import { mergeMethodSchema } from './settings-schemas.ts';
+
+export const analysisSummarySchema = z.strictObject({
+  projectDir: pathSchema,
+  stages: z.array(z.strictObject({ stage: stageSchema, cached: z.boolean(), seconds: z.number().nonnegative() })),
+});
+
+/** Settings-independent per-block metrics: one matrix each, rows = layers, cols = groups. */
+export const gateMetricsSchema = z.strictObject({
+  layers: z.int().nonnegative(),
+  groups: z.array(z.string()),
+  /** S_CTG(c, l): gate relative to the layer's reference block. */
+  gate: matrixSchema,
+  /** Σ s_R and Σ s_A over the block. */
+  sumReasoning: matrixSchema,
+  sumAgent: matrixSchema,
+  /** Share of the block's coordinates where s_R and s_A have opposite signs. */
+  conflictShare: matrixSchema,
+  /** ‖δ‖ / ‖θ_I‖. */
+  relativeDelta: matrixSchema,
+});
+
+/** ΔL ≈ g · Δθ, at the current α and along a sweep of α. */
+export const previewSchema = z.strictObject({
+  deltaLossReasoning: z.number(),
+  deltaLossAgent: z.number(),
+  curve: z
+    .strictObject({ alphas: float32Schema, deltaLossReasoning: float32Schema, deltaLossAgent: float32Schema })
+    .refine((c) => c.deltaLossReasoning.length === c.alphas.length && c.deltaLossAgent.length === c.alphas.length, 'curve arrays must have one value per α'),
+  /** Settings-dependent heatmaps: α · S per block, and ‖Δ'‖ / ‖Δ‖ after thresholding and GSP. */
+  effectiveScale: matrixSchema,
+  retainedNorm: matrixSchema,
+});
+
+export const activationKeySchema = z.enum(['attn_input', 'ffn_input']);
+
+/** The singular spectrum of one layer's format activations with the sigmoid mask over it. */
+export const spectrumSchema = z
+  .strictObject({
+    layer: z.int().nonnegative(),
+    key: activationKeySchema,
+    /** σ_i / σ₁, descending. */
+    sigmaRatio: float32Schema,
+    /** w_i = sigmoid(k · (σ_i/σ₁ − τ)). */
+    weights: float32Schema,
+    /** Σ w_i: how many directions are effectively removed. */
+    removedDirections: z.number().nonnegative(),
+    /** ‖Δ'‖² / ‖Δ‖² over the tensors this key projects. */
+    retainedFraction: z.number().min(0).max(1),
+  })
+  .refine((s) => s.weights.length === s.sigmaRatio.length, 'one weight per singular value');
+
+const histogramSchema = z
+  .strictObject({ edges: float32Schema, counts: float32Schema })
+  .refine((h) => h.edges.length === h.counts.length + 1, 'edges must have one more entry than counts');
+
+/** One tensor of a block as Instruct, Thinking and the edit see it. */
+export const tensorViewSchema = z.strictObject({
+  name: z.string(),
+  shape: z.array(z.int().nonnegative()),
+  norms: z.strictObject({ instruct: z.number(), thinking: z.number(), edited: z.number(), delta: z.number() }),
+  values: z.strictObject({ instruct: histogramSchema, thinking: histogramSchema, edited: histogramSchema }),
+  delta: histogramSchema,
+  /** Fraction of entries stage 1 keeps. */
+  keptFraction: z.number().min(0).max(1),
+  /** Downsampled |Δ| before and after projection. */
+  deltaMap: z.strictObject({ before: matrixSchema, after: matrixSchema }),
+});
+
+export const layerViewSchema = z.strictObject({ block: blockSchema, tensors: z.array(tensorViewSchema) });
+
+const lossPairSchema = z.strictObject({ reasoning: z.number(), agent: z.number() });
+
+/** Held-out calibration losses of the edited weights next to θ_I's. */
+export const verifyResultSchema = z.strictObject({
+  method: mergeMethodSchema,
+  edited: lossPairSchema,
+  base: lossPairSchema,
+  tokens: z.strictObject({ reasoning: z.int().nonnegative(), agent: z.int().nonnegative() }),
+  seconds: z.number().nonnegative(),
+});
