@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { slerpInto } from './slerp.ts';
+import { editEmbedding, editLmHead, editRouter } from './special-tensors.ts';
+
+const norm = (a: Float32Array) => Math.hypot(...a);
+
+describe('slerpInto', () => {
+  const a = Float32Array.of(1, 0);
+  const b = Float32Array.of(0, 1);
+  const at = (t: number, x = a, y = b) => {
+    const out = new Float32Array(x.length);
+    slerpInto(x, y, t, out);
+    return out;
+  };
+
+  it('returns θ_I at t = 0 and θ_T at t = 1', () => {
+    const x = Float32Array.of(0.3, -1.2, 2);
+    const y = Float32Array.of(-0.7, 0.4, 1.1);
+    at(0, x, y).forEach((v, i) => expect(v).toBeCloseTo(x[i] as number, 6));
+    at(1, x, y).forEach((v, i) => expect(v).toBeCloseTo(y[i] as number, 6));
+  });
+
+  it('moves along the arc: equal norms are preserved, the midpoint of a right angle is (1,1)/√2', () => {
+    const mid = at(0.5);
+    expect(mid[0]).toBeCloseTo(Math.SQRT1_2, 6);
+    expect(mid[1]).toBeCloseTo(Math.SQRT1_2, 6);
+    for (const t of [0.1, 0.33, 0.9]) expect(norm(at(t))).toBeCloseTo(1, 6);
+    // Linear interpolation would shrink the midpoint to norm √2/2.
+    expect(norm(mid)).toBeGreaterThan(0.99);
+  });
+
+  it('falls back to linear interpolation when cos θ > 0.9995 and when a vector is zero', () => {
+    const x = Float32Array.of(1, 0);
+    const y = Float32Array.of(1, 0.01); // cos ≈ 0.99995
+    const out = at(0.5, x, y);
+    expect(out[1]).toBeCloseTo(0.005, 7);
+    expect(Array.from(at(0.25, Float32Array.of(0, 0), Float32Array.of(4, 8)))).toEqual([1, 2]);
+  });
+
+  it('interpolates only the given range', () => {
+    const out = new Float32Array(4).fill(9);
+    slerpInto(Float32Array.of(1, 0, 1, 0), Float32Array.of(0, 1, 0, 1), 1, out, 2, 4);
+    expect(Array.from(out)).toEqual([9, 9, 0, 1]);
+  });
+});
+
+describe('special tensors', () => {
+  // 4 tokens × 2: θ_I rows (1,1), (2,2), (3,3), (4,4); θ_T = θ_I + 10.
+  const thetaI = Float32Array.of(1, 1, 2, 2, 3, 3, 4, 4);
+  const thetaT = thetaI.map((v) => v + 10);
+  const shape = [4, 2];
+
+  it('embedding: θ_I except the think rows, which move 0.8 of the way to θ_T', () => {
+    expect(Array.from(editEmbedding(thetaI, thetaT, shape, { think: [1, 3] }))).toEqual([1, 1, 10, 10, 3, 3, 12, 12]);
+  });
+
+  it('lm_head: θ_I + 0.03·δ; special rows reset to θ_I; think rows θ_I + 0.8·δ', () => {
+    const out = editLmHead(thetaI, thetaT, shape, { think: [3], special: [0] });
+    expect(Array.from(out.subarray(0, 2))).toEqual([1, 1]);
+    expect(out[2]).toBeCloseTo(2.3, 6);
+    expect(out[4]).toBeCloseTo(3.3, 6);
+    expect(Array.from(out.subarray(6))).toEqual([12, 12]);
+  });
+
+  it('token ids are parameters: none given, no row special', () => {
+    const out = editLmHead(thetaI, thetaT, shape, { think: [], special: [] });
+    out.forEach((v, i) => expect(v).toBeCloseTo((thetaI[i] as number) + 0.3, 6));
+    expect(() => editEmbedding(thetaI, thetaT, shape, { think: [4] })).toThrow(/not a row/);
+  });
+
+  it('router: SLERP over the flattened tensor with t = α/3', () => {
+    const i = Float32Array.of(1, 0, 0, 0);
+    const t = Float32Array.of(0, 0, 0, 1);
+    const out = editRouter(i, t, 1.5); // t = 0.5 on a right angle
+    expect(out[0]).toBeCloseTo(Math.SQRT1_2, 6);
+    expect(out[3]).toBeCloseTo(Math.SQRT1_2, 6);
+    expect(Array.from(editRouter(i, t, 0))).toEqual([1, 0, 0, 0]);
+  });
+});
