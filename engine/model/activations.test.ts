@@ -41,7 +41,7 @@ describe('activation capture', () => {
     const rope = ropeTables(spec, 0, ids.length);
     for (let l = 0; l < spec.numLayers; l++) {
       const p = await readLayer(checkpoint, spec, l);
-      const o = decoderLayer(spec, p, x, rope);
+      const o = decoderLayer(spec, p.params, x, rope);
       out.push({ attn: o.attnInput.dataSync() as Float32Array, ffn: o.ffnInput.dataSync() as Float32Array });
       x = o.out;
     }

@@ -7,9 +7,9 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { decoderLayer, type KvEntry } from './decoder-layer.ts';
 import { embedTokens, type ModelContext } from './forward.ts';
-import { headLogits, readHead, type HeadWeights } from './head.ts';
+import { disposeHead, headLogits, readHead, type HeadWeights } from './head.ts';
 import { ropeTables } from './rope.ts';
-import { readLayer, type LayerParams } from './weights.ts';
+import { disposeLayer, readLayer, type LayerWeights } from './weights.ts';
 
 export interface DecodeOptions {
   readonly maxNewTokens: number;
@@ -34,7 +34,7 @@ export async function greedyDecode(ctx: ModelContext, prompt: ArrayLike<number>,
   const { spec } = ctx;
   const stops = new Set(options.stopTokenIds ?? spec.eosTokenIds);
   const embedding = await ctx.embedding();
-  const layers: LayerParams[] = [];
+  const layers: LayerWeights[] = [];
   let head: HeadWeights | undefined;
   let cache: KvEntry[] | undefined;
   try {
@@ -46,7 +46,7 @@ export async function greedyDecode(ctx: ModelContext, prompt: ArrayLike<number>,
         const rope = ropeTables(spec, start, ids.length);
         let x = tf.tensor2d(embedTokens(embedding, ids, spec.hiddenSize), [ids.length, spec.hiddenSize]);
         const kv = layers.map((p, l) => {
-          const o = decoderLayer(spec, p, x, rope, past?.[l]);
+          const o = decoderLayer(spec, p.params, x, rope, past?.[l]);
           x = o.out;
           return o.kv;
         });
@@ -79,8 +79,8 @@ export async function greedyDecode(ctx: ModelContext, prompt: ArrayLike<number>,
     }
   } finally {
     disposeCache(cache);
-    for (const p of layers) tf.dispose(Object.values(p));
-    if (head !== undefined) tf.dispose([head.norm, head.lmHead]);
+    layers.forEach(disposeLayer);
+    if (head !== undefined) disposeHead(head);
   }
 }
 

@@ -6,9 +6,12 @@
  *   f = post_attention_layernorm(h); out = h + SwiGLU(f)
  *
  * Attention: GQA with causal masking, optional q/k biases, optional per-head q/k RMSNorm before
- * RoPE (Qwen3). Query heads of one KV group are laid out contiguously ([Hkv, g·T, d]) so one
- * batched matmul per KV head serves the whole group without repeating K/V. An optional KV cache
- * (`past`) holds keys/values of earlier positions for incremental decoding.
+ * RoPE (Qwen3). Query heads of one KV group are stacked ([g·T, d]) so one rank-2 matmul per KV
+ * head serves the whole group without repeating K/V. An optional KV cache (`past`) holds
+ * keys/values of earlier positions for incremental decoding.
+ *
+ * Linear weights in `p` are in compute layout [in, out]; `stored` optionally carries the same
+ * weights as [out, in] for a transpose-free backward (see ops.ts linear).
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { ModelSpec } from './config.ts';
@@ -33,26 +36,25 @@ export interface LayerOutput {
 }
 
 /** Runs the layer on x [T, hidden] at positions past.length … past.length+T−1. */
-export function decoderLayer(spec: ModelSpec, p: LayerParams, x: tf.Tensor2D, rope: RopeTables, past?: KvEntry): LayerOutput {
+export function decoderLayer(spec: ModelSpec, p: LayerParams, x: tf.Tensor2D, rope: RopeTables, past?: KvEntry, stored?: LayerParams): LayerOutput {
   const eps = spec.rmsNormEps;
+  const proj = (name: string, input: tf.Tensor2D): tf.Tensor2D =>
+    linear(input, param(p, `${name}.weight`), optionalParam(p, `${name}.bias`), stored === undefined ? undefined : optionalParam(stored, `${name}.weight`));
   const attnInput = rmsNorm(x, param(p, 'input_layernorm.weight'), eps);
-  const { out: attnOut, kv } = attention(spec, p, attnInput, rope, past);
+  const { out: attnOut, kv } = attention(spec, p, attnInput, rope, proj, past);
   const h = tf.add<tf.Tensor2D>(x, attnOut);
   const ffnInput = rmsNorm(h, param(p, 'post_attention_layernorm.weight'), eps);
-  const mlp = swiglu(ffnInput, param(p, 'mlp.gate_proj.weight'), param(p, 'mlp.up_proj.weight'), param(p, 'mlp.down_proj.weight'), {
-    gate: optionalParam(p, 'mlp.gate_proj.bias'),
-    up: optionalParam(p, 'mlp.up_proj.bias'),
-    down: optionalParam(p, 'mlp.down_proj.bias'),
-  });
+  const mlp = swiglu(ffnInput, (name, input) => proj(`mlp.${name}`, input));
   return { out: tf.add<tf.Tensor2D>(h, mlp), attnInput, ffnInput, kv };
 }
 
-function attention(spec: ModelSpec, p: LayerParams, a: tf.Tensor2D, rope: RopeTables, past?: KvEntry): { out: tf.Tensor2D; kv: KvEntry } {
+type Projection = (name: string, input: tf.Tensor2D) => tf.Tensor2D;
+
+function attention(spec: ModelSpec, p: LayerParams, a: tf.Tensor2D, rope: RopeTables, proj: Projection, past?: KvEntry): { out: tf.Tensor2D; kv: KvEntry } {
   const { numHeads: nh, numKvHeads: nkv, headDim: d } = spec;
   const group = nh / nkv;
   const t = a.shape[0];
-  const project = (name: string, heads: number): tf.Tensor3D =>
-    tf.reshape(linear(a, param(p, `self_attn.${name}.weight`), optionalParam(p, `self_attn.${name}.bias`)), [t, heads, d]);
+  const project = (name: string, heads: number): tf.Tensor3D => tf.reshape(proj(`self_attn.${name}`, a), [t, heads, d]);
   let q = project('q_proj', nh);
   let k = project('k_proj', nkv);
   const v = project('v_proj', nkv);
@@ -68,14 +70,22 @@ function attention(spec: ModelSpec, p: LayerParams, a: tf.Tensor2D, rope: RopeTa
   const vAll = past === undefined ? vNew : tf.concat([past.v, vNew], 1);
   const pastLength = past === undefined ? 0 : past.k.shape[1];
   const total = pastLength + t;
+  const mask = t === 1 ? undefined : causalMask(t, pastLength);
 
-  const qGrouped = tf.reshape(tf.transpose(q, [1, 0, 2]), [nkv, group * t, d]);
-  const scores = tf.reshape(tf.mul(tf.matMul(qGrouped, kAll, false, true), 1 / Math.sqrt(d)), [nkv, group, t, total]);
-  const masked = t === 1 ? scores : tf.add<tf.Tensor4D>(scores, causalMask(t, pastLength));
-  const probs = tf.reshape(tf.softmax(masked), [nkv, group * t, total]);
-  const context = tf.reshape<tf.Rank.R2>(tf.transpose(tf.reshape(tf.matMul(probs, vAll), [nh, t, d]), [1, 0, 2]), [t, nh * d]);
-  const out = linear(context, param(p, 'self_attn.o_proj.weight'), optionalParam(p, 'self_attn.o_proj.bias'));
-  return { out, kv: { k: kAll, v: vAll } };
+  // One rank-2 product per KV head (wasm runs batched/transposed products ~10× slower); the
+  // group's query heads are stacked as rows, so K/V are never repeated.
+  const qHeads = tf.split(tf.reshape(tf.transpose(q, [1, 0, 2]), [nkv, group * t, d]), nkv, 0);
+  const kHeads = tf.split(kAll, nkv, 0);
+  const vHeads = tf.split(vAll, nkv, 0);
+  const contexts = qHeads.map((qh, h) => {
+    const kT = tf.transpose(tf.reshape(kHeads[h] as tf.Tensor, [total, d]));
+    const scores = tf.reshape(tf.mul(tf.matMul(tf.reshape(qh, [group * t, d]), kT), 1 / Math.sqrt(d)), [group, t, total]);
+    const probs = tf.softmax(mask === undefined ? scores : tf.add(scores, mask));
+    return tf.matMul(tf.reshape(probs, [group * t, total]), tf.reshape(vHeads[h] as tf.Tensor, [total, d]));
+  });
+  const merged = tf.reshape(contexts.length === 1 ? (contexts[0] as tf.Tensor) : tf.concat(contexts, 0), [nh, t, d]);
+  const context = tf.reshape<tf.Rank.R2>(tf.transpose(merged, [1, 0, 2]), [t, nh * d]);
+  return { out: proj('self_attn.o_proj', context), kv: { k: kAll, v: vAll } };
 }
 
 /** Additive mask [T, past+T]: query i (position past+i) sees keys 0 … past+i. */

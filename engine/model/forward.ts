@@ -9,7 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { ModelSpec } from './config.ts';
 import { decoderLayer, type LayerOutput } from './decoder-layer.ts';
 import { ropeTables, type RopeTables } from './rope.ts';
-import { EMBED_NAME, readChecked, readLayer, type LayerParams, type WeightSource } from './weights.ts';
+import { EMBED_NAME, disposeLayer, readChecked, readLayer, type LayerParams, type WeightSource } from './weights.ts';
 
 /** What the model runtime needs from a loaded checkpoint. */
 export interface ModelContext {
@@ -79,11 +79,11 @@ export async function forwardLayers(
   try {
     for (let layer = options.from ?? 0; layer < (options.to ?? spec.numLayers); layer++) {
       options.keep?.(layer, [...hidden]);
-      const params = await readLayer(ctx.checkpoint, spec, layer);
+      const weights = await readLayer(ctx.checkpoint, spec, layer);
       try {
-        for (let s = 0; s < hidden.length; s++) hidden[s] = layerOnSequence(spec, params, hidden[s] as Float32Array, ropes, (o) => options.hook?.(layer, s, o));
+        for (let s = 0; s < hidden.length; s++) hidden[s] = layerOnSequence(spec, weights.params, hidden[s] as Float32Array, ropes, (o) => options.hook?.(layer, s, o));
       } finally {
-        tf.dispose(Object.values(params));
+        disposeLayer(weights);
       }
       await options.onLayerDone?.(layer);
     }

@@ -9,26 +9,35 @@ import * as tf from '@tensorflow/tfjs-core';
 import '../tensor/gradients.ts';
 import type { ModelSpec } from './config.ts';
 import type { ModelContext } from './forward.ts';
-import { rmsNorm } from './ops.ts';
+import { linear, rmsNorm } from './ops.ts';
 import { FINAL_NORM_NAME, LM_HEAD_NAME, readChecked } from './weights.ts';
 
 export interface HeadWeights {
   readonly norm: tf.Tensor1D;
-  /** [vocab, hidden] (the embedding when tied). */
+  /** lm_head (the embedding when tied) in compute layout [hidden, vocab]. */
   readonly lmHead: tf.Tensor2D;
+  /** The same as stored, [vocab, hidden]: kept only for the gradient pass (transpose-free dx). */
+  readonly stored?: tf.Tensor2D;
 }
 
-/** Reads model.norm and lm_head (or the tied embedding) into tensors; the caller disposes them. */
-export async function readHead(ctx: ModelContext): Promise<HeadWeights> {
+/** Reads model.norm and lm_head (or the tied embedding) into tensors; dispose with disposeHead. */
+export async function readHead(ctx: ModelContext, keepStored = false): Promise<HeadWeights> {
   const { spec, checkpoint } = ctx;
   const norm = await readChecked(checkpoint, FINAL_NORM_NAME, [spec.hiddenSize]);
-  const head = spec.tiedEmbeddings ? await ctx.embedding() : await readChecked(checkpoint, LM_HEAD_NAME, [spec.vocabSize, spec.hiddenSize]);
-  return { norm: tf.tensor1d(norm), lmHead: tf.tensor2d(head, [spec.vocabSize, spec.hiddenSize]) };
+  const values = spec.tiedEmbeddings ? await ctx.embedding() : await readChecked(checkpoint, LM_HEAD_NAME, [spec.vocabSize, spec.hiddenSize]);
+  const stored = tf.tensor2d(values, [spec.vocabSize, spec.hiddenSize]);
+  const lmHead = tf.transpose(stored);
+  if (!keepStored) stored.dispose();
+  return { norm: tf.tensor1d(norm), lmHead, ...(keepStored ? { stored } : {}) };
+}
+
+export function disposeHead(head: HeadWeights): void {
+  tf.dispose([head.norm, head.lmHead, ...(head.stored === undefined ? [] : [head.stored])]);
 }
 
 /** Logits [rows, vocab] of hidden states [rows, hidden]. */
 export function headLogits(spec: ModelSpec, head: HeadWeights, hidden: tf.Tensor2D): tf.Tensor2D {
-  return tf.matMul(rmsNorm(hidden, head.norm, spec.rmsNormEps), head.lmHead, false, true);
+  return linear(rmsNorm(hidden, head.norm, spec.rmsNormEps), head.lmHead, undefined, head.stored);
 }
 
 /** Rows (t−1) whose next token is a target, and those target ids. */
@@ -61,7 +70,7 @@ export interface HeadGrads {
   readonly loss: number;
   /** d(scale·loss)/d(final hidden), [T·hidden] (zero on rows that predict nothing). */
   readonly dHidden: Float32Array;
-  /** d/d model.norm.weight and d/d lm_head, present when asked for. */
+  /** d/d model.norm.weight and d/d lm_head (compute layout [hidden, vocab]), when asked for. */
   readonly dNorm?: tf.Tensor1D;
   readonly dLmHead?: tf.Tensor2D;
 }
@@ -89,7 +98,7 @@ export function headLossAndGrads(
     const step = tf.tidy(() => {
       const h = tf.tensor2d(gatherRows(hidden, rows, width), [rows.length, width]);
       const f = (x: tf.Tensor, norm: tf.Tensor, lm: tf.Tensor): tf.Scalar =>
-        tf.div(crossEntropySum(headLogits(spec, { norm: norm as tf.Tensor1D, lmHead: lm as tf.Tensor2D }, x as tf.Tensor2D), labels), count);
+        tf.div(crossEntropySum(headLogits(spec, { ...head, norm: norm as tf.Tensor1D, lmHead: lm as tf.Tensor2D }, x as tf.Tensor2D), labels), count);
       const args = options.weightGrads ? [h, head.norm, head.lmHead] : [h];
       const run = options.weightGrads ? f : (x: tf.Tensor) => f(x, head.norm, head.lmHead);
       const { value, grads } = tf.valueAndGrads(run as (...a: tf.Tensor[]) => tf.Scalar)(args, tf.scalar(options.scale));

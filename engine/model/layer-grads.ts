@@ -22,10 +22,10 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import '../tensor/gradients.ts';
-import { decoderLayer } from './decoder-layer.ts';
 import { RopeCache, embedTokens, forwardLayers, type ModelContext } from './forward.ts';
-import { accumulate, headLossAndGrads, readHead, targetRows } from './head.ts';
-import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME, layerTensorName, readLayer } from './weights.ts';
+import { backwardLayer } from './layer-backward.ts';
+import { accumulate, disposeHead, headLossAndGrads, readHead, targetRows } from './head.ts';
+import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME } from './weights.ts';
 
 /** One training sequence: token ids and which of them are loss targets (t ≥ 1; default all). */
 export interface LossSequence {
@@ -69,7 +69,7 @@ export async function lossAndLayerGrads(ctx: ModelContext, batch: readonly LossS
   const stash: (readonly Float32Array[] | undefined)[] = [];
   await forwardLayers(ctx, hidden, { keep: (layer, inputs) => (stash[layer] = inputs) });
 
-  const head = await readHead(ctx);
+  const head = await readHead(ctx, options.headGrads === true);
   let grads: Float32Array[];
   const sequenceLosses: number[] = [];
   let dNorm: tf.Tensor1D | undefined;
@@ -83,7 +83,7 @@ export async function lossAndLayerGrads(ctx: ModelContext, batch: readonly LossS
       return r.dHidden;
     });
   } finally {
-    tf.dispose([head.norm, head.lmHead]);
+    disposeHead(head);
   }
 
   const ropes = new RopeCache(spec);
@@ -93,7 +93,7 @@ export async function lossAndLayerGrads(ctx: ModelContext, batch: readonly LossS
       stash[layer] = undefined;
       const layerGrads = await backwardLayer(ctx, layer, inputs, grads, ropes);
       grads = layerGrads.dInputs;
-      await onLayer(layer, layerGrads.params);
+      await onLayer(layer, layerGrads.grads);
     }
   } finally {
     ropes.dispose();
@@ -104,40 +104,12 @@ export async function lossAndLayerGrads(ctx: ModelContext, batch: readonly LossS
   return { loss, sequenceLosses, targetCounts: seqs.map((s) => s.rows.length) };
 }
 
-async function backwardLayer(ctx: ModelContext, layer: number, inputs: readonly Float32Array[], dOut: readonly Float32Array[], ropes: RopeCache) {
-  const { spec } = ctx;
-  const params = await readLayer(ctx.checkpoint, spec, layer);
-  const keys = Object.keys(params);
-  const sums = new Map<string, tf.Tensor>();
-  const dInputs: Float32Array[] = [];
-  try {
-    inputs.forEach((input, s) => {
-      const length = input.length / spec.hiddenSize;
-      const [dx, ...dParams] = tf.tidy(() => {
-        const f = (x: tf.Tensor, ...ps: tf.Tensor[]): tf.Tensor => {
-          const named = Object.fromEntries(keys.map((k, i) => [k, ps[i] as tf.Tensor]));
-          return decoderLayer(spec, named, x as tf.Tensor2D, ropes.get(length)).out;
-        };
-        const x = tf.tensor2d(input, [length, spec.hiddenSize]);
-        return tf.grads(f)([x, ...keys.map((k) => params[k] as tf.Tensor)], tf.tensor2d(dOut[s] as Float32Array, [length, spec.hiddenSize]));
-      });
-      dInputs.push((dx as tf.Tensor).dataSync() as Float32Array);
-      (dx as tf.Tensor).dispose();
-      keys.forEach((k, i) => sums.set(k, accumulate(sums.get(k), dParams[i] as tf.Tensor)));
-    });
-    const named = new Map<string, Float32Array>();
-    for (const k of keys) named.set(layerTensorName(layer, k), (sums.get(k) as tf.Tensor).dataSync() as Float32Array);
-    return { dInputs, params: named };
-  } finally {
-    tf.dispose([...Object.values(params), ...sums.values()]);
-  }
-}
-
 /** model.norm, lm_head and embedding gradients (embedding = lookup scatter [+ lm_head if tied]). */
 function headGradMap(ctx: ModelContext, embedding: Float32Array, batch: readonly LossSequence[], dEmbedOut: readonly Float32Array[], dNorm?: tf.Tensor1D, dLmHead?: tf.Tensor2D): Map<string, Float32Array> {
   const width = ctx.spec.hiddenSize;
   const out = new Map<string, Float32Array>();
-  const dHead = dLmHead === undefined ? new Float32Array(embedding.length) : Float32Array.from(dLmHead.dataSync());
+  // dLmHead is in compute layout [hidden, vocab]; the checkpoint stores [vocab, hidden].
+  const dHead = dLmHead === undefined ? new Float32Array(embedding.length) : transposedValues(dLmHead);
   if (dNorm !== undefined) out.set(FINAL_NORM_NAME, Float32Array.from(dNorm.dataSync()));
   tf.dispose([dNorm, dLmHead].filter((t) => t !== undefined));
   const dEmbed = ctx.spec.tiedEmbeddings ? dHead : new Float32Array(embedding.length);
@@ -151,4 +123,11 @@ function headGradMap(ctx: ModelContext, embedding: Float32Array, batch: readonly
   if (!ctx.spec.tiedEmbeddings) out.set(LM_HEAD_NAME, dHead);
   out.set(EMBED_NAME, dEmbed);
   return out;
+}
+
+function transposedValues(t: tf.Tensor2D): Float32Array {
+  const transposed = tf.transpose(t);
+  const values = Float32Array.from(transposed.dataSync());
+  transposed.dispose();
+  return values;
 }

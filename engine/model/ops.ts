@@ -1,9 +1,10 @@
 /**
  * The differentiable building blocks of a Llama-family decoder, as plain tfjs expressions (so
- * tf.grads can differentiate any composition of them): RMSNorm, linear layers with PyTorch
- * weight layout, SwiGLU, and rotate-half RoPE from precomputed half-width cos/sin tables.
+ * tf.grads can differentiate any composition of them): RMSNorm, linear layers on weights in
+ * compute layout [in, out], SwiGLU, and rotate-half RoPE from precomputed half-width cos/sin tables.
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { matMul } from '../tensor/matmul.ts';
 
 /** HF RMSNorm over the last axis: w · x / sqrt(mean(x²) + eps). */
 export function rmsNorm<T extends tf.Tensor>(x: T, weight: tf.Tensor1D, eps: number): T {
@@ -11,23 +12,33 @@ export function rmsNorm<T extends tf.Tensor>(x: T, weight: tf.Tensor1D, eps: num
   return tf.mul(tf.mul(x, tf.rsqrt(tf.add(variance, eps))), weight) as T;
 }
 
-/** y = x·Wᵀ (+ b) with W stored PyTorch-style as [out, in]. */
-export function linear(x: tf.Tensor2D, weight: tf.Tensor2D, bias?: tf.Tensor1D): tf.Tensor2D {
-  const y: tf.Tensor2D = tf.matMul(x, weight, false, true);
+/**
+ * y = x·W (+ b) with W in compute layout [in, out] (the checkpoint's [out, in] transposed once
+ * at load: plain products are what wasm runs fast). `wOut`, the same weight as stored [out, in],
+ * lets the backward compute dx = dy·wOut without transposing W on every call.
+ */
+export function linear(x: tf.Tensor2D, w: tf.Tensor2D, bias?: tf.Tensor1D, wOut?: tf.Tensor2D): tf.Tensor2D {
+  const y: tf.Tensor2D = wOut === undefined ? tf.matMul(x, w) : productWithKnownTranspose(x, w, wOut);
   return bias === undefined ? y : tf.add<tf.Tensor2D>(y, bias);
 }
 
+function productWithKnownTranspose(x: tf.Tensor2D, w: tf.Tensor2D, wOut: tf.Tensor2D): tf.Tensor2D {
+  const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+    const [xx, ww, save] = args as [tf.Tensor2D, tf.Tensor2D, tf.GradSaveFunc];
+    save([xx]);
+    return {
+      value: tf.matMul(xx, ww),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => [tf.matMul(dy as tf.Tensor2D, wOut), matMul(saved[0] as tf.Tensor2D, dy, true, false)],
+    };
+  });
+  return op(x, w) as tf.Tensor2D;
+}
+
 /** SwiGLU MLP: down( silu(gate(x)) · up(x) ). */
-export function swiglu(
-  x: tf.Tensor2D,
-  gate: tf.Tensor2D,
-  up: tf.Tensor2D,
-  down: tf.Tensor2D,
-  bias?: { gate?: tf.Tensor1D; up?: tf.Tensor1D; down?: tf.Tensor1D },
-): tf.Tensor2D {
-  const g = linear(x, gate, bias?.gate);
-  const silu = tf.mul(g, tf.sigmoid(g));
-  return linear(tf.mul(silu, linear(x, up, bias?.up)), down, bias?.down);
+export function swiglu(x: tf.Tensor2D, proj: (name: 'gate_proj' | 'up_proj' | 'down_proj', input: tf.Tensor2D) => tf.Tensor2D): tf.Tensor2D {
+  const g = proj('gate_proj', x);
+  const silu = tf.mul<tf.Tensor2D>(g, tf.sigmoid(g));
+  return proj('down_proj', tf.mul(silu, proj('up_proj', x)));
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { embedTokens, forwardLayers, type ModelContext } from './forward.ts';
-import { crossEntropySum, gatherRows, headLogits, readHead, targetRows } from './head.ts';
+import { crossEntropySum, disposeHead, gatherRows, headLogits, readHead, targetRows } from './head.ts';
 import type { LossSequence } from './layer-grads.ts';
 
 export interface Logits {
@@ -34,7 +34,7 @@ export async function forwardLogits(ctx: ModelContext, ids: ArrayLike<number>, p
     });
     return { values, rows: rows.length, vocab: ctx.spec.vocabSize };
   } finally {
-    tf.dispose([head.norm, head.lmHead]);
+    disposeHead(head);
   }
 }
 
@@ -63,6 +63,6 @@ export async function sequenceLosses(ctx: ModelContext, batch: readonly LossSequ
       return { loss: rows.length === 0 ? Number.NaN : sum / rows.length, targets: rows.length };
     });
   } finally {
-    tf.dispose([head.norm, head.lmHead]);
+    disposeHead(head);
   }
 }

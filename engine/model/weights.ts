@@ -60,18 +60,52 @@ export async function readChecked(checkpoint: WeightSource, name: string, shape:
   return checkpoint.readFloat32(name);
 }
 
-/** Reads decoder layer `layer` from disk into fresh tensors; the caller disposes them. */
-export async function readLayer(checkpoint: WeightSource, spec: ModelSpec, layer: number): Promise<LayerParams> {
+/** Linear (projection) weights are held transposed, [in, out], while in tfjs: the compute layout. */
+export function isLinearWeight(key: string): boolean {
+  return key.endsWith('_proj.weight');
+}
+
+/** One decoder layer in memory. */
+export interface LayerWeights {
+  /** Every parameter, linear weights in compute layout [in, out]. What gradients are taken of. */
+  readonly params: LayerParams;
+  /** Linear weights as stored, [out, in] — only when read for training (fast input gradients). */
+  readonly stored: LayerParams;
+}
+
+/**
+ * Reads decoder layer `layer` from disk into fresh tensors (the caller disposes them with
+ * disposeLayer). `keepStored` also keeps the [out, in] copies of the linear weights (2× their
+ * memory) so the backward pass never transposes a weight.
+ */
+export async function readLayer(checkpoint: WeightSource, spec: ModelSpec, layer: number, keepStored = false): Promise<LayerWeights> {
   const params: Record<string, tf.Tensor> = {};
+  const stored: Record<string, tf.Tensor> = {};
   try {
     for (const [key, shape] of layerParamShapes(spec)) {
-      params[key] = tf.tensor(await readChecked(checkpoint, layerTensorName(layer, key), shape), [...shape]);
+      const value = tf.tensor(await readChecked(checkpoint, layerTensorName(layer, key), shape), [...shape]);
+      if (!isLinearWeight(key)) {
+        params[key] = value;
+        continue;
+      }
+      params[key] = tf.transpose(value);
+      if (keepStored) stored[key] = value;
+      else value.dispose();
     }
   } catch (error) {
-    tf.dispose(Object.values(params));
+    tf.dispose([...Object.values(params), ...Object.values(stored)]);
     throw error;
   }
-  return params;
+  return { params, stored };
+}
+
+export function disposeLayer(weights: LayerWeights): void {
+  tf.dispose([...Object.values(weights.params), ...Object.values(weights.stored)]);
+}
+
+/** A gradient taken in compute layout, back in the checkpoint's layout. */
+export function toStoredLayout(key: string, grad: tf.Tensor): tf.Tensor {
+  return isLinearWeight(key) ? tf.transpose(grad) : grad;
 }
 
 /** The output projection's checkpoint name: lm_head, or the embedding when tied (authoritative even if a copy of lm_head ships). */

@@ -9,9 +9,10 @@
  * Importing this module registers, once, for: Add Sub Multiply RealDiv Neg Square Rsqrt Sqrt
  * Sigmoid Exp Sum Mean BatchMatMul Reshape Transpose Concat SplitV Softmax AddN Cast Identity.
  * Formulas follow the usual definitions; broadcasting is undone by summing over the broadcast
- * axes (reduceTo).
+ * axes (reduceTo). Matmul gradients go through ./matmul.ts (no slow transposed products on wasm).
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { matMul } from './matmul.ts';
 
 type Saved = tf.Tensor[];
 type Attrs = tf.NamedAttrMap;
@@ -36,10 +37,10 @@ function expandReduced(dy: tf.Tensor, x: tf.Tensor, axisAttr: unknown): tf.Tenso
 
 function matMulGrads(dy: tf.Tensor, a: tf.Tensor, b: tf.Tensor, ta: boolean, tb: boolean): { a: () => tf.Tensor; b: () => tf.Tensor } {
   const pick = (x: () => tf.Tensor, shape: readonly number[]) => () => reduceTo(x(), shape);
-  if (!ta && !tb) return { a: pick(() => tf.matMul(dy, b, false, true), a.shape), b: pick(() => tf.matMul(a, dy, true, false), b.shape) };
-  if (!ta && tb) return { a: pick(() => tf.matMul(dy, b, false, false), a.shape), b: pick(() => tf.matMul(dy, a, true, false), b.shape) };
-  if (ta && !tb) return { a: pick(() => tf.matMul(b, dy, false, true), a.shape), b: pick(() => tf.matMul(a, dy, false, false), b.shape) };
-  return { a: pick(() => tf.matMul(b, dy, true, true), a.shape), b: pick(() => tf.matMul(dy, a, true, true), b.shape) };
+  if (!ta && !tb) return { a: pick(() => matMul(dy, b, false, true), a.shape), b: pick(() => matMul(a, dy, true, false), b.shape) };
+  if (!ta && tb) return { a: pick(() => matMul(dy, b, false, false), a.shape), b: pick(() => matMul(dy, a, true, false), b.shape) };
+  if (ta && !tb) return { a: pick(() => matMul(b, dy, false, true), a.shape), b: pick(() => matMul(a, dy, false, false), b.shape) };
+  return { a: pick(() => matMul(b, dy, true, true), a.shape), b: pick(() => matMul(dy, a, true, true), b.shape) };
 }
 
 const GRADIENTS: { kernelName: string; inputsToSave?: string[]; outputsToSave?: boolean[]; saveAllInputs?: boolean; gradFunc: GradFn }[] = [

@@ -10,7 +10,7 @@ import { decoderLayer } from '../decoder-layer.ts';
 import { crossEntropySum, headLogits, targetRows } from '../head.ts';
 import type { LossSequence } from '../layer-grads.ts';
 import { ropeTables } from '../rope.ts';
-import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME, layerParamShapes, layerTensorName, type WeightSource } from '../weights.ts';
+import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME, isLinearWeight, layerParamShapes, layerTensorName, type WeightSource } from '../weights.ts';
 
 /** Every parameter name of the model, in a fixed order. */
 export function allParamNames(spec: ModelSpec): string[] {
@@ -33,13 +33,17 @@ export async function wholeGraphGrads(source: WeightSource, spec: ModelSpec, bat
         const rope = ropeTables(spec, 0, ids.length);
         let x: tf.Tensor2D = tf.matMul(tf.oneHot(tf.tensor1d(ids, 'int32'), spec.vocabSize), embed);
         for (let l = 0; l < spec.numLayers; l++) {
-          const p = Object.fromEntries([...layerParamShapes(spec).keys()].map((k) => [k, get(layerTensorName(l, k))]));
+          // Parameters are taken in the checkpoint's layout; linear weights are transposed inside the graph.
+          const p = Object.fromEntries([...layerParamShapes(spec).keys()].map((k) => {
+            const value = get(layerTensorName(l, k));
+            return [k, isLinearWeight(k) ? tf.transpose(value) : value];
+          }));
           x = decoderLayer(spec, p, x, rope).out;
         }
         const { rows, labels } = targetRows(ids, seq.targets);
         // Row selection as a one-hot matmul: gather's gradient kernel is missing on wasm.
         const h: tf.Tensor2D = tf.matMul(tf.oneHot(tf.tensor1d(rows, 'int32'), ids.length), x);
-        const head = { norm: get(FINAL_NORM_NAME) as tf.Tensor1D, lmHead: (spec.tiedEmbeddings ? embed : get(LM_HEAD_NAME)) as tf.Tensor2D };
+        const head = { norm: get(FINAL_NORM_NAME) as tf.Tensor1D, lmHead: tf.transpose(spec.tiedEmbeddings ? embed : (get(LM_HEAD_NAME) as tf.Tensor2D)) };
         return tf.div(crossEntropySum(headLogits(spec, head, h), labels), rows.length);
       });
       return tf.div(tf.addN(losses), batch.length) as tf.Scalar;

@@ -1,0 +1,63 @@
+/**
+ * backwardLayer: one step of the layer-wise backward. Reads decoder layer `layer` from disk
+ * (with its stored-layout copies, for transpose-free input gradients), recomputes it on each
+ * sequence's stashed input under tf.grads with the incoming output gradient, and returns the
+ * input gradients (for the layer below) and the parameter gradients summed over sequences, in
+ * the checkpoint's names and layouts. Everything in tfjs memory is released before returning.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import '../tensor/gradients.ts';
+import { decoderLayer } from './decoder-layer.ts';
+import type { ModelContext, RopeCache } from './forward.ts';
+import { accumulate } from './head.ts';
+import { disposeLayer, layerTensorName, readLayer, toStoredLayout } from './weights.ts';
+
+export interface LayerBackward {
+  /** d objective / d layer input, one [T·hidden] per sequence. */
+  readonly dInputs: Float32Array[];
+  /** Full checkpoint tensor name → gradient (checkpoint layout). */
+  readonly grads: Map<string, Float32Array>;
+}
+
+export async function backwardLayer(
+  ctx: ModelContext,
+  layer: number,
+  inputs: readonly Float32Array[],
+  dOutputs: readonly Float32Array[],
+  ropes: RopeCache,
+): Promise<LayerBackward> {
+  const { spec } = ctx;
+  const width = spec.hiddenSize;
+  const weights = await readLayer(ctx.checkpoint, spec, layer, true);
+  const keys = Object.keys(weights.params);
+  const sums = new Map<string, tf.Tensor>();
+  const dInputs: Float32Array[] = [];
+  try {
+    inputs.forEach((input, s) => {
+      const length = input.length / width;
+      const [dx, ...dParams] = tf.tidy(() => {
+        const f = (x: tf.Tensor, ...ps: tf.Tensor[]): tf.Tensor => {
+          const named = Object.fromEntries(keys.map((k, i) => [k, ps[i] as tf.Tensor]));
+          return decoderLayer(spec, named, x as tf.Tensor2D, ropes.get(length), undefined, weights.stored).out;
+        };
+        const x = tf.tensor2d(input, [length, width]);
+        const dy = tf.tensor2d(dOutputs[s] as Float32Array, [length, width]);
+        return tf.grads(f)([x, ...keys.map((k) => weights.params[k] as tf.Tensor)], dy);
+      }) as [tf.Tensor, ...tf.Tensor[]];
+      dInputs.push(dx.dataSync() as Float32Array);
+      dx.dispose();
+      keys.forEach((k, i) => sums.set(k, accumulate(sums.get(k), dParams[i] as tf.Tensor)));
+    });
+    const grads = new Map<string, Float32Array>();
+    for (const k of keys) {
+      const grad = sums.get(k) as tf.Tensor;
+      const stored = toStoredLayout(k, grad);
+      grads.set(layerTensorName(layer, k), stored.dataSync() as Float32Array);
+      if (stored !== grad) stored.dispose();
+    }
+    return { dInputs, grads };
+  } finally {
+    disposeLayer(weights);
+    tf.dispose([...sums.values()]);
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Benchmark of one training step of the model runtime (forward + layer-wise backward via
+ * lossAndLayerGrads) on a small-but-not-tiny random Qwen3, compared with the backend's own
+ * dense matmul throughput measured in the same process.
+ *
+ *   node --import tsx tools/bench-train-step.ts [--hidden 256] [--layers 4] [--seq 128] [--batch 4] [--runs 3]
+ *
+ * FLOPs are counted analytically (2·m·n·k per matmul; the T×T attention products counted in
+ * full, as they are computed). "model" FLOPs = forward + backward (3× forward), the usual
+ * convention; "executed" also counts the per-layer forward recompute of the layer-wise backward.
+ */
+import { rm } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { Checkpoint } from '../engine/io/checkpoint.ts';
+import { loadCausalLM } from '../engine/model/causal-lm.ts';
+import type { ModelSpec } from '../engine/model/config.ts';
+import { SeededRandom } from '../engine/model/testing/random.ts';
+import { writeTinyCheckpoint } from '../engine/model/testing/tiny-checkpoint.ts';
+import { initBackend } from '../engine/tensor/backend.ts';
+import { measureMatmulGflops } from '../engine/tensor/matmul-bench.ts';
+
+const { values } = parseArgs({
+  options: {
+    hidden: { type: 'string', default: '256' },
+    layers: { type: 'string', default: '4' },
+    seq: { type: 'string', default: '128' },
+    batch: { type: 'string', default: '4' },
+    vocab: { type: 'string', default: '4096' },
+    runs: { type: 'string', default: '3' },
+  },
+});
+const hidden = Number(values.hidden);
+const seq = Number(values.seq);
+const batchSize = Number(values.batch);
+const runs = Number(values.runs);
+
+/** Forward FLOPs of one sequence of length T (layers + head on every row). */
+export function forwardFlops(spec: ModelSpec, t: number): { layers: number; head: number } {
+  const { hiddenSize: h, numHeads: nh, numKvHeads: nkv, headDim: d, intermediateSize: m } = spec;
+  const projections = 2 * t * h * (nh * d + 2 * nkv * d) + 2 * t * nh * d * h;
+  const attention = 2 * 2 * nh * t * t * d;
+  const mlp = 2 * 3 * t * h * m;
+  return { layers: spec.numLayers * (projections + attention + mlp), head: 2 * t * h * spec.vocabSize };
+}
+
+const backend = await initBackend();
+const matmul = measureMatmulGflops({ size: 512, runs: 7 });
+const dir = await writeTinyCheckpoint({
+  family: 'qwen3', hidden, layers: Number(values.layers), heads: hidden / 64, kvHeads: Math.max(1, hidden / 128), headDim: 64,
+  intermediate: 3 * hidden, vocab: Number(values.vocab), tied: true, std: 0.05, seed: 1,
+});
+const checkpoint = await Checkpoint.open(dir);
+try {
+  const model = loadCausalLM(checkpoint);
+  const rng = new SeededRandom(3);
+  const batch = Array.from({ length: batchSize }, () => ({ ids: Array.from({ length: seq }, () => rng.int(model.spec.vocabSize)) }));
+  const step = async (): Promise<number> => {
+    const start = performance.now();
+    await model.lossAndLayerGrads(batch, () => undefined);
+    return (performance.now() - start) / 1000;
+  };
+  await step(); // warm-up: kernel compilation, page cache
+  const times = [];
+  for (let i = 0; i < runs; i++) times.push(await step());
+  times.sort((a, b) => a - b);
+  const seconds = times[Math.floor(times.length / 2)] as number;
+  const f = forwardFlops(model.spec, seq);
+  const modelFlops = batchSize * 3 * (f.layers + f.head);
+  const executedFlops = batchSize * (4 * f.layers + 3 * f.head);
+  const tokens = batchSize * seq;
+  const achieved = modelFlops / seconds / 1e9;
+  const s = model.spec;
+  console.log(`backend            ${backend.name} (${backend.threads} thread${backend.threads === 1 ? '' : 's'})`);
+  console.log(`model              qwen3 hidden ${s.hiddenSize}, ${s.numLayers} layers, ${s.numHeads}/${s.numKvHeads} heads × ${s.headDim}, mlp ${s.intermediateSize}, vocab ${s.vocabSize}`);
+  console.log(`batch              ${batchSize} × ${seq} tokens`);
+  console.log(`step time          ${(seconds * 1000).toFixed(1)} ms (median of ${runs})`);
+  console.log(`tokens/s           ${(tokens / seconds).toFixed(0)} (forward + backward)`);
+  console.log(`matmul GFLOP/s     ${matmul.gflops.toFixed(2)} (512×512, same process)`);
+  console.log(`achieved GFLOP/s   ${achieved.toFixed(2)} model (3× forward), ${(executedFlops / seconds / 1e9).toFixed(2)} executed (with layer recompute)`);
+  console.log(`ratio              ${(achieved / matmul.gflops).toFixed(2)} model, ${(executedFlops / seconds / 1e9 / matmul.gflops).toFixed(2)} executed`);
+} finally {
+  await checkpoint.close();
+  await rm(dir, { recursive: true, force: true });
+}
