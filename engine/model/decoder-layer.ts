@@ -74,12 +74,13 @@ function attention(spec: ModelSpec, p: LayerParams, a: tf.Tensor2D, rope: RopeTa
 
   // One rank-2 product per KV head (wasm runs batched/transposed products ~10× slower); the
   // group's query heads are stacked as rows, so K/V are never repeated.
-  const qHeads = tf.split(tf.reshape(tf.transpose(q, [1, 0, 2]), [nkv, group * t, d]), nkv, 0);
+  // 1/√d is applied to q ([g·T, d]) rather than to the scores ([g·T, S]): fewer elements.
+  const qHeads = tf.split(tf.reshape(tf.transpose(tf.mul(q, 1 / Math.sqrt(d)), [1, 0, 2]), [nkv, group * t, d]), nkv, 0);
   const kHeads = tf.split(kAll, nkv, 0);
   const vHeads = tf.split(vAll, nkv, 0);
   const contexts = qHeads.map((qh, h) => {
     const kT = tf.transpose(tf.reshape(kHeads[h] as tf.Tensor, [total, d]));
-    const scores = tf.reshape(tf.mul(tf.matMul(tf.reshape(qh, [group * t, d]), kT), 1 / Math.sqrt(d)), [group, t, total]);
+    const scores = tf.reshape(tf.matMul(tf.reshape(qh, [group * t, d]), kT), [group, t, total]);
     const probs = tf.softmax(mask === undefined ? scores : tf.add(scores, mask));
     return tf.matMul(tf.reshape(probs, [group * t, total]), tf.reshape(vHeads[h] as tf.Tensor, [total, d]));
   });
