@@ -6,7 +6,7 @@
  */
 import { engineMessageSchema } from './envelope.ts';
 import { describeZodError, ProtocolError } from './errors.ts';
-import { decodeMessage, encodeMessage, wireSize, type WireData } from './frame.ts';
+import { decodeMessage, encodeMessage, wireSize, type EncodedMessage, type WireData } from './frame.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './limits.ts';
 import { EVENTS, isEventName, REQUESTS, type EventName, type EventPayload, type Params, type RequestName, type Result } from './methods.ts';
 
@@ -32,7 +32,7 @@ export class EngineClient {
   private closedWith: ProtocolError | undefined;
 
   constructor(
-    private readonly send: (data: WireData) => void,
+    private readonly send: (data: EncodedMessage) => void,
     private readonly maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
   ) {}
 

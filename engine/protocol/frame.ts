@@ -12,7 +12,11 @@
  */
 import { ProtocolError } from './errors.ts';
 
+/** What arrives from a transport (a Node Buffer is a Uint8Array over a pooled ArrayBufferLike). */
 export type WireData = string | Uint8Array;
+
+/** What encodeMessage produces: a frame owns a plain ArrayBuffer, so it can be transferred. */
+export type EncodedMessage = string | Uint8Array<ArrayBuffer>;
 
 const MAGIC = [0x43, 0x52, 0x46, 0x31]; // "CRF1"
 const ALIGN = 8;
@@ -24,7 +28,7 @@ export function wireSize(data: WireData): number {
   return typeof data === 'string' ? data.length : data.byteLength;
 }
 
-export function encodeMessage(message: unknown): WireData {
+export function encodeMessage(message: unknown): EncodedMessage {
   const buffers: Float32Array[] = [];
   const json = JSON.stringify(message, (_key, value: unknown) => {
     if (value instanceof Float32Array) return { [BUFFER_KEY]: buffers.push(value) - 1 };

@@ -6,7 +6,7 @@
  */
 import { errorResponse, eventMessage, okResponse, peekRequestId, requestEnvelopeSchema, type EngineMessage } from './envelope.ts';
 import { describeZodError, ProtocolError } from './errors.ts';
-import { decodeMessage, encodeMessage, messagePrefix, wireSize, type WireData } from './frame.ts';
+import { decodeMessage, encodeMessage, messagePrefix, wireSize, type EncodedMessage, type WireData } from './frame.ts';
 import type { HandlerContext, Handlers } from './handlers.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './limits.ts';
 import { EVENTS, isRequestName, REQUESTS, type EventName, type EventPayload, type RequestName } from './methods.ts';
@@ -29,7 +29,7 @@ export class EngineHost {
 
   constructor(
     private readonly handlers: Handlers,
-    private readonly send: (data: WireData) => void,
+    private readonly send: (data: EncodedMessage) => void,
     options: EngineHostOptions = {},
   ) {
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;

@@ -9,7 +9,7 @@ import { ProtocolError } from './errors.ts';
 /** The part of the WebSocket API used here: the browser's, and the `ws` package's in Node tests. */
 export interface WebSocketLike {
   binaryType: string;
-  send(data: string | Uint8Array): void;
+  send(data: string | Uint8Array<ArrayBuffer>): void;
   addEventListener(type: 'open' | 'message' | 'close', listener: (event: { data?: unknown; code?: number }) => void): void;
 }
 

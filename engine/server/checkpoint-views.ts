@@ -1,0 +1,48 @@
+/** Checkpoint and pair facts in the protocol's shapes, and checkpoint errors as protocol errors. */
+import { CheckpointError } from '../io/checkpoint-error.ts';
+import type { Checkpoint } from '../io/checkpoint.ts';
+import type { PairReport } from '../io/pair-report.ts';
+import { ProtocolError } from '../protocol/errors.ts';
+import type { Result } from '../protocol/methods.ts';
+
+type Detail = Result<'inspectCheckpoint'>;
+type PairSummary = Result<'openPair'>;
+
+export function checkpointSummary(checkpoint: Checkpoint): Detail['summary'] {
+  const { config } = checkpoint;
+  const layers = config['num_hidden_layers'];
+  const architectures = config['architectures'];
+  return {
+    dir: checkpoint.dir,
+    modelType: typeof config['model_type'] === 'string' ? config['model_type'] : null,
+    architectures: Array.isArray(architectures) ? architectures.filter((a): a is string => typeof a === 'string') : [],
+    layers: Number.isSafeInteger(layers) && (layers as number) >= 0 ? (layers as number) : null,
+    totalBytes: checkpoint.totalBytes,
+    tensorCount: checkpoint.tensors.size,
+    shards: [...checkpoint.shardFiles],
+    sideFiles: [...checkpoint.sideFiles],
+  };
+}
+
+export function tensorRows(checkpoint: Checkpoint): Detail['tensors'] {
+  return [...checkpoint.tensors.values()].map((t) => ({ name: t.name, dtype: t.dtype, shape: [...t.shape], shard: t.shard, bytes: t.bytes }));
+}
+
+/** The report without its two folder paths, which the pair summary already carries. */
+export function pairReportView(report: PairReport): PairSummary['report'] {
+  return {
+    compatible: report.compatible,
+    sharedTensors: report.sharedTensors,
+    onlyInInstruct: [...report.onlyInInstruct],
+    onlyInThinking: [...report.onlyInThinking],
+    shapeMismatches: report.shapeMismatches.map((m) => ({ ...m })),
+    dtypeMismatches: report.dtypeMismatches.map((m) => ({ ...m })),
+    findings: report.findings.map((f) => ({ ...f })),
+  };
+}
+
+/** A missing folder is 'not-found'; every other checkpoint failure names the broken file. */
+export function toProtocolError(error: unknown): unknown {
+  if (!(error instanceof CheckpointError)) return error;
+  return new ProtocolError(error.code === 'not-found' ? 'not-found' : 'invalid-checkpoint', error.message);
+}
