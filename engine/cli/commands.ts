@@ -2,5 +2,6 @@
 import type { CliCommand } from './command.ts';
 import { doctorCommand } from './doctor-command.ts';
 import { inspectCommand } from './inspect-command.ts';
+import { serveCommand } from './serve-command.ts';
 
-export const COMMANDS: readonly CliCommand[] = [inspectCommand, doctorCommand];
+export const COMMANDS: readonly CliCommand[] = [inspectCommand, doctorCommand, serveCommand];

@@ -1,0 +1,62 @@
+/** `crane serve`: browser mode — the studio UI and the engine protocol over HTTP + WebSocket. */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { isLoopback } from '../server/bind-address.ts';
+import { createEngineHandlers } from '../server/engine-handlers.ts';
+import { startServer } from '../server/serve.ts';
+import { UsageError, type CliCommand } from './command.ts';
+
+const DEFAULT_UI_DIR = fileURLToPath(new URL('../../renderer/dist', import.meta.url));
+
+const HELP = `Usage: crane serve [--host ADDR] [--port N] [--ui DIR]
+
+Serve the studio UI and the engine (WebSocket at /engine) to a browser, and print the URL to
+open. Every request must carry the session token in that URL (the browser keeps it in a cookie
+after the first load); pages from other origins cannot talk to the engine. Stop with Ctrl-C.
+
+Options:
+  --host ADDR   address to bind (default 127.0.0.1). Any other address exposes the engine to
+                the network with only the token to guard it; prefer an SSH tunnel.
+  --port N      port to listen on (default 0: any free port)
+  --ui DIR      the renderer build to serve (default: renderer/dist of this checkout)
+  -h, --help`;
+
+export interface ServeArgs {
+  readonly host: string;
+  readonly port: number;
+  readonly uiDir: string;
+}
+
+export function parseServeArgs(args: readonly string[]): ServeArgs {
+  const { values } = parseArgs({
+    args: [...args],
+    options: { host: { type: 'string' }, port: { type: 'string' }, ui: { type: 'string' } },
+  });
+  const port = Number(values.port ?? '0');
+  if (!/^\d+$/.test(values.port ?? '0') || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535 (got ${values.port})`);
+  // An empty host would make listen() bind every interface.
+  if (values.host === '') throw new UsageError('--host must name an address');
+  return { host: values.host ?? '127.0.0.1', port, uiDir: values.ui === undefined ? DEFAULT_UI_DIR : resolve(values.ui) };
+}
+
+export const serveCommand: CliCommand = {
+  name: 'serve',
+  summary: 'browser mode: serve the studio UI and the engine on 127.0.0.1 behind a session token',
+  help: HELP,
+  run: async (args, io) => {
+    const options = parseServeArgs(args);
+    if (!isLoopback(options.host)) {
+      io.err(`crane serve: WARNING: binding ${options.host} makes the engine reachable from the network; only the session token guards it.`);
+    }
+    const server = await startServer({ ...options, handlers: createEngineHandlers() });
+    io.out(`CRANE Studio engine listening on ${server.origin} (UI from ${options.uiDir})`);
+    io.out(`Open: ${server.url}`);
+    await new Promise<void>((done) => {
+      process.once('SIGINT', done);
+      process.once('SIGTERM', done);
+    });
+    await server.close();
+    return 0;
+  },
+};
