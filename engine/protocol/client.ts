@@ -7,7 +7,7 @@
 import { engineMessageSchema } from './envelope.ts';
 import { describeZodError, ProtocolError } from './errors.ts';
 import { decodeMessage, encodeMessage, wireSize, type EncodedMessage, type WireData } from './frame.ts';
-import { DEFAULT_MAX_MESSAGE_BYTES } from './limits.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './transport-constants.ts';
 import { EVENTS, isEventName, REQUESTS, type EventName, type EventPayload, type Params, type RequestName, type Result } from './methods.ts';
 
 export interface CallOptions {

@@ -22,7 +22,6 @@ export const engineMessageSchema = z.union([
   z.strictObject({ event: z.string().max(64), payload: z.unknown() }),
 ]);
 
-export type RequestEnvelope = z.infer<typeof requestEnvelopeSchema>;
 export type EngineMessage = z.infer<typeof engineMessageSchema>;
 
 export const okResponse = (id: number, result: unknown): EngineMessage => ({ id, ok: true, result });

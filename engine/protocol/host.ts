@@ -8,7 +8,7 @@ import { errorResponse, eventMessage, okResponse, peekRequestId, requestEnvelope
 import { describeZodError, ProtocolError } from './errors.ts';
 import { decodeMessage, encodeMessage, messagePrefix, wireSize, type EncodedMessage, type WireData } from './frame.ts';
 import type { HandlerContext, Handlers } from './handlers.ts';
-import { DEFAULT_MAX_MESSAGE_BYTES } from './limits.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './transport-constants.ts';
 import { EVENTS, isRequestName, REQUESTS, type EventName, type EventPayload, type RequestName } from './methods.ts';
 
 export interface EngineHostOptions {

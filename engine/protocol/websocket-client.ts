@@ -5,6 +5,7 @@
  */
 import { EngineClient } from './client.ts';
 import { ProtocolError } from './errors.ts';
+import { ENGINE_PATH } from './transport-constants.ts';
 
 /** The part of the WebSocket API used here: the browser's, and the `ws` package's in Node tests. */
 export interface WebSocketLike {
@@ -15,7 +16,7 @@ export interface WebSocketLike {
 
 /** The URL of the engine endpoint of the server that served `location`. */
 export function engineUrl(location: { protocol: string; host: string }): string {
-  return `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}/engine`;
+  return `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}${ENGINE_PATH}`;
 }
 
 /** Resolves once the socket is open; rejects with 'disconnected' if it closes first (e.g. refused). */

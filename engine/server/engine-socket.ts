@@ -7,9 +7,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData } from 'ws';
 import type { Handlers } from '../protocol/handlers.ts';
 import { EngineHost } from '../protocol/host.ts';
+import { ENGINE_PATH } from '../protocol/transport-constants.ts';
 import type { GuardResult } from './request-guard.ts';
-
-export const ENGINE_PATH = '/engine';
 
 export interface EngineSocketOptions {
   readonly handlers: Handlers;

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Handlers } from '../protocol/handlers.ts';
-import { DEFAULT_MAX_MESSAGE_BYTES } from '../protocol/limits.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../protocol/transport-constants.ts';
 import { allowedHosts, displayHost, hostWithPort } from './bind-address.ts';
 import { createEngineSocket } from './engine-socket.ts';
 import { createRequestGuard } from './request-guard.ts';

@@ -1,7 +1,7 @@
 /** Raw HTTP and WebSocket clients for server tests: exact paths and headers, no redirects or cookie jars. */
 import { request } from 'node:http';
 import WebSocket from 'ws';
-import { connectWebSocket, type WebSocketLike } from '../../protocol/websocket-client.ts';
+import { connectWebSocket, engineUrl, type WebSocketLike } from '../../protocol/websocket-client.ts';
 
 export interface RawResponse {
   readonly status: number;
@@ -24,7 +24,7 @@ export function rawGet(origin: string, path: string, headers: Record<string, str
 }
 
 export function wsUrl(origin: string, query = ''): string {
-  return `${origin.replace('http:', 'ws:')}/engine${query}`;
+  return `${engineUrl(new URL(origin))}${query}`;
 }
 
 /** An EngineClient over a `ws` socket, with the headers a browser would (or would not) send. */
