@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from './command.ts';
 import { doctorCommand } from './doctor-command.ts';
@@ -28,7 +29,7 @@ describe('crane doctor', () => {
     const io = capture();
     let installed = true;
     try {
-      import.meta.resolve('@tensorflow/tfjs-node-gpu');
+      createRequire(import.meta.url).resolve('@tensorflow/tfjs-node-gpu');
     } catch {
       installed = false;
     }

@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { BackendError, activeBackend, initBackend, parseBackendName, wasmBinaryPath } from './backend.ts';
 import { measureMatmulGflops } from './matmul-bench.ts';
@@ -32,7 +33,7 @@ describe('backend selection', () => {
   it('fails loudly, naming the backend, when a requested one is unavailable', async () => {
     const installed = (() => {
       try {
-        import.meta.resolve('@tensorflow/tfjs-node');
+        createRequire(import.meta.url).resolve('@tensorflow/tfjs-node');
         return true;
       } catch {
         return false;
