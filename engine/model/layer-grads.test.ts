@@ -13,6 +13,7 @@ import { perturbed, withOverrides } from './testing/override-source.ts';
 import { SeededRandom } from './testing/random.ts';
 import { writeTinyCheckpoint, type TinyModelOptions } from './testing/tiny-checkpoint.ts';
 import { wholeGraphGrads } from './testing/whole-graph.ts';
+import type { WeightSource } from './weights.ts';
 
 const BATCH: LossSequence[] = [
   { ids: [5, 17, 3, 40, 22, 9, 31, 2], targets: [0, 0, 0, 1, 1, 1, 1, 1] },
@@ -83,6 +84,30 @@ describe.each(CASES)('layer-wise gradients: $label', ({ options, kinds }) => {
 
   it('reports layers last-to-first, then the head gradients', () => {
     expect(order).toEqual([1, 0, HEAD_GRADS_LAYER]);
+  });
+
+  it('streams weights layer by layer and holds no tensors between layers', async () => {
+    const events: string[] = [];
+    const logged: WeightSource = {
+      dir: checkpoint.dir, config: checkpoint.config, tensors: checkpoint.tensors, tensor: (n) => checkpoint.tensor(n),
+      readFloat32: (n) => {
+        const layer = /^model\.layers\.(\d+)\./.exec(n)?.[1];
+        const label = layer === undefined ? `read ${n}` : `read layer ${layer}`;
+        if (events.at(-1) !== label) events.push(label);
+        return checkpoint.readFloat32(n);
+      },
+    };
+    const baseline = tf.memory().numBytes;
+    await loadCausalLM(logged).lossAndLayerGrads(BATCH, (layer) => {
+      events.push(`grads ${layer}`);
+      // Only the per-length RoPE tables stay alive across layers (a few hundred bytes here).
+      expect(tf.memory().numBytes - baseline).toBeLessThan(1024);
+    });
+    const head = options.tied === false ? ['read model.norm.weight', 'read lm_head.weight'] : ['read model.norm.weight'];
+    expect(events).toEqual([
+      'read model.embed_tokens.weight', 'read layer 0', 'read layer 1', ...head,
+      'read layer 1', 'grads 1', 'read layer 0', 'grads 0',
+    ]);
   });
 
   it('agrees with one whole-graph autodiff pass', async () => {
