@@ -1,0 +1,102 @@
+/**
+ * The preview against a direct computation: build the edited Δ with craneDelta (same settings,
+ * same gate table and projectors) on a tiny random pair, and sum g·Δ explicitly.
+ */
+import { describe, expect, it } from 'vitest';
+import { craneDelta, type CraneContext } from '../crane/crane-edit.ts';
+import { classifyTensor } from '../crane/tensor-classification.ts';
+import { InstantPreview, type PreviewSettings } from './preview.ts';
+import { tinyAnalysis } from './testing/tiny-analysis.ts';
+
+const analysis = tinyAnalysis(2026);
+const context: CraneContext = { gate: analysis.gate, projector: (key) => analysis.projectors.get(key) };
+const preview = new InstantPreview(analysis.coefficients, analysis.gate);
+
+const base: PreviewSettings = { alpha: 0.25, keepQuantile: 0.5, tau: 0.03, stages: { threshold: true, gate: true, gsp: true }, granularity: 'coarse' };
+
+function edited(settings: PreviewSettings) {
+  return analysis.scored.map((t) => ({
+    t,
+    result: craneDelta(classifyTensor(t.name), t.shape, t.thetaI, t.thetaT, { ...settings, tokens: { think: [], special: [] } }, context),
+  }));
+}
+
+function directLosses(settings: PreviewSettings): { reasoning: number; agent: number; scale: number } {
+  let reasoning = 0;
+  let agent = 0;
+  let scale = 0;
+  for (const { t, result } of edited(settings)) {
+    result.delta.forEach((d, i) => {
+      reasoning += (t.gradR[i] as number) * d;
+      agent += (t.gradA[i] as number) * d;
+      scale += Math.abs(t.gradR[i] as number) * Math.abs(d) + Math.abs(t.gradA[i] as number) * Math.abs(d);
+    });
+  }
+  return { reasoning, agent, scale };
+}
+
+const cases: [string, PreviewSettings][] = [
+  ['all stages on', base],
+  ['α = 1.3, τ = 0.2, k = 9', { ...base, alpha: 1.3, tau: 0.2, steepness: 9 }],
+  ['threshold off', { ...base, stages: { threshold: false, gate: true, gsp: true } }],
+  ['GSP off', { ...base, stages: { threshold: true, gate: true, gsp: false } }],
+  ['gate off', { ...base, stages: { threshold: true, gate: false, gsp: true } }],
+  ['all stages off', { ...base, stages: { threshold: false, gate: false, gsp: false } }],
+  ['fine granularity', { ...base, granularity: 'fine' }],
+  ['overrides (coarse, fine and global keys)', { ...base, overrides: new Map([['attention@0', 2.5], ['ffn.up@1', 0], ['norm@*', 0.7]]) }],
+  ['τ = 0.9 (almost everything passes)', { ...base, tau: 0.9 }],
+];
+
+describe('InstantPreview vs g·craneDelta on a tiny random pair', () => {
+  for (const [label, settings] of cases) {
+    it(`matches to 1e-6 relative: ${label}`, () => {
+      const direct = directLosses(settings);
+      const predicted = preview.evaluate(settings);
+      expect(direct.scale).toBeGreaterThan(0);
+      // Relative to Σ|g||Δ|: the float32 rounding of craneDelta's Δ is the only difference.
+      expect(Math.abs(predicted.deltaLossReasoning - direct.reasoning)).toBeLessThan(1e-6 * direct.scale);
+      expect(Math.abs(predicted.deltaLossAgent - direct.agent)).toBeLessThan(1e-6 * direct.scale);
+    });
+  }
+
+  it('reports α·S per block as craneDelta resolves it', () => {
+    for (const granularity of ['coarse', 'fine'] as const) {
+      const settings = { ...base, granularity, overrides: new Map([['attention@1', 3]]) };
+      const result = preview.evaluate(settings);
+      for (const { t, result: delta } of edited(settings)) {
+        const cls = classifyTensor(t.name);
+        const key = `${cls.group}${granularity === 'fine' ? `.${cls.block}` : ''}@${cls.layer}`;
+        expect(result.effectiveScale[result.blocks.indexOf(key)]).toBeCloseTo(settings.alpha * delta.scale.value, 12);
+      }
+    }
+  });
+
+  it('reports the retained update-norm fraction ‖Π(U)‖²/‖U‖² per block', () => {
+    const on = edited({ ...base, stages: { threshold: true, gate: false, gsp: true } });
+    const off = edited({ ...base, stages: { threshold: true, gate: false, gsp: false } });
+    const sums = new Map<string, { kept: number; total: number }>();
+    on.forEach(({ t, result }, index) => {
+      const cls = classifyTensor(t.name);
+      const key = `${cls.group}@${cls.layer}`;
+      const entry = sums.get(key) ?? { kept: 0, total: 0 };
+      result.delta.forEach((d) => (entry.kept += d * d));
+      off[index]?.result.delta.forEach((d) => (entry.total += d * d));
+      sums.set(key, entry);
+    });
+    const result = preview.evaluate(base);
+    for (const [key, { kept, total }] of sums) expect(result.retainedFraction[result.blocks.indexOf(key)]).toBeCloseTo(kept / total, 6);
+    expect(result.retainedFraction[result.blocks.indexOf('attention@0')]).toBeLessThan(1);
+    expect(result.retainedFraction[result.blocks.indexOf('norm@0')]).toBe(1);
+  });
+
+  it('gives a curve linear in α that passes through the current point', () => {
+    const result = preview.evaluate(base, Float64Array.of(0, 0.25, 1));
+    expect(Array.from(result.curve.deltaLossReasoning)).toEqual([0, result.deltaLossReasoning, 4 * result.deltaLossReasoning].map((v) => expect.closeTo(v, 12)));
+    expect(result.curve.deltaLossAgent[1]).toBeCloseTo(result.deltaLossAgent, 12);
+  });
+
+  it('refuses a keep-quantile the coefficients were not computed at, unless thresholding is off', () => {
+    expect(() => preview.evaluate({ ...base, keepQuantile: 0.6 })).toThrow(/computed at keep-quantile 0.5/);
+    expect(() => preview.evaluate({ ...base, keepQuantile: 0.6, stages: { threshold: false, gate: true, gsp: true } })).not.toThrow();
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * The first-order moments of one tensor's candidate update that the instant preview needs.
+ *
+ *   tensorMoments(inputs, keepQuantile, projector?) → TensorMoments
+ *
+ * For the update U ∈ {T(δ) at keep-quantile q, raw δ} (raw serves the "threshold off" toggle):
+ *   g_R·U, g_A·U, ‖U‖²                                   (scalars)
+ *   (g_R V_i)·(U V_i), (g_A V_i)·(U V_i), ‖U V_i‖²         (per protected direction i of V_r)
+ * where (X V_i)·(Y V_i) = Σ_rows (X_row·V_i)(Y_row·V_i). With these, for any scale a and mask w:
+ *   g·Π(aU) = a·(g·U − Σ_i w_i (gV_i)·(UV_i))              since Π(U) = U − U·V diag(w) Vᵀ
+ *   ‖Π(U)‖² = ‖U‖² − Σ_i (2w_i − w_i²)·‖UV_i‖²              for orthonormal V:
+ *       (I − VWVᵀ)² = I − 2VWVᵀ + VW(VᵀV)WVᵀ = I − V(2W − W²)Vᵀ, and ‖UP‖² = tr(U P² Uᵀ).
+ *
+ * Layout (flat, so the preview can sum without objects): MOMENTS = 6 values per scalar set and
+ * per direction, in the order [T: g_R, g_A, ‖·‖²,  raw: g_R, g_A, ‖·‖²]. All sums are float64.
+ * Cost with a projector: four row projections onto V_r per row (O(rows·d_in·r)).
+ */
+import type { GateInputs } from '../crane/gate-accumulator.ts';
+import type { GspProjector } from '../crane/gsp-projector.ts';
+import { magnitudeThreshold } from '../crane/magnitude-threshold.ts';
+
+export const MOMENTS = 6;
+/** Offset of each update kind inside a group of MOMENTS values. */
+export const THRESHOLDED = 0;
+export const RAW = 3;
+/** Offset of each quantity inside an update kind. */
+export const GRAD_R = 0;
+export const GRAD_A = 1;
+export const NORM = 2;
+
+export type MomentInputs = Pick<GateInputs, 'delta' | 'gradR' | 'gradA'>;
+
+export interface TensorMoments {
+  /** MOMENTS values. */
+  readonly scalars: Float64Array;
+  /** rank × MOMENTS values (direction-major), or null when not projected. */
+  readonly directions: Float64Array | null;
+}
+
+export function tensorMoments(inputs: MomentInputs, keepQuantile: number, projector?: GspProjector): TensorMoments {
+  const { delta, gradR, gradA } = inputs;
+  const n = delta.length;
+  if (gradR.length !== n || gradA.length !== n) throw new RangeError(`moment inputs differ in length: δ ${n}, g_R ${gradR.length}, g_A ${gradA.length}`);
+  const thresholded = magnitudeThreshold(delta, keepQuantile).values;
+  const scalars = new Float64Array(MOMENTS);
+  for (let j = 0; j < n; j++) addProducts(scalars, 0, gradR[j] as number, gradA[j] as number, thresholded[j] as number, delta[j] as number);
+  const directions = projector === undefined ? null : directionMoments([gradR, gradA, thresholded, delta], projector);
+  return { scalars, directions };
+}
+
+/** Per direction i, the products of the rows' coordinates along V_i, summed over rows. */
+function directionMoments(vectors: readonly [Float32Array, Float32Array, Float32Array, Float32Array], projector: GspProjector): Float64Array {
+  const { dim, rank } = projector;
+  const length = vectors[0].length;
+  if (length % dim !== 0) throw new RangeError(`${length} values are not rows of ${dim}`);
+  // Widened once, as projectInputSide does: the hot loop then never converts float32 → float64.
+  const basis = Float64Array.from(projector.basis);
+  // c[v*rank + i] = row of vector v · V_i
+  const c = new Float64Array(4 * rank);
+  const out = new Float64Array(rank * MOMENTS);
+  for (let offset = 0; offset < length; offset += dim) {
+    c.fill(0);
+    for (let v = 0; v < 4; v++) {
+      const values = vectors[v] as Float32Array;
+      const base = v * rank;
+      for (let j = 0; j < dim; j++) {
+        const x = values[offset + j] as number;
+        if (x === 0) continue;
+        const row = j * rank;
+        for (let i = 0; i < rank; i++) c[base + i] = (c[base + i] as number) + x * (basis[row + i] as number);
+      }
+    }
+    for (let i = 0; i < rank; i++) {
+      addProducts(out, i * MOMENTS, c[i] as number, c[rank + i] as number, c[2 * rank + i] as number, c[3 * rank + i] as number);
+    }
+  }
+  return out;
+}
+
+/** Adds the six moments of one coordinate (or one row's projections) at `at`. */
+function addProducts(out: Float64Array, at: number, gR: number, gA: number, t: number, d: number): void {
+  out[at + THRESHOLDED + GRAD_R] = (out[at + THRESHOLDED + GRAD_R] as number) + gR * t;
+  out[at + THRESHOLDED + GRAD_A] = (out[at + THRESHOLDED + GRAD_A] as number) + gA * t;
+  out[at + THRESHOLDED + NORM] = (out[at + THRESHOLDED + NORM] as number) + t * t;
+  out[at + RAW + GRAD_R] = (out[at + RAW + GRAD_R] as number) + gR * d;
+  out[at + RAW + GRAD_A] = (out[at + RAW + GRAD_A] as number) + gA * d;
+  out[at + RAW + NORM] = (out[at + RAW + NORM] as number) + d * d;
+}
