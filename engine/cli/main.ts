@@ -1,5 +1,7 @@
 /** `crane`: the command-line face of the engine. Each sub-command lives in its own file. */
+import { CalibrationError } from '../calibration/calibration-error.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
+import { BackendError } from '../tensor/backend.ts';
 import { UsageError, type CliCommand, type CliIo } from './command.ts';
 import { COMMANDS } from './commands.ts';
 
@@ -45,7 +47,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       io.err(`crane ${name}: ${error.message}\nRun \`crane ${name} --help\` for usage.`);
       return 2;
     }
-    if (error instanceof CheckpointError) {
+    // Errors about the user's files or machine: the message says what and where; no stack.
+    if (error instanceof CheckpointError || error instanceof CalibrationError || error instanceof BackendError) {
       io.err(`crane ${name}: ${error.message}`);
       return 1;
     }
