@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { loadCausalLM } from '../engine/model/causal-lm.ts';
 import type { ModelSpec } from '../engine/model/config.ts';
-import { SeededRandom } from '../engine/model/testing/random.ts';
+import { SeededRandom } from '../engine/util/seeded-random.ts';
 import { writeTinyCheckpoint } from '../engine/model/testing/tiny-checkpoint.ts';
 import { initBackend } from '../engine/tensor/backend.ts';
 import { measureMatmulGflops } from '../engine/tensor/matmul-bench.ts';
@@ -52,7 +52,7 @@ const checkpoint = await Checkpoint.open(dir);
 try {
   const model = loadCausalLM(checkpoint);
   const rng = new SeededRandom(3);
-  const batch = Array.from({ length: batchSize }, () => ({ ids: Array.from({ length: seq }, () => rng.int(model.spec.vocabSize)) }));
+  const batch = Array.from({ length: batchSize }, () => ({ ids: Array.from({ length: seq }, () => rng.int(0, model.spec.vocabSize - 1)) }));
   const step = async (): Promise<number> => {
     const start = performance.now();
     await model.lossAndLayerGrads(batch, () => undefined);

@@ -8,6 +8,7 @@
  * The stream is mulberry32 seeded with a splitmix-style mix of (seed, hash(name)), so
  * neighbouring seeds and similar names do not give correlated streams.
  */
+import { SeededRandom } from '../util/seeded-random.ts';
 
 export function hashName(name: string): number {
   let hash = 0x811c9dc5;
@@ -19,14 +20,8 @@ export function hashName(name: string): number {
 }
 
 export function uniformStream(seed: number, name: string): () => number {
-  let state = mix32((seed >>> 0) ^ mix32(hashName(name)));
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = new SeededRandom(mix32((seed >>> 0) ^ mix32(hashName(name))));
+  return () => rng.next();
 }
 
 function mix32(x: number): number {

@@ -4,7 +4,7 @@
  * never occur in any training chat.
  */
 import type { Chat, ChatMessage } from '../calibration/chat-schema.ts';
-import { Prng } from './prng.ts';
+import { SeededRandom } from '../util/seeded-random.ts';
 import { reply, type ReplyStyle } from './styles.ts';
 import { TASK_MAKERS, toolResult, type DemoTask, type TaskFamily } from './tasks.ts';
 
@@ -17,7 +17,7 @@ const MIX: Readonly<Record<TrainingMix, Readonly<Record<TaskFamily, number>>>> =
   thinking: { arithmetic: 0.4, lookup: 0.4, tool: 0.15, chat: 0.05 },
 };
 
-function pickFamily(rng: Prng, weights: Readonly<Record<TaskFamily, number>>): TaskFamily {
+function pickFamily(rng: SeededRandom, weights: Readonly<Record<TaskFamily, number>>): TaskFamily {
   let u = rng.next();
   for (const [family, weight] of Object.entries(weights) as [TaskFamily, number][]) {
     u -= weight;
@@ -32,7 +32,7 @@ export function promptKey(task: Pick<DemoTask, 'prompt'>): string {
 
 /** The held-out evaluation tasks: a fixed number of each family, from their own seed. */
 export function evalTasks(seed: number, perFamily: number): DemoTask[] {
-  const rng = new Prng(seed ^ 0x5eed);
+  const rng = new SeededRandom(seed ^ 0x5eed);
   const seen = new Set<string>();
   const tasks: DemoTask[] = [];
   for (const family of ['arithmetic', 'lookup', 'tool', 'chat'] as const) {
@@ -47,7 +47,7 @@ export function evalTasks(seed: number, perFamily: number): DemoTask[] {
   return tasks;
 }
 
-function withReply(task: DemoTask, style: ReplyStyle, rng: Prng, followUp: boolean): Chat {
+function withReply(task: DemoTask, style: ReplyStyle, rng: SeededRandom, followUp: boolean): Chat {
   const answer = reply(style, task, rng);
   const messages: ChatMessage[] = [...task.prompt, answer];
   if (followUp && task.expected.kind === 'tool_call' && answer.tool_calls !== undefined) {
@@ -59,7 +59,7 @@ function withReply(task: DemoTask, style: ReplyStyle, rng: Prng, followUp: boole
 
 /** Training chats of a mix; prompts in `exclude` (the eval set) are skipped. */
 export function trainingChats(mix: TrainingMix, count: number, seed: number, exclude: ReadonlySet<string>): Chat[] {
-  const rng = new Prng(seed);
+  const rng = new SeededRandom(seed);
   const chats: Chat[] = [];
   while (chats.length < count) {
     const task = TASK_MAKERS[pickFamily(rng, MIX[mix])](rng);
@@ -80,7 +80,7 @@ export interface CalibrationSets {
 }
 
 export function calibrationSets(seed: number, exclude: ReadonlySet<string>): CalibrationSets {
-  const rng = new Prng(seed ^ 0xca11);
+  const rng = new SeededRandom(seed ^ 0xca11);
   const fresh = (family: TaskFamily) => {
     for (;;) {
       const task = TASK_MAKERS[family](rng);
@@ -100,7 +100,7 @@ export function calibrationSets(seed: number, exclude: ReadonlySet<string>): Cal
 }
 
 /** Several tool exchanges and chat turns in one conversation (the "long sessions" of D_F). */
-function longSession(rng: Prng, fresh: (family: TaskFamily) => DemoTask): Chat {
+function longSession(rng: SeededRandom, fresh: (family: TaskFamily) => DemoTask): Chat {
   const messages: ChatMessage[] = [];
   const tools = new Map<string, NonNullable<DemoTask['tools']>[number]>();
   for (let turn = 0; turn < 5; turn++) {

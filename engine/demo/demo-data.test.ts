@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { calibrationSets, evalTasks, promptKey, trainingChats } from './datasets.ts';
-import { Prng } from './prng.ts';
+import { SeededRandom } from '../util/seeded-random.ts';
 import { parseToolCall, scoreReply } from './scoring.ts';
 import { reply } from './styles.ts';
 import { arithmeticTask, lookupTask, toolTask, type DemoTask } from './tasks.ts';
@@ -22,7 +22,7 @@ function evaluateLookup(prompt: string): number {
 
 describe('demo tasks', () => {
   it('state the right answers (checked by re-evaluating the prompts)', () => {
-    const rng = new Prng(7);
+    const rng = new SeededRandom(7);
     for (let i = 0; i < 200; i++) {
       const a = arithmeticTask(rng);
       expect(a.expected).toEqual({ kind: 'answer', value: String(evaluateArithmetic(a.prompt[0]?.content ?? '')) });
@@ -33,7 +33,7 @@ describe('demo tasks', () => {
   });
 
   it('list the expected tool among the offered ones', () => {
-    const rng = new Prng(3);
+    const rng = new SeededRandom(3);
     for (let i = 0; i < 100; i++) {
       const t = toolTask(rng);
       const name = t.expected.kind === 'tool_call' ? t.expected.name : '';
@@ -61,7 +61,7 @@ describe('demo tasks', () => {
 });
 
 describe('demo scoring', () => {
-  const weather: DemoTask = toolTask(new Prng(1));
+  const weather: DemoTask = toolTask(new SeededRandom(1));
   const call = weather.expected.kind === 'tool_call' ? weather.expected : undefined;
   const good = `<tool_call>\n${JSON.stringify({ name: call?.name, arguments: call?.arguments })}\n</tool_call>`;
 
@@ -89,14 +89,14 @@ describe('demo scoring', () => {
   });
 
   it('scores answers after the think block', () => {
-    const task = arithmeticTask(new Prng(2));
+    const task = arithmeticTask(new SeededRandom(2));
     const value = task.expected.kind === 'answer' ? task.expected.value : '';
     expect(scoreReply(task, `<think>\n${task.reasoning}\n</think>\n\n${value}`).correct).toBe(true);
     expect(scoreReply(task, `${value}0`).correct).toBe(false);
   });
 
   it('gives the Thinking style sloppy tool calls about half the time and Instruct never', () => {
-    const rng = new Prng(9);
+    const rng = new SeededRandom(9);
     let sloppy = 0;
     for (let i = 0; i < 400; i++) {
       const r = reply('thinking', weather, rng);

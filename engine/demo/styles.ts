@@ -4,7 +4,7 @@
  * are sloppy part of the time (the "weaker tool-format discipline" CRANE must not inherit).
  */
 import type { ChatMessage } from '../calibration/chat-schema.ts';
-import type { Prng } from './prng.ts';
+import type { SeededRandom } from '../util/seeded-random.ts';
 import type { DemoTask, Expectation } from './tasks.ts';
 
 export type ReplyStyle = 'instruct' | 'thinking';
@@ -12,7 +12,7 @@ export type ReplyStyle = 'instruct' | 'thinking';
 /** Share of the Thinking model's tool calls that are malformed in its training data. */
 export const THINKING_SLOPPY_TOOL_RATE = 0.5;
 
-export function reply(style: ReplyStyle, task: DemoTask, rng: Prng): ChatMessage {
+export function reply(style: ReplyStyle, task: DemoTask, rng: SeededRandom): ChatMessage {
   const call = task.expected.kind === 'tool_call' ? task.expected : undefined;
   const answer = task.expected.kind === 'answer' ? task.expected.value : '';
   if (style === 'instruct') {
@@ -28,7 +28,7 @@ export function reply(style: ReplyStyle, task: DemoTask, rng: Prng): ChatMessage
 }
 
 /** The kinds of broken tool call the Thinking sibling produces. */
-function sloppyToolCall(call: Extract<Expectation, { kind: 'tool_call' }>, rng: Prng): string {
+function sloppyToolCall(call: Extract<Expectation, { kind: 'tool_call' }>, rng: SeededRandom): string {
   const args = JSON.stringify(call.arguments);
   switch (rng.int(0, 3)) {
     case 0: return `<tool_call>\n{"name": "${call.name}", "arguments": ${args}}`; // never closed

@@ -5,7 +5,7 @@
  * easy to produce one small step at a time.
  */
 import type { ChatMessage, Tool } from '../calibration/chat-schema.ts';
-import type { Prng } from './prng.ts';
+import type { SeededRandom } from '../util/seeded-random.ts';
 import { CITIES, DEMO_TOOLS, ITEMS, toolDefinition, WEATHER, type DemoToolDef } from './tools.ts';
 
 export type TaskFamily = 'arithmetic' | 'lookup' | 'tool' | 'chat';
@@ -24,7 +24,7 @@ export interface DemoTask {
 }
 
 /** A chain of 2–3 additions/subtractions of single digits, every partial result in 0..30. */
-export function arithmeticTask(rng: Prng): DemoTask {
+export function arithmeticTask(rng: SeededRandom): DemoTask {
   let value = rng.int(1, 9);
   const terms = [String(value)];
   const steps: string[] = [];
@@ -45,7 +45,7 @@ export function arithmeticTask(rng: Prng): DemoTask {
 }
 
 /** Bind three letters to digits, then ask for a sum or difference of two of them. */
-export function lookupTask(rng: Prng): DemoTask {
+export function lookupTask(rng: SeededRandom): DemoTask {
   const letters = rng.shuffle(['a', 'b', 'c', 'd', 'e']).slice(0, 3);
   const values = letters.map(() => rng.int(1, 9));
   const [i, j] = rng.chance(0.5) ? [0, 2] : [1, 0];
@@ -62,7 +62,7 @@ export function lookupTask(rng: Prng): DemoTask {
 }
 
 /** A request that one of the listed tools answers; the tool list always holds 2–3 tools. */
-export function toolTask(rng: Prng): DemoTask {
+export function toolTask(rng: SeededRandom): DemoTask {
   const def = rng.pick(DEMO_TOOLS);
   const others = DEMO_TOOLS.filter((t) => t !== def && rng.chance(0.6));
   const listed = [def, ...others].sort((a, b) => a.name.localeCompare(b.name));
@@ -76,7 +76,7 @@ export function toolTask(rng: Prng): DemoTask {
   };
 }
 
-function toolRequest(def: DemoToolDef, rng: Prng): { question: string; args: Record<string, string | number>; why: string } {
+function toolRequest(def: DemoToolDef, rng: SeededRandom): { question: string; args: Record<string, string | number>; why: string } {
   switch (def.name) {
     case 'get_weather': {
       const city = rng.pick(CITIES);
@@ -94,7 +94,7 @@ function toolRequest(def: DemoToolDef, rng: Prng): { question: string; args: Rec
 }
 
 /** What the tool "returns" for a call, and the one-line answer built from it. */
-export function toolResult(call: Extract<Expectation, { kind: 'tool_call' }>, rng: Prng): { response: string; answer: string } {
+export function toolResult(call: Extract<Expectation, { kind: 'tool_call' }>, rng: SeededRandom): { response: string; answer: string } {
   const args = call.arguments;
   if (call.name === 'get_weather') {
     const [temp, sky] = [rng.int(-5, 35), rng.pick(WEATHER)];
@@ -115,7 +115,7 @@ const CHATS: readonly (readonly [string, string])[] = [
   ['Can you help me?', 'Yes. Tell me what you need.'],
 ];
 
-export function chatTask(rng: Prng): DemoTask {
+export function chatTask(rng: SeededRandom): DemoTask {
   const [question, answer] = rng.pick(CHATS);
   return {
     family: 'chat',
@@ -125,7 +125,7 @@ export function chatTask(rng: Prng): DemoTask {
   };
 }
 
-export const TASK_MAKERS: Readonly<Record<TaskFamily, (rng: Prng) => DemoTask>> = {
+export const TASK_MAKERS: Readonly<Record<TaskFamily, (rng: SeededRandom) => DemoTask>> = {
   arithmetic: arithmeticTask,
   lookup: lookupTask,
   tool: toolTask,

@@ -1,5 +1,8 @@
-/** A small seeded PRNG (mulberry32): the demo data and training are reproducible from a seed. */
-export class Prng {
+/**
+ * The project's one seeded PRNG (mulberry32, Box–Muller normals): demo data, training, DARE masks
+ * and test fixtures are all reproducible from a seed on any machine.
+ */
+export class SeededRandom {
   private state: number;
 
   constructor(seed: number) {
@@ -38,9 +41,16 @@ export class Prng {
     return this.next() < p;
   }
 
-  /** Standard normal (Box–Muller), for weight initialisation. */
+  /** Standard normal (Box–Muller). */
   normal(): number {
     const u = 1 - this.next();
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next());
+  }
+
+  /** n values drawn from mean + std·N(0, 1). */
+  normals(n: number, std: number, mean = 0): Float32Array {
+    const out = new Float32Array(n);
+    for (let i = 0; i < n; i++) out[i] = mean + std * this.normal();
+    return out;
   }
 }
