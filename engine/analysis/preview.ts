@@ -168,23 +168,31 @@ export class InstantPreview {
   private refreshMasks(tau: number, steepness: number): void {
     if (tau === this.maskTau && steepness === this.maskSteepness) return;
     const weights = this.spectra.map((ratios) => sigmoidWeights(ratios, tau, steepness));
-    const { entries, directions } = this.coefficients;
-    this.corrections.fill(0);
+    const { entries, directions: d } = this.coefficients;
     for (let e = 0; e < entries.length; e++) {
       const p = this.entryProjector[e] as number;
-      if (p < 0) continue;
+      if (p < 0) continue; // stays 0: nothing is removed from an unprojected entry
       const { directionOffset, rank } = entries[e] as { directionOffset: number; rank: number };
       const w = weights[p] as Float64Array;
-      const at = e * MOMENTS;
-      for (let i = 0; i < rank; i++) {
+      // Six local sums, unrolled in the MOMENTS layout: this loop is the whole cost of a τ/k change.
+      let tR = 0, tA = 0, tN = 0, rR = 0, rA = 0, rN = 0;
+      for (let i = 0, at = directionOffset * MOMENTS; i < rank; i++, at += MOMENTS) {
         const wi = w[i] as number;
         const normWeight = 2 * wi - wi * wi;
-        const d = (directionOffset + i) * MOMENTS;
-        for (let q = 0; q < MOMENTS; q++) {
-          const factor = q % 3 === NORM ? normWeight : wi;
-          this.corrections[at + q] = (this.corrections[at + q] as number) + factor * (directions[d + q] as number);
-        }
+        tR += wi * (d[at + THRESHOLDED + GRAD_R] as number);
+        tA += wi * (d[at + THRESHOLDED + GRAD_A] as number);
+        tN += normWeight * (d[at + THRESHOLDED + NORM] as number);
+        rR += wi * (d[at + RAW + GRAD_R] as number);
+        rA += wi * (d[at + RAW + GRAD_A] as number);
+        rN += normWeight * (d[at + RAW + NORM] as number);
       }
+      const out = e * MOMENTS;
+      this.corrections[out + THRESHOLDED + GRAD_R] = tR;
+      this.corrections[out + THRESHOLDED + GRAD_A] = tA;
+      this.corrections[out + THRESHOLDED + NORM] = tN;
+      this.corrections[out + RAW + GRAD_R] = rR;
+      this.corrections[out + RAW + GRAD_A] = rA;
+      this.corrections[out + RAW + NORM] = rN;
     }
     this.maskTau = tau;
     this.maskSteepness = steepness;

@@ -1,0 +1,112 @@
+/**
+ * Latency of the instant preview on a synthetic 48-layer MoE analysis (Qwen3-Next-like: per layer
+ * attention q/k/v/o + q/k norms, 128 routed experts × gate/up/down, a shared expert, a router
+ * and two layer norms; r = 256 directions per projector key). The coefficients go through the
+ * real PreviewCoefficientBuilder and GateAccumulator with one 256-wide row per tensor: the
+ * preview's cost depends on the entry and direction counts, not on tensor sizes.
+ *
+ *   node --import tsx tools/bench-preview.ts [--calls 3000] [--seed 1]
+ *
+ * Prints p50/p95/max per kind of settings change; the aim is p95 < 5 ms.
+ */
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { InstantPreview, type PreviewSettings } from '../engine/analysis/preview.ts';
+import { PreviewCoefficientBuilder } from '../engine/analysis/preview-coefficients.ts';
+import { GateAccumulator } from '../engine/crane/gate-accumulator.ts';
+import { computeGateTable } from '../engine/crane/gate-scales.ts';
+import type { GspProjector } from '../engine/crane/gsp-projector.ts';
+import { uniformStream } from '../engine/crane/seeded-random.ts';
+import { classifyTensor, projectorKey } from '../engine/crane/tensor-classification.ts';
+
+const LAYERS = 48;
+const EXPERTS = 128;
+const WIDTH = 256;
+const RANK = 256;
+
+const { values: args } = parseArgs({ options: { calls: { type: 'string', default: '3000' }, seed: { type: 'string', default: '1' } } });
+const random = uniformStream(Number(args.seed), 'bench-preview');
+const values = (n: number, scale = 1) => Float32Array.from({ length: n }, () => (random() * 2 - 1) * scale);
+
+function layerTensors(l: number): string[] {
+  const p = `model.layers.${l}.`;
+  const experts = Array.from({ length: EXPERTS }, (_, e) => ['gate', 'up', 'down'].map((m) => `${p}mlp.experts.${e}.${m}_proj.weight`)).flat();
+  return [
+    `${p}input_layernorm.weight`, `${p}post_attention_layernorm.weight`,
+    ...['q', 'k', 'v', 'o'].map((m) => `${p}self_attn.${m}_proj.weight`), `${p}self_attn.q_norm.weight`, `${p}self_attn.k_norm.weight`,
+    `${p}mlp.gate.weight`, ...['gate', 'up', 'down'].map((m) => `${p}mlp.shared_expert.${m}_proj.weight`),
+    ...experts,
+  ];
+}
+
+function projector(): GspProjector {
+  let s = 1;
+  const sigma = Float64Array.from({ length: RANK }, () => (s *= 0.97));
+  return { dim: WIDTH, rank: RANK, basis: values(WIDTH * RANK, 1 / 16), sigma };
+}
+
+function buildAnalysis() {
+  const projectors = new Map<string, GspProjector>();
+  for (let l = 0; l < LAYERS; l++) for (const key of ['attn_input', 'ffn_input'] as const) projectors.set(projectorKey(l, key), projector());
+  const gate = new GateAccumulator();
+  const builder = new PreviewCoefficientBuilder(0.5, (key) => projectors.get(key));
+  let tensors = 0;
+  for (let l = 0; l < LAYERS; l++) {
+    for (const name of layerTensors(l)) {
+      const tensor = classifyTensor(name);
+      const inputs = { thetaI: values(WIDTH), delta: values(WIDTH, 0.01), gradR: values(WIDTH), gradA: values(WIDTH) };
+      gate.add(tensor, inputs);
+      if (tensor.rule === 'crane') builder.add(tensor, [1, WIDTH], inputs);
+      tensors++;
+    }
+  }
+  return { tensors, gate: computeGateTable(gate.blocks(), 'expert'), coefficients: builder.build() };
+}
+
+type Change = 'alpha' | 'tau/k' | 'toggles' | 'overrides';
+
+function nextSettings(previous: PreviewSettings, blocks: readonly string[]): { change: Change; settings: PreviewSettings } {
+  const change = (['alpha', 'tau/k', 'toggles', 'overrides'] as const)[Math.floor(random() * 4)] as Change;
+  switch (change) {
+    case 'alpha': return { change, settings: { ...previous, alpha: random() } };
+    case 'tau/k': return { change, settings: { ...previous, tau: 0.005 + random() * 0.2, steepness: random() < 0.5 ? undefined : 10 + random() * 300 } };
+    case 'toggles': return {
+      change,
+      settings: { ...previous, stages: { threshold: random() < 0.8, gate: random() < 0.8, gsp: random() < 0.8 }, granularity: random() < 0.5 ? 'coarse' : 'fine' },
+    };
+    case 'overrides': return {
+      change,
+      settings: { ...previous, overrides: new Map(Array.from({ length: Math.floor(random() * 6) }, () => [blocks[Math.floor(random() * blocks.length)] as string, random() * 2])) },
+    };
+  }
+}
+
+function percentile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+const started = performance.now();
+const { tensors, gate, coefficients } = buildAnalysis();
+const built = performance.now();
+const preview = new InstantPreview(coefficients, gate);
+const loaded = performance.now();
+const directions = coefficients.directions.length / 6;
+console.log(`synthetic analysis: ${LAYERS} layers, ${tensors} tensors, ${coefficients.entries.length} preview entries, ${directions} directions (r = ${RANK})`);
+console.log(`build ${((built - started) / 1000).toFixed(1)} s (not part of the preview), load ${(loaded - built).toFixed(1)} ms`);
+
+let settings: PreviewSettings = { alpha: 0.15, keepQuantile: 0.5, tau: 0.03, stages: { threshold: true, gate: true, gsp: true }, granularity: 'coarse' };
+const times = new Map<Change | 'all', number[]>([['all', []]]);
+for (let i = 0; i < 200; i++) preview.evaluate(nextSettings(settings, preview.coarseBlocks).settings); // warm-up (JIT)
+for (let i = 0; i < Number(args.calls); i++) {
+  const next = nextSettings(settings, settings.granularity === 'fine' ? preview.fineBlocks : preview.coarseBlocks);
+  settings = next.settings;
+  const t0 = performance.now();
+  preview.evaluate(settings);
+  const ms = performance.now() - t0;
+  times.get('all')?.push(ms);
+  times.set(next.change, [...(times.get(next.change) ?? []), ms]);
+}
+for (const [kind, list] of times) {
+  const sorted = [...list].sort((a, b) => a - b);
+  console.log(`${kind.padEnd(9)} n=${String(sorted.length).padStart(5)}  p50 ${percentile(sorted, 0.5).toFixed(3)} ms  p95 ${percentile(sorted, 0.95).toFixed(3)} ms  max ${(sorted.at(-1) ?? 0).toFixed(3)} ms`);
+}
