@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { craneDelta, type CraneContext } from '../crane/crane-edit.ts';
 import { classifyTensor } from '../crane/tensor-classification.ts';
 import { InstantPreview, type PreviewSettings } from './preview.ts';
+import { PreviewCoefficientBuilder } from './preview-coefficients.ts';
 import { tinyAnalysis } from './testing/tiny-analysis.ts';
 
 const analysis = tinyAnalysis(2026);
@@ -98,5 +99,40 @@ describe('InstantPreview vs g·craneDelta on a tiny random pair', () => {
   it('refuses a keep-quantile the coefficients were not computed at, unless thresholding is off', () => {
     expect(() => preview.evaluate({ ...base, keepQuantile: 0.6 })).toThrow(/computed at keep-quantile 0.5/);
     expect(() => preview.evaluate({ ...base, keepQuantile: 0.6, stages: { threshold: false, gate: true, gsp: true } })).not.toThrow();
+  });
+});
+
+describe('PreviewCoefficientBuilder', () => {
+  it('accepts only crane-rule tensors inside decoder layers (gradients exist only there; routers are SLERP)', () => {
+    const builder = new PreviewCoefficientBuilder(0.5, () => undefined);
+    const inputs = { delta: Float32Array.of(1, 2), gradR: Float32Array.of(1, 1), gradA: Float32Array.of(1, 1) };
+    expect(() => builder.add(classifyTensor('model.norm.weight'), [2], inputs)).toThrow(/only crane-rule tensors inside decoder layers/);
+    expect(() => builder.add(classifyTensor('model.layers.0.mlp.gate.weight'), [1, 2], inputs)).toThrow(/only crane-rule/);
+  });
+
+  it('keeps one entry per fine block and projector', () => {
+    const entries = analysis.coefficients.entries;
+    expect(entries.find((e) => e.group === 'attention' && e.block === 'q' && e.layer === 0)).toMatchObject({ projector: 'layer_0_attn_input', tensors: 1, coordinates: 16 });
+    expect(entries.filter((e) => e.projector !== null)).toHaveLength(2 * 5); // q, k, v, gate, up per layer
+  });
+
+  it('sums routed experts of one projection into one entry', () => {
+    const projector = analysis.projectors.get('layer_0_ffn_input');
+    const builder = new PreviewCoefficientBuilder(0.5, () => projector);
+    const v = (...x: number[]) => Float32Array.from(x);
+    const experts = [
+      { name: 'model.layers.0.mlp.experts.0.gate_proj.weight', inputs: { delta: v(0.5, -1, 0.25, 2), gradR: v(1, 0.5, -1, 0.2), gradA: v(-0.3, 0.1, 0.7, 1) } },
+      { name: 'model.layers.0.mlp.experts.1.gate_proj.weight', inputs: { delta: v(-2, 0.1, 1, 0.3), gradR: v(0.2, -0.4, 0.6, 0.8), gradA: v(1, 1, -1, 0.5) } },
+    ];
+    const single = experts.map(({ name, inputs }) => {
+      const one = new PreviewCoefficientBuilder(0.5, () => projector);
+      one.add(classifyTensor(name), [1, 4], inputs);
+      return one.build();
+    });
+    for (const { name, inputs } of experts) builder.add(classifyTensor(name), [1, 4], inputs);
+    const both = builder.build();
+    expect(both.entries).toEqual([expect.objectContaining({ group: 'expert', block: 'gate', tensors: 2, coordinates: 8, projector: 'layer_0_ffn_input' })]);
+    both.scalars.forEach((v, i) => expect(v).toBeCloseTo((single[0]?.scalars[i] as number) + (single[1]?.scalars[i] as number), 12));
+    both.directions.forEach((v, i) => expect(v).toBeCloseTo((single[0]?.directions[i] as number) + (single[1]?.directions[i] as number), 12));
   });
 });

@@ -114,6 +114,8 @@ export class InstantPreview {
     this.blockNorm.fill(0);
     const { scalars } = this.coefficients;
     const kind = stages.threshold ? THRESHOLDED : RAW;
+    // Unprojected entries have zero corrections, so one expression serves both cases.
+    const removed = stages.gsp ? this.corrections : this.noCorrections;
     let slopeR = 0;
     let slopeA = 0;
     for (let e = 0; e < this.entrySlot.length; e++) {
@@ -121,8 +123,6 @@ export class InstantPreview {
       const block = fine ? slot : (this.slotCoarse[slot] as number);
       const s = this.slotScale[slot] as number;
       const at = e * MOMENTS + kind;
-      // Unprojected entries have zero corrections, so one expression serves both cases.
-      const removed = stages.gsp ? this.corrections : this.noCorrections;
       slopeR += s * ((scalars[at + GRAD_R] as number) - (removed[at + GRAD_R] as number));
       slopeA += s * ((scalars[at + GRAD_A] as number) - (removed[at + GRAD_A] as number));
       const norm = scalars[at + NORM] as number;
