@@ -38,9 +38,8 @@ export async function produceEdited(
     assertFinite(values, join(checkpoint.dir, info.shard), name, 'contains');
     return { shape: info.shape, values };
   };
-  const instructSide = await read(instruct, planned.instruct);
-  const thinkingSide = await read(thinking, planned.thinking);
-  const result = editPair({ name, ...(instructSide === undefined ? {} : { instruct: instructSide }), ...(thinkingSide === undefined ? {} : { thinking: thinkingSide }) }, edit);
+  const [instructSide, thinkingSide] = [await read(instruct, planned.instruct), await read(thinking, planned.thinking)];
+  const result = editPair({ name, instruct: instructSide, thinking: thinkingSide }, edit);
   if (result.note !== undefined) notes.push(`${name}: ${result.note}`);
   assertFinite(result.values, join(base.dir, baseInfo.shard), name, 'was edited into');
   return result.values;

@@ -28,6 +28,6 @@ export function planExport(instruct: Checkpoint, thinking: Checkpoint, dtype: Ex
     const t = thinking.tensors.get(name);
     const base = (i ?? t) as CheckpointTensor;
     const outDtype = dtype === 'source' || !isFloatDType(base.dtype) ? base.dtype : dtype;
-    return { spec: { name, dtype: outDtype, shape: base.shape }, ...(i === undefined ? {} : { instruct: i }), ...(t === undefined ? {} : { thinking: t }) };
+    return { spec: { name, dtype: outDtype, shape: base.shape }, instruct: i, thinking: t };
   });
 }
