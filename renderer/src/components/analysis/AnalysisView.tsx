@@ -1,0 +1,41 @@
+/** Run the analysis: calibration sets, each stage's progress and cache state, cancel, logs. */
+import { checkPath } from '../../lib/path-check.ts';
+import { useActions, useApp } from '../../store/app-context.tsx';
+import { EngineNotice } from '../common/EngineNotice.tsx';
+import { CalibrationFields } from './CalibrationFields.tsx';
+import { LogView } from './LogView.tsx';
+import { StageList } from './StageList.tsx';
+
+export function AnalysisView() {
+  const actions = useActions();
+  const analysis = useApp((s) => s.analysis);
+  const projectDir = useApp((s) => s.project.dir);
+  const running = analysis.status === 'running';
+  const canRun = checkPath(projectDir).ok;
+  return (
+    <div className="two-col wide-left">
+      <section className="panel" aria-labelledby="analysis-title">
+        <header className="panel-header">
+          <h2 id="analysis-title">Analysis</h2>
+          <div className="button-row">
+            {running ? (
+              <button type="button" onClick={() => actions.cancelAnalysis()}>
+                Cancel
+              </button>
+            ) : (
+              <button type="button" className="primary" disabled={!canRun} onClick={() => void actions.analyze()}>
+                Analyze
+              </button>
+            )}
+          </div>
+        </header>
+        {!canRun && <p className="small muted">Set a project folder (Pair & project) — the analysis cache lives there.</p>}
+        <p className="small muted">Cached stages are reused; stale ones (other inputs or settings) run again. A cancelled run resumes.</p>
+        <EngineNotice error={analysis.error} what="Analysis" />
+        <StageList stages={analysis.stages} />
+        <CalibrationFields />
+      </section>
+      <LogView logs={analysis.logs} />
+    </div>
+  );
+}

@@ -1,0 +1,29 @@
+/** Says plainly when there is no engine, or when the data on screen is synthetic. */
+import { useApp } from '../../store/app-context.tsx';
+
+export function ConnectionBanner() {
+  const connection = useApp((s) => s.connection);
+  const unavailable = useApp((s) => Object.keys(s.unavailable).length);
+  if (connection.status === 'closed' || connection.status === 'failed') {
+    return (
+      <div className="banner banner-error" role="alert">
+        No engine connection: {connection.message ?? 'the connection closed'}. Reload the page (browser mode) or restart the engine.
+      </div>
+    );
+  }
+  if (connection.synthetic) {
+    return (
+      <div className="banner banner-synthetic" role="status">
+        Synthetic engine: every number on screen is generated in the page, not computed from checkpoints.
+      </div>
+    );
+  }
+  if (unavailable > 0) {
+    return (
+      <div className="banner" role="status">
+        {unavailable} engine method{unavailable === 1 ? ' is' : 's are'} not built yet; the views that need them say so.
+      </div>
+    );
+  }
+  return null;
+}

@@ -1,0 +1,61 @@
+/** CRANE against the baselines on the held-out calibration losses (Verify), with CRANE's prediction. */
+import { describeMethod, METHOD_KINDS, METHOD_LABELS, methodFor } from '../../lib/presets.ts';
+import { formatSigned } from '../../lib/format.ts';
+import { useActions, useApp } from '../../store/app-context.tsx';
+import { EngineNotice } from '../common/EngineNotice.tsx';
+import { PublishedResults } from './PublishedResults.tsx';
+import { VerifyCell } from './VerifyCell.tsx';
+
+export function MethodComparison() {
+  const actions = useActions();
+  const settings = useApp((s) => s.settings.current);
+  const byMethod = useApp((s) => s.verify.byMethod);
+  const preview = useApp((s) => s.preview.result);
+  const anyRunning = Object.values(byMethod).some((e) => e?.status === 'loading');
+  const verifyAll = async () => {
+    for (const kind of METHOD_KINDS) await actions.verify(kind);
+  };
+  return (
+    <div className="two-col wide-left">
+      <section className="panel" aria-labelledby="compare-title">
+        <header className="panel-header">
+          <h2 id="compare-title">Method comparison</h2>
+          <button type="button" disabled={anyRunning} onClick={() => void verifyAll()}>
+            Verify all
+          </button>
+        </header>
+        <p className="small muted">
+          ΔL = edited − θ_I on the held-out split (lower is better). The first-order prediction exists for CRANE only; the baselines are measured.
+        </p>
+        <table className="table compare-table">
+          <thead>
+            <tr>
+              <th scope="col">Method</th>
+              <th scope="col">Parameters</th>
+              <th scope="col">ΔL_R predicted</th>
+              <th scope="col">ΔL_A predicted</th>
+              <th scope="col">Measured ΔL_R / ΔL_A</th>
+            </tr>
+          </thead>
+          <tbody>
+            {METHOD_KINDS.map((kind) => (
+              <tr key={kind}>
+                <th scope="row">{METHOD_LABELS[kind]}</th>
+                <td className="small">{describeMethod(methodFor(kind, settings))}</td>
+                <td>{kind === 'crane' && preview ? formatSigned(preview.deltaLossReasoning) : '—'}</td>
+                <td>{kind === 'crane' && preview ? formatSigned(preview.deltaLossAgent) : '—'}</td>
+                <td>
+                  <VerifyCell entry={byMethod[kind]} onVerify={() => void actions.verify(kind)} label={METHOD_LABELS[kind]} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {METHOD_KINDS.map((kind) => (
+          <EngineNotice key={kind} error={byMethod[kind]?.error ?? null} what={`Verify ${METHOD_LABELS[kind]}`} />
+        ))}
+      </section>
+      <PublishedResults />
+    </div>
+  );
+}

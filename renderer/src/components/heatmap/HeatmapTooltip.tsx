@@ -1,0 +1,38 @@
+/** Values of the hovered block: the shown metric first, then the other gate metrics. */
+import { formatNumber } from '../../lib/format.ts';
+import { cellRect, matrixValue, type CellRef, type HeatmapLayout } from '../../lib/heatmap-geometry.ts';
+import { useApp } from '../../store/app-context.tsx';
+import { HEATMAP_METRICS, type HeatmapMetric } from '../../store/gates-slice.ts';
+import { metricMatrix } from './heatmap-data.ts';
+
+export function HeatmapTooltip({ cell, layout, metric }: { cell: CellRef; layout: HeatmapLayout; metric: HeatmapMetric }) {
+  const gates = useApp((s) => s.gates);
+  const settings = useApp((s) => s.settings);
+  const preview = useApp((s) => s.preview);
+  const group = gates.metrics.result?.groups[cell.groupIndex];
+  if (group === undefined) return null;
+  const state = { gates, settings, preview };
+  const rows = [metric, ...HEATMAP_METRICS.map((m) => m.id).filter((m) => m !== metric)].map((id) => {
+    const matrix = metricMatrix(state, id);
+    return { id, label: HEATMAP_METRICS.find((m) => m.id === id)?.label ?? id, value: matrix === null ? NaN : matrixValue(matrix, cell) };
+  });
+  const rect = cellRect(layout, cell);
+  const left = Math.min(rect.x + rect.width + 8, layout.left + layout.width - 190);
+  return (
+    <div className="tooltip" role="tooltip" style={{ left, top: rect.y + rect.height + 4 }} data-testid="heatmap-tooltip">
+      <div className="tooltip-title">
+        layer {cell.layer} · {group}
+      </div>
+      <table>
+        <tbody>
+          {rows.map((r, i) => (
+            <tr key={r.id} className={i === 0 ? 'strong' : undefined}>
+              <th>{r.label}</th>
+              <td>{formatNumber(r.value)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

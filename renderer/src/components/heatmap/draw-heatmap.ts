@@ -1,0 +1,93 @@
+/**
+ * Paints a heatmap onto a canvas without React: one pixel per cell into an offscreen bitmap,
+ * scaled up without smoothing, then axis labels and the selection/hover outlines. A 48 × 388
+ * fine-grouped map is one putImageData and one drawImage.
+ */
+import { colorAt, type ColorScale } from '../../lib/color-scale.ts';
+import { cellRect, labelStep, type CellRef, type HeatmapLayout } from '../../lib/heatmap-geometry.ts';
+import type { Matrix } from '../../protocol.ts';
+
+export interface HeatmapPaint {
+  readonly layout: HeatmapLayout;
+  readonly matrix: Matrix;
+  readonly groups: readonly string[];
+  readonly scale: ColorScale;
+  readonly selected: CellRef | null;
+  readonly hovered: CellRef | null;
+  readonly textColor: string;
+  readonly accentColor: string;
+}
+
+/** The cells as RGBA, one pixel per cell: x = layer, y = group. */
+export function cellPixels(matrix: Matrix, scale: ColorScale): Uint8ClampedArray<ArrayBuffer> {
+  const { rows: layers, cols: groups, values } = matrix;
+  const pixels = new Uint8ClampedArray(layers * groups * 4);
+  for (let l = 0; l < layers; l++) {
+    for (let g = 0; g < groups; g++) {
+      const [r, gr, b] = colorAt(scale, values[l * groups + g] ?? NaN);
+      const p = (g * layers + l) * 4;
+      pixels[p] = r;
+      pixels[p + 1] = gr;
+      pixels[p + 2] = b;
+      pixels[p + 3] = 255;
+    }
+  }
+  return pixels;
+}
+
+let offscreen: HTMLCanvasElement | null = null;
+
+export function drawHeatmap(canvas: HTMLCanvasElement, paint: HeatmapPaint): boolean {
+  const ctx = canvas.getContext('2d');
+  if (ctx === null) return false;
+  const { layout, matrix, groups } = paint;
+  const dpr = window.devicePixelRatio || 1;
+  const cssWidth = layout.left + layout.width + 8;
+  const cssHeight = layout.top + layout.height + 24;
+  if (canvas.width !== Math.round(cssWidth * dpr) || canvas.height !== Math.round(cssHeight * dpr)) {
+    canvas.width = Math.round(cssWidth * dpr);
+    canvas.height = Math.round(cssHeight * dpr);
+    canvas.style.width = `${cssWidth}px`;
+    canvas.style.height = `${cssHeight}px`;
+  }
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, cssWidth, cssHeight);
+
+  offscreen ??= document.createElement('canvas');
+  offscreen.width = matrix.rows;
+  offscreen.height = matrix.cols;
+  const octx = offscreen.getContext('2d');
+  if (octx === null || matrix.rows === 0 || matrix.cols === 0) return false;
+  octx.putImageData(new ImageData(cellPixels(matrix, paint.scale), matrix.rows, matrix.cols), 0, 0);
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(offscreen, layout.left, layout.top, layout.width, layout.height);
+
+  ctx.fillStyle = paint.textColor;
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'right';
+  const groupStep = labelStep(groups.length, layout.height, 13);
+  for (let g = 0; g < groups.length; g += groupStep) {
+    const r = cellRect(layout, { layer: 0, groupIndex: g });
+    ctx.fillText(groups[g] ?? '', layout.left - 6, r.y + r.height / 2);
+  }
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'top';
+  const layerStep = labelStep(layout.layers, layout.width, 28);
+  for (let l = 0; l < layout.layers; l += layerStep) {
+    const r = cellRect(layout, { layer: l, groupIndex: 0 });
+    ctx.fillText(String(l), r.x + r.width / 2, layout.top + layout.height + 5);
+  }
+
+  outline(ctx, layout, paint.hovered, paint.textColor, 1);
+  outline(ctx, layout, paint.selected, paint.accentColor, 2);
+  return true;
+}
+
+function outline(ctx: CanvasRenderingContext2D, layout: HeatmapLayout, cell: CellRef | null, color: string, width: number) {
+  if (cell === null) return;
+  const r = cellRect(layout, cell);
+  ctx.strokeStyle = color;
+  ctx.lineWidth = width;
+  ctx.strokeRect(r.x + width / 2, r.y + width / 2, Math.max(1, r.width - width), Math.max(1, r.height - width));
+}

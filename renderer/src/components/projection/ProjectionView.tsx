@@ -1,0 +1,58 @@
+/** GSP for the selected layer: its format spectrum, the sigmoid mask, directions removed, update retained. */
+import { useMemo } from 'react';
+import { formatNumber, formatPercent } from '../../lib/format.ts';
+import { removedDirections } from '../../lib/sigmoid-mask.ts';
+import type { ActivationKey } from '../../protocol.ts';
+import { useApp } from '../../store/app-context.tsx';
+import { EngineNotice } from '../common/EngineNotice.tsx';
+import { Stat } from '../common/Stat.tsx';
+import { useElementWidth } from '../common/use-element-width.ts';
+import { directionsAboveTau, spectrumRows } from './spectrum-data.ts';
+import { SpectrumChart } from './SpectrumChart.tsx';
+
+export function ProjectionView() {
+  const block = useApp((s) => s.selection.block);
+  const key = useApp((s) => s.selection.activationKey);
+  const setKey = useApp((s) => s.setActivationKey);
+  const spectrum = useApp((s) => s.spectrum);
+  const tau = useApp((s) => s.settings.current.tau);
+  const steepness = useApp((s) => s.settings.current.steepness);
+  const gsp = useApp((s) => s.settings.current.stages.gsp);
+  const [ref, width] = useElementWidth<HTMLDivElement>(440);
+  const result = spectrum.result;
+  const rows = useMemo(() => (result === null ? [] : spectrumRows(result.sigmaRatio, tau, steepness)), [result, tau, steepness]);
+
+  return (
+    <section className="panel projection" aria-labelledby="projection-title" ref={ref}>
+      <header className="panel-header">
+        <h2 id="projection-title">Projection (GSP)</h2>
+        <select aria-label="Activation key" value={key} onChange={(e) => setKey(e.currentTarget.value as ActivationKey)}>
+          <option value="attn_input">attn_input (q/k/v)</option>
+          <option value="ffn_input">ffn_input (gate/up)</option>
+        </select>
+      </header>
+      {block === null ? (
+        <p className="muted empty">Select a block in the heatmap to see its layer’s format spectrum and mask.</p>
+      ) : (
+        <>
+          <p className="muted small">
+            Layer {block.layer} · {key}
+            {!gsp && ' · GSP is off: nothing is removed'}
+          </p>
+          <EngineNotice error={spectrum.error} what="Spectrum" />
+          {result !== null && (
+            <>
+              <div className="stats" data-testid="projection-stats">
+                <Stat label="directions removed (Σw)" value={gsp ? formatNumber(removedDirections(result.sigmaRatio, tau, steepness), 3) : '0'} />
+                <Stat label="with σ/σ₁ ≥ τ" value={String(directionsAboveTau(result.sigmaRatio, tau))} />
+                <Stat label="update retained" value={gsp ? formatPercent(result.retainedFraction) : '100%'} />
+                <Stat label="rank kept" value={String(result.sigmaRatio.length)} />
+              </div>
+              <SpectrumChart rows={rows} tau={tau} width={Math.max(240, width - 24)} height={230} />
+            </>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,35 @@
+/** Number and size formatting shared by the views. */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value >= 100 || unit === 0 ? 0 : 1)} ${units[unit]}`;
+}
+
+/** Compact significant-digit formatting; exponent form for very small or large magnitudes. */
+export function formatNumber(value: number, digits = 3): string {
+  if (!Number.isFinite(value)) return '—';
+  if (value === 0) return '0';
+  const abs = Math.abs(value);
+  if (abs < 1e-3 || abs >= 1e5) return value.toExponential(digits - 1);
+  return Number(value.toPrecision(digits)).toString();
+}
+
+export function formatSigned(value: number, digits = 3): string {
+  const text = formatNumber(value, digits);
+  return value > 0 ? `+${text}` : text;
+}
+
+export function formatSeconds(seconds: number | null): string {
+  if (seconds === null || !Number.isFinite(seconds)) return '—';
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  const m = Math.floor(seconds / 60);
+  if (m < 60) return `${m} min ${Math.round(seconds % 60)} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+export const formatPercent = (fraction: number): string => `${(100 * fraction).toFixed(fraction < 0.1 ? 1 : 0)}%`;

@@ -1,0 +1,227 @@
+/**
+ * Everything the UI asks of the engine. Actions write results (or typed errors) into the store;
+ * a method the engine answers 'not-implemented' is recorded so views can say so plainly.
+ * Preview and spectrum requests are coalesced (latest wins), so slider moves never queue up.
+ */
+import type { EngineApi } from '../engine-link/engine-api.ts';
+import type { CallOptions, CraneSettings, MergeMethodKind, Params, RequestName, Result } from '../protocol.ts';
+import { ProtocolError } from '../protocol.ts';
+import { latestWins } from '../lib/latest-wins.ts';
+import { methodFor } from '../lib/presets.ts';
+import type { AppStore } from './app-store.ts';
+import type { PaneIndex } from './side-by-side-slice.ts';
+import { failed, loading, ready, toErrorInfo } from './slice.ts';
+
+const GiB = 1024 ** 3;
+
+/** α values the preview curve is drawn over: 0..1, wider when α itself goes past 0.9. */
+export function previewAlphas(alpha: number, points = 41): number[] {
+  const top = alpha > 0.9 ? Math.min(4, Math.ceil(alpha * 2)) : 1;
+  return Array.from({ length: points }, (_, i) => (top * i) / (points - 1));
+}
+
+export class EngineActions {
+  private api: EngineApi | null = null;
+  private analysisAbort: AbortController | null = null;
+  private exportAbort: AbortController | null = null;
+  /** Which method's Verify is running, so 'verify' progress events find their row. */
+  verifying: MergeMethodKind | null = null;
+
+  readonly preview = latestWins((settings: CraneSettings) => this.run('preview', { settings, alphas: previewAlphas(settings.alpha) }), {
+    onResult: (result) => this.store.getState().setPreview(ready(result)),
+    onError: (error) => this.store.getState().setPreview(failed(this.store.getState().preview, toErrorInfo(error))),
+  });
+
+  readonly spectrum = latestWins((params: Params<'spectrum'>) => this.run('spectrum', params), {
+    onResult: (result) => this.store.getState().setSpectrum(ready(result)),
+    onError: (error) => this.store.getState().setSpectrum(failed(this.store.getState().spectrum, toErrorInfo(error))),
+  });
+
+  constructor(private readonly store: AppStore) {}
+
+  attach(api: EngineApi | null): void {
+    this.api = api;
+  }
+
+  get connected(): boolean {
+    return this.api !== null;
+  }
+
+  /** One engine call; 'not-implemented' answers are remembered per method. */
+  async run<K extends RequestName>(method: K, params: Params<K>, options?: CallOptions): Promise<Result<K>> {
+    if (this.api === null) throw new ProtocolError('disconnected', 'not connected to an engine');
+    try {
+      return await this.api.call(method, params, options);
+    } catch (error) {
+      if (error instanceof ProtocolError && error.code === 'not-implemented') this.store.getState().markUnavailable(method, error.message);
+      throw error;
+    }
+  }
+
+  async openPair(): Promise<void> {
+    const s = this.store.getState();
+    s.setPairSummary(loading(s.pair.summary));
+    try {
+      const summary = await this.run('openPair', { instruct: s.pair.instructPath, thinking: s.pair.thinkingPath });
+      this.store.getState().setPairSummary(ready(summary));
+    } catch (error) {
+      this.store.getState().setPairSummary(failed(this.store.getState().pair.summary, toErrorInfo(error)));
+    }
+  }
+
+  /** Restores a project the engine already has open (after a reload or an engine restart). */
+  async restoreProject(): Promise<void> {
+    try {
+      const state = await this.run('getProjectState', {});
+      if (state !== null) this.applyProject(state);
+    } catch {
+      // No project to restore is the normal case for a fresh engine.
+    }
+  }
+
+  async openProject(dir = this.store.getState().project.dir): Promise<void> {
+    const s = this.store.getState();
+    s.setProjectDir(dir);
+    s.setProjectState(loading(s.project.state));
+    try {
+      this.applyProject(await this.run('openProject', { projectDir: dir }));
+    } catch (error) {
+      this.store.getState().setProjectState(failed(this.store.getState().project.state, toErrorInfo(error)));
+    }
+  }
+
+  async saveProject(): Promise<void> {
+    const s = this.store.getState();
+    const project = {
+      instruct: s.pair.instructPath || null,
+      thinking: s.pair.thinkingPath || null,
+      analysis: s.analysis.settings,
+      settings: s.settings.current,
+      verified: s.verify.measured,
+    };
+    s.setProjectState(loading(s.project.state));
+    try {
+      this.applyProject(await this.run('saveProject', { projectDir: s.project.dir, project }), false);
+    } catch (error) {
+      this.store.getState().setProjectState(failed(this.store.getState().project.state, toErrorInfo(error)));
+    }
+  }
+
+  private applyProject(state: Result<'openProject'>, resetSettings = true): void {
+    const s = this.store.getState();
+    s.setProjectState(ready(state));
+    s.setProjectDir(state.projectDir);
+    s.rememberProject(state.projectDir);
+    s.setPairPaths({ instructPath: state.project.instruct ?? '', thinkingPath: state.project.thinking ?? '' });
+    if (state.project.analysis !== null) s.setAnalysisSettings(state.project.analysis);
+    if (resetSettings) s.resetSettings(state.project.settings);
+    s.setMeasured(state.project.verified);
+    s.applyStageStates(state.stages);
+    if (state.stages.some((st) => st.stage === 'gates' && st.state !== 'missing')) void this.loadGateMetrics();
+  }
+
+  async analyze(): Promise<void> {
+    const s = this.store.getState();
+    this.analysisAbort?.abort();
+    const abort = (this.analysisAbort = new AbortController());
+    s.analysisStarted();
+    try {
+      const summary = await this.run('analyze', { projectDir: s.project.dir, settings: s.analysis.settings }, { signal: abort.signal });
+      const st = this.store.getState();
+      for (const { stage, cached, seconds } of summary.stages) st.applyStageDone({ requestId: 0, stage, cached, seconds });
+      st.analysisEnded('done');
+      await this.loadGateMetrics();
+    } catch (error) {
+      const info = toErrorInfo(error);
+      this.store.getState().analysisEnded(info.code === 'cancelled' ? 'cancelled' : 'error', info);
+    } finally {
+      if (this.analysisAbort === abort) this.analysisAbort = null;
+    }
+  }
+
+  cancelAnalysis(): void {
+    this.analysisAbort?.abort();
+  }
+
+  async loadGateMetrics(): Promise<void> {
+    const s = this.store.getState();
+    s.setGateMetrics(loading(s.gates.metrics));
+    try {
+      const metrics = await this.run('getGateMetrics', { grouping: s.settings.current.grouping });
+      this.store.getState().setGateMetrics(ready(metrics));
+      this.requestPreview();
+    } catch (error) {
+      this.store.getState().setGateMetrics(failed(this.store.getState().gates.metrics, toErrorInfo(error)));
+    }
+  }
+
+  requestPreview(): void {
+    if (this.api !== null) this.preview.request(this.store.getState().settings.current);
+  }
+
+  requestSpectrum(): void {
+    const { selection, settings } = this.store.getState();
+    if (this.api === null || selection.block === null) return;
+    this.spectrum.request({ layer: selection.block.layer, key: selection.activationKey, tau: settings.current.tau, steepness: settings.current.steepness });
+  }
+
+  async inspectPane(index: PaneIndex): Promise<void> {
+    const s = this.store.getState();
+    const pane = s.sideBySide.panes[index];
+    s.setPaneView(index, loading(s.sideBySide.views[index]));
+    try {
+      const method = methodFor(pane.method, s.settings.current);
+      const view = await this.run('inspectLayer', { block: pane.block, method, bins: 48, mapSize: 64 });
+      this.store.getState().setPaneView(index, ready(view));
+    } catch (error) {
+      this.store.getState().setPaneView(index, failed(this.store.getState().sideBySide.views[index], toErrorInfo(error)));
+    }
+  }
+
+  async verify(kind: MergeMethodKind): Promise<void> {
+    const s = this.store.getState();
+    this.verifying = kind;
+    s.setVerify(kind, { status: 'loading', error: null, fraction: 0 });
+    try {
+      const result = await this.run('verify', { method: methodFor(kind, s.settings.current) });
+      const st = this.store.getState();
+      st.setVerify(kind, { status: 'ready', result, fraction: 1 });
+      if (kind === 'crane') st.addMeasured(result);
+    } catch (error) {
+      this.store.getState().setVerify(kind, { status: 'error', error: toErrorInfo(error) });
+    } finally {
+      if (this.verifying === kind) this.verifying = null;
+    }
+  }
+
+  async exportCheckpoint(): Promise<void> {
+    const s = this.store.getState();
+    const { form } = s.exporting;
+    this.exportAbort?.abort();
+    const abort = (this.exportAbort = new AbortController());
+    s.setExportJob({ status: 'running', fraction: 0, etaSeconds: null, summary: null, error: null });
+    try {
+      const summary = await this.run(
+        'export',
+        {
+          outDir: form.outDir,
+          dtype: form.dtype,
+          shardBytes: Math.max(1 << 20, Math.round(form.shardGiB * GiB)),
+          method: methodFor(form.method, s.settings.current),
+          overwrite: form.overwrite,
+        },
+        { signal: abort.signal },
+      );
+      this.store.getState().setExportJob({ status: 'done', fraction: 1, summary });
+    } catch (error) {
+      const info = toErrorInfo(error);
+      this.store.getState().setExportJob({ status: info.code === 'cancelled' ? 'cancelled' : 'error', error: info });
+    } finally {
+      if (this.exportAbort === abort) this.exportAbort = null;
+    }
+  }
+
+  cancelExport(): void {
+    this.exportAbort?.abort();
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * Engine push events → store, outside React. Progress is routed by stage: the analysis stages
+ * to the analysis panel, 'verify' to the running Verify, 'export' to the export dialog.
+ */
+import type { EngineApi } from '../engine-link/engine-api.ts';
+import type { AppStore } from './app-store.ts';
+import type { EngineActions } from './engine-actions.ts';
+
+export function bindEngineEvents(api: EngineApi, store: AppStore, actions: EngineActions): () => void {
+  const offs = [
+    api.on('progress', (p) => {
+      const s = store.getState();
+      if (p.stage === 'export') s.setExportJob({ fraction: p.fraction, etaSeconds: p.etaSeconds });
+      else if (p.stage === 'verify') {
+        if (actions.verifying !== null) s.setVerify(actions.verifying, { fraction: p.fraction });
+      } else s.applyProgress(p);
+    }),
+    api.on('stageDone', (p) => store.getState().applyStageDone(p)),
+    api.on('log', (p) => store.getState().appendLog(p)),
+    api.on('error', (e) => store.getState().appendLog({ level: 'error', message: `${e.code}: ${e.message}`, requestId: null })),
+    api.onClose((reason) => {
+      actions.attach(null);
+      store.getState().setConnection({ status: 'closed', message: reason.message });
+    }),
+  ];
+  return () => offs.forEach((off) => off());
+}

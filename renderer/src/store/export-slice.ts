@@ -1,0 +1,42 @@
+/** The export dialog: its form, the running job's progress, and the summary with the recipe. */
+import type { ErrorInfo, ExportDtype, ExportSummary, MergeMethodKind } from '../protocol.ts';
+import type { JobStatus } from './analysis-slice.ts';
+import type { SliceCreator } from './slice.ts';
+
+export interface ExportForm {
+  outDir: string;
+  dtype: ExportDtype;
+  shardGiB: number;
+  method: MergeMethodKind;
+  overwrite: boolean;
+}
+
+export interface ExportSlice {
+  exporting: {
+    open: boolean;
+    form: ExportForm;
+    status: JobStatus;
+    fraction: number;
+    etaSeconds: number | null;
+    summary: ExportSummary | null;
+    error: ErrorInfo | null;
+  };
+  setExportOpen(open: boolean): void;
+  setExportForm(patch: Partial<ExportForm>): void;
+  setExportJob(patch: Partial<Omit<ExportSlice['exporting'], 'open' | 'form'>>): void;
+}
+
+export const createExportSlice: SliceCreator<ExportSlice> = (set) => ({
+  exporting: {
+    open: false,
+    form: { outDir: '', dtype: 'source', shardGiB: 5, method: 'crane', overwrite: false },
+    status: 'idle',
+    fraction: 0,
+    etaSeconds: null,
+    summary: null,
+    error: null,
+  },
+  setExportOpen: (open) => set((s) => ({ exporting: { ...s.exporting, open } })),
+  setExportForm: (patch) => set((s) => ({ exporting: { ...s.exporting, form: { ...s.exporting.form, ...patch } } })),
+  setExportJob: (patch) => set((s) => ({ exporting: { ...s.exporting, ...patch } })),
+});

@@ -1,0 +1,26 @@
+/**
+ * Store changes that call the engine, wired once outside React: settings → preview, grouping →
+ * gate metrics, selection or τ/k → spectrum, side-by-side panes → inspectLayer.
+ */
+import type { AppState, AppStore } from './app-store.ts';
+import type { EngineActions } from './engine-actions.ts';
+
+export function bindReactions(store: AppStore, actions: EngineActions): () => void {
+  return store.subscribe((s: AppState, prev: AppState) => {
+    const settings = s.settings.current;
+    const before = prev.settings.current;
+    if (settings !== before) {
+      if (settings.grouping !== before.grouping) void actions.loadGateMetrics();
+      else if (s.gates.metrics.result !== null) actions.requestPreview();
+    }
+    const spectrumInputsChanged =
+      s.selection !== prev.selection || settings.tau !== before.tau || settings.steepness !== before.steepness;
+    if (spectrumInputsChanged && s.selection.block !== null) actions.requestSpectrum();
+    const [a, b] = s.sideBySide.panes;
+    if (s.ui.view === 'side-by-side') {
+      const entering = prev.ui.view !== 'side-by-side';
+      if (entering || a !== prev.sideBySide.panes[0]) void actions.inspectPane(0);
+      if (entering || b !== prev.sideBySide.panes[1]) void actions.inspectPane(1);
+    }
+  });
+}
