@@ -36,6 +36,10 @@ describe('ModelTokenizer', () => {
     }
   });
 
+  it('decodes an empty generation to the empty string', () => {
+    expect(tokenizer.decode([])).toBe('');
+  });
+
   it('adds no special tokens and encodes format tokens as single ids', () => {
     expect(tokenizer.addsSpecialTokensByDefault).toBe(false);
     const ids = tokenizer.encode('<|im_start|>assistant\n<think>');

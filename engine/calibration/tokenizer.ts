@@ -105,6 +105,8 @@ export class ModelTokenizer {
   }
 
   decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
+    // @huggingface/tokenizers refuses an empty list; a model that stops at once generated "".
+    if (ids.length === 0) return '';
     return this.inner.decode([...ids], { skip_special_tokens: options.skipSpecialTokens ?? false });
   }
 

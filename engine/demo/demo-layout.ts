@@ -1,0 +1,43 @@
+/** Where the built-in demo pair and its data live, and the demo model's shape. */
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
+export const DEMO_ROOT = fileURLToPath(new URL('../../assets/demo/', import.meta.url));
+
+export function demoPaths(root: string = DEMO_ROOT) {
+  const data = join(root, 'data');
+  return {
+    root,
+    instruct: join(root, 'instruct'),
+    thinking: join(root, 'thinking'),
+    data,
+    reasoning: join(data, 'reasoning.jsonl'),
+    toolUse: join(data, 'tool-use.jsonl'),
+    format: join(data, 'format.jsonl'),
+    eval: join(data, 'eval.jsonl'),
+    report: join(root, 'training-report.json'),
+  };
+}
+
+/** The demo model: a Qwen3 (q/k norms, GQA, tied embeddings) small enough to train on 2 cores. */
+export function demoModelConfig(vocabSize: number, endOfTurnId: number): Record<string, unknown> {
+  return {
+    architectures: ['Qwen3ForCausalLM'],
+    model_type: 'qwen3',
+    hidden_size: 96,
+    intermediate_size: 256,
+    num_hidden_layers: 4,
+    num_attention_heads: 4,
+    num_key_value_heads: 2,
+    head_dim: 32,
+    vocab_size: vocabSize,
+    max_position_embeddings: 1024,
+    rms_norm_eps: 1e-6,
+    rope_theta: 10000,
+    tie_word_embeddings: true,
+    hidden_act: 'silu',
+    attention_bias: false,
+    eos_token_id: endOfTurnId,
+    torch_dtype: 'float32',
+  };
+}

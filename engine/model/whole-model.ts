@@ -1,0 +1,52 @@
+/**
+ * The whole model (embedding lookup, every layer, head, masked loss) as ONE tfjs function of all
+ * parameters, for small models only: tf.grads over it gives every gradient in one pass. It is
+ * the reference the layer-wise backward is tested against, and what the demo pair trains with.
+ *
+ * Parameters are taken by checkpoint name in the checkpoint's layout ([out, in] for linear
+ * weights; they are transposed inside the graph).
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import '../tensor/gradients.ts';
+import type { ModelSpec } from './config.ts';
+import { decoderLayer } from './decoder-layer.ts';
+import { crossEntropySum, headLogits, targetRows } from './head.ts';
+import type { LossSequence } from './layer-grads.ts';
+import { ropeTables } from './rope.ts';
+import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME, isLinearWeight, layerParamShapes, layerTensorName } from './weights.ts';
+
+/** Every parameter of the model with its checkpoint shape, in a fixed order. */
+export function allParamShapes(spec: ModelSpec): Map<string, readonly number[]> {
+  const { vocabSize: v, hiddenSize: h } = spec;
+  const shapes = new Map<string, readonly number[]>([[EMBED_NAME, [v, h]], [FINAL_NORM_NAME, [h]]]);
+  if (!spec.tiedEmbeddings) shapes.set(LM_HEAD_NAME, [v, h]);
+  for (let l = 0; l < spec.numLayers; l++) for (const [key, shape] of layerParamShapes(spec)) shapes.set(layerTensorName(l, key), shape);
+  return shapes;
+}
+
+export function allParamNames(spec: ModelSpec): string[] {
+  return [...allParamShapes(spec).keys()];
+}
+
+/** Mean over sequences of each sequence's mean target cross-entropy. Call inside tf.tidy/grads. */
+export function wholeModelLoss(spec: ModelSpec, param: (name: string) => tf.Tensor, batch: readonly LossSequence[]): tf.Scalar {
+  const embed = param(EMBED_NAME) as tf.Tensor2D;
+  const losses = batch.map((seq) => {
+    const ids = Array.from(seq.ids);
+    const rope = ropeTables(spec, 0, ids.length);
+    // Embedding lookup as a one-hot matmul: gather's gradient kernel is missing on wasm.
+    let x: tf.Tensor2D = tf.matMul(tf.oneHot(tf.tensor1d(ids, 'int32'), spec.vocabSize), embed);
+    for (let l = 0; l < spec.numLayers; l++) {
+      const p = Object.fromEntries([...layerParamShapes(spec).keys()].map((k) => {
+        const value = param(layerTensorName(l, k));
+        return [k, isLinearWeight(k) ? tf.transpose(value) : value];
+      }));
+      x = decoderLayer(spec, p, x, rope).out;
+    }
+    const { rows, labels } = targetRows(ids, seq.targets);
+    const h: tf.Tensor2D = tf.matMul(tf.oneHot(tf.tensor1d(rows, 'int32'), ids.length), x);
+    const head = { norm: param(FINAL_NORM_NAME) as tf.Tensor1D, lmHead: tf.transpose(spec.tiedEmbeddings ? embed : (param(LM_HEAD_NAME) as tf.Tensor2D)) };
+    return tf.div(crossEntropySum(headLogits(spec, head, h), labels), rows.length);
+  });
+  return tf.div(tf.addN(losses), batch.length) as tf.Scalar;
+}

@@ -1,0 +1,119 @@
+/**
+ * `npm run demo:train`: builds the built-in demo pair from a seed. Trains a shared base on the
+ * demo task family (both reply styles), then fine-tunes it twice — Instruct (terse answers,
+ * strict tool calls) and Thinking (<think> traces, sloppy tool calls) — and writes both
+ * checkpoints, the shared tokenizer, the calibration sets and the held-out evaluation set.
+ *
+ *   node --import tsx tools/demo/train.ts [--out DIR] [--scale F]
+ *
+ * --scale multiplies every step and chat count (0.01 for a smoke run). Deterministic on one
+ * backend: the same seed and scale give bit-identical checkpoints.
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildTokenizer, writeTokenizerFiles, type BuiltTokenizer } from '../../engine/calibration/build-tokenizer.ts';
+import type { Chat } from '../../engine/calibration/chat-schema.ts';
+import { ChatTemplate, readBuiltinChatTemplate } from '../../engine/calibration/chat-template.ts';
+import { tokenizeChat } from '../../engine/calibration/chat-tokens.ts';
+import { ModelTokenizer } from '../../engine/calibration/tokenizer.ts';
+import { calibrationSets, evalTasks, promptKey, trainingChats, type TrainingMix } from '../../engine/demo/datasets.ts';
+import { demoModelConfig, demoPaths } from '../../engine/demo/demo-layout.ts';
+import { evalSetLine } from '../../engine/demo/eval-set.ts';
+import { writeCheckpoint } from '../../engine/io/checkpoint-writer.ts';
+import { packWindows } from '../../engine/model/training/packing.ts';
+import { trainPhase } from '../../engine/model/training/train-phase.ts';
+import { TrainableModel } from '../../engine/model/training/trainable-model.ts';
+import { initBackend } from '../../engine/tensor/backend.ts';
+
+export const DEMO_SEED = 20261130;
+const WINDOW = 256;
+const PHASES = {
+  base: { chats: 16000, steps: 1000, peakLearningRate: 3e-3, warmupSteps: 50 },
+  instruct: { chats: 4000, steps: 250, peakLearningRate: 1e-3, warmupSteps: 20 },
+  thinking: { chats: 4000, steps: 250, peakLearningRate: 1e-3, warmupSteps: 20 },
+} as const;
+
+const { values: args } = parseArgs({ options: { out: { type: 'string' }, scale: { type: 'string', default: '1' } } });
+const paths = demoPaths(args.out);
+const scale = Number(args.scale);
+const started = Date.now();
+const log = (text: string) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s] ${text}\n`);
+
+await initBackend();
+const evalSet = evalTasks(DEMO_SEED, 20);
+const exclude = new Set(evalSet.filter((t) => t.family !== 'chat').map(promptKey));
+const chats = Object.fromEntries(
+  (['base', 'instruct', 'thinking'] as const).map((mix, i) => [mix, trainingChats(mix, Math.max(100, Math.round(PHASES[mix].chats * scale)), DEMO_SEED + 1 + i, exclude)]),
+) as Record<TrainingMix, Chat[]>;
+const calibration = calibrationSets(DEMO_SEED, exclude);
+
+const chatTemplate = await readBuiltinChatTemplate();
+const builtinTemplate = new ChatTemplate(chatTemplate, 'chatml-tools.jinja');
+const corpus = [...chats.base.slice(0, 3000), ...chats.thinking.slice(0, 500), ...calibration.format].map((c) => builtinTemplate.render(c.messages, { tools: c.tools })).join('\n');
+const built: BuiltTokenizer = buildTokenizer({ corpus, chatTemplate, vocabSize: 640 });
+const tokenizer = ModelTokenizer.fromContents({ tokenizerJson: built.tokenizerJson, tokenizerConfig: built.tokenizerConfig });
+const template = ChatTemplate.fromTokenizer(tokenizer);
+const endOfTurn = tokenizer.requireTokenId('<|im_end|>');
+const config = demoModelConfig(tokenizer.vocabSize, endOfTurn);
+log(`tokenizer: ${tokenizer.vocabSize} tokens; data: ${chats.base.length}/${chats.instruct.length}/${chats.thinking.length} chats`);
+
+/** Base pre-training learns every token; fine-tunes learn only the assistant turns. */
+function windowsOf(mix: TrainingMix) {
+  const tokenized = chats[mix].map((chat, i) => tokenizeChat(chat, tokenizer, template, { label: `${mix} chat ${i}` }));
+  const masked = tokenized.map((t) => (mix === 'base' ? { ids: t.ids, lossMask: new Uint8Array(t.ids.length).fill(1) } : t));
+  return packWindows(masked, WINDOW);
+}
+
+function train(model: TrainableModel, mix: TrainingMix, seed: number): number {
+  const phase = PHASES[mix];
+  const windows = windowsOf(mix);
+  const steps = Math.max(2, Math.round(phase.steps * scale));
+  log(`${mix}: ${windows.length} windows of ${WINDOW} tokens, ${steps} steps`);
+  return trainPhase(model, windows, {
+    ...phase,
+    steps,
+    warmupSteps: Math.min(phase.warmupSteps, Math.max(1, Math.floor(steps / 4))),
+    batchWindows: 4,
+    seed,
+    onStep: (step, loss, lr) => {
+      if (step % 50 === 0 || step === steps - 1) log(`${mix} step ${step}/${steps} loss ${loss.toFixed(4)} lr ${lr.toExponential(2)}`);
+    },
+  });
+}
+
+async function save(model: TrainableModel, dir: string, tokenizerFiles: BuiltTokenizer): Promise<void> {
+  const tensors = model.tensors();
+  const byName = new Map(tensors.map((t) => [t.spec.name, t.data]));
+  await rm(dir, { recursive: true, force: true });
+  await writeCheckpoint(dir, {
+    specs: tensors.map((t) => t.spec),
+    produce: async (spec) => byName.get(spec.name) as Float32Array,
+    metadata: { format: 'pt' },
+    writeSideFiles: async (work) => {
+      await writeFile(join(work, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+      await writeFile(join(work, 'generation_config.json'), `${JSON.stringify({ eos_token_id: [endOfTurn], do_sample: false }, null, 2)}\n`);
+      await writeTokenizerFiles(work, tokenizerFiles);
+    },
+  });
+}
+
+const jsonl = (rows: readonly unknown[]) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
+await mkdir(paths.data, { recursive: true });
+await writeFile(paths.reasoning, jsonl(calibration.reasoning));
+await writeFile(paths.toolUse, jsonl(calibration.toolUse));
+await writeFile(paths.format, jsonl(calibration.format));
+await writeFile(paths.eval, `${evalSet.map(evalSetLine).join('\n')}\n`);
+
+const base = TrainableModel.random(config, DEMO_SEED);
+const losses: Record<string, number> = { base: train(base, 'base', DEMO_SEED + 10) };
+for (const [mix, dir, seed] of [['instruct', paths.instruct, DEMO_SEED + 20], ['thinking', paths.thinking, DEMO_SEED + 30]] as const) {
+  const model = base.copy();
+  losses[mix] = train(model, mix, seed);
+  await save(model, dir, built);
+  model.dispose();
+  log(`wrote ${dir}`);
+}
+base.dispose();
+await writeFile(paths.report, `${JSON.stringify({ seed: DEMO_SEED, scale, window: WINDOW, phases: PHASES, finalLosses: losses, seconds: (Date.now() - started) / 1000 }, null, 2)}\n`);
+log(`done: final losses ${JSON.stringify(losses)}`);
