@@ -1,0 +1,84 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { EngineSupervisor, type ChildLike, type EngineStatus } from './engine-supervisor.ts';
+
+class FakeChild extends EventEmitter implements ChildLike<string> {
+  static count = 0;
+  readonly pid = ++FakeChild.count;
+  readonly posted: Array<[unknown, string[]]> = [];
+  killed = false;
+  postMessage(message: unknown, transfer: string[]): void {
+    this.posted.push([message, transfer]);
+  }
+  kill(): boolean {
+    this.killed = true;
+    queueMicrotask(() => this.emit('exit', 15));
+    return true;
+  }
+}
+
+function setup() {
+  const children: FakeChild[] = [];
+  const statuses: EngineStatus[] = [];
+  let channels = 0;
+  const supervisor = new EngineSupervisor<string>(
+    {
+      fork: () => {
+        const child = new FakeChild();
+        children.push(child);
+        return child;
+      },
+      channel: () => {
+        channels++;
+        return { enginePort: `engine-${channels}`, windowPort: `window-${channels}` };
+      },
+    },
+    (status) => statuses.push(status),
+  );
+  return { supervisor, children, statuses };
+}
+
+describe('EngineSupervisor', () => {
+  it('hands one end of a new channel to the engine and returns the other for the window', async () => {
+    const { supervisor, children, statuses } = setup();
+    supervisor.start();
+    const port = supervisor.connect();
+    children[0]?.emit('spawn');
+    expect(await port).toBe('window-1');
+    expect(children[0]?.posted).toEqual([[{ type: 'connect' }, ['engine-1']]]);
+    expect(statuses.map((s) => s.state)).toEqual(['starting', 'running']);
+  });
+
+  it('reports a crash, gives no port while dead, and restarts with a fresh process and port', async () => {
+    const { supervisor, children, statuses } = setup();
+    supervisor.start();
+    children[0]?.emit('spawn');
+    children[0]?.emit('exit', 9);
+    expect(statuses.at(-1)).toEqual({ state: 'exited', reason: expect.stringContaining('exit code 9'), exitCode: 9 });
+    expect(await supervisor.connect()).toBeUndefined();
+    supervisor.restart();
+    children[1]?.emit('spawn');
+    expect(await supervisor.connect()).toBe('window-1');
+    expect(children[1]?.posted).toHaveLength(1);
+    expect(statuses.map((s) => s.state)).toEqual(['starting', 'running', 'exited', 'starting', 'running']);
+  });
+
+  it('a deliberate restart of a running engine reports no crash for the old process', async () => {
+    const { supervisor, children, statuses } = setup();
+    supervisor.start();
+    children[0]?.emit('spawn');
+    supervisor.restart();
+    await Promise.resolve();
+    expect(children[0]?.killed).toBe(true);
+    expect(statuses.map((s) => s.state)).toEqual(['starting', 'running', 'starting']);
+    expect(supervisor.pid).toBe(children[1]?.pid);
+  });
+
+  it('gives no port when the engine dies before it spawned', async () => {
+    const { supervisor, children } = setup();
+    supervisor.start();
+    const port = supervisor.connect();
+    children[0]?.emit('exit', 1);
+    expect(await port).toBeUndefined();
+  });
+});
