@@ -1,0 +1,49 @@
+/**
+ * The preload: the page's only door to main. It exposes one narrow object, `window.crane`
+ * (CraneBridge, engine/protocol/message-port-transport.ts), never ipcRenderer itself or an IPC
+ * event (whose `sender` would be ipcRenderer). Listeners get payloads only.
+ *
+ * contextBridge cannot carry MessagePorts, so the engine port takes the documented route:
+ * main → ipcRenderer event.ports → window.postMessage({type, nonce}, '*', [port]) into the page,
+ * which checks that the message came from its own window and carries the nonce it was given.
+ *
+ * Runs sandboxed: bundled to one CommonJS file; only `electron` may be required.
+ */
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import type { CraneBridge, DirectoryPurpose, EngineExit, MenuCommand, OpenRequest } from '../engine/protocol/message-port-transport.ts';
+import { ENGINE_PORT_WINDOW_MESSAGE, IPC, isNonce } from './ipc-channels.ts';
+
+/** The page's window; the root tsconfig has no DOM lib, so only what is used is typed. */
+const page = globalThis as unknown as { postMessage(message: unknown, targetOrigin: string, transfer: readonly unknown[]): void };
+
+function subscribe<T>(channel: string, listener: (payload: T) => void): () => void {
+  const forward = (_event: IpcRendererEvent, payload: T) => listener(payload);
+  ipcRenderer.on(channel, forward);
+  return () => void ipcRenderer.removeListener(channel, forward);
+}
+
+ipcRenderer.on(IPC.enginePort, (event, message: { nonce?: unknown } | null) => {
+  const nonce = message?.nonce;
+  if (event.ports.length !== 1 || !isNonce(nonce)) return;
+  // '*' is safe: the target is this very window, and navigation away from the app is blocked.
+  page.postMessage({ type: ENGINE_PORT_WINDOW_MESSAGE, nonce }, '*', event.ports);
+});
+
+const bridge: CraneBridge = {
+  bridgeVersion: 1,
+  platform: process.platform,
+  requestEnginePort: async () => (await ipcRenderer.invoke(IPC.requestEnginePort)) as { nonce: string },
+  onEngineExit: (listener) => subscribe<EngineExit>(IPC.engineExit, listener),
+  restartEngine: async () => {
+    await ipcRenderer.invoke(IPC.restartEngine);
+  },
+  pickDirectory: async (purpose: DirectoryPurpose) => (await ipcRenderer.invoke(IPC.pickDirectory, purpose)) as string | null,
+  onMenuCommand: (listener) => subscribe<MenuCommand>(IPC.menuCommand, listener),
+  onOpenRequest: (listener) => {
+    const off = subscribe<OpenRequest>(IPC.openRequest, listener);
+    ipcRenderer.send(IPC.openRequestsReady);
+    return off;
+  },
+};
+
+contextBridge.exposeInMainWorld('crane', bridge);
