@@ -1,4 +1,5 @@
 /** Renderer entry: store, engine connection, theme, latency recorder, then React. */
+import './zod-csp.ts';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './components/app/App.tsx';

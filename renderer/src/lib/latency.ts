@@ -1,8 +1,9 @@
 /**
- * Slider-to-paint latency. A control marks the input (`markInput`), a view that repaints because
- * of it calls `markPainted(kind)`; the sample is taken after the next animation frame, i.e. once
- * the browser has had the chance to paint the change. Samples are exposed on
- * `window.__craneLatency` for the e2e run, and as performance measures ('crane:<kind>').
+ * Slider-to-paint latency. A control marks the input (`markInput`); a view that has just drawn
+ * the state caused by it calls `markPainted(kind)` — the canvas heatmap from inside its
+ * animation-frame draw (the browser paints right after), React charts from a layout effect plus
+ * one animation frame. Only the first paint of each kind after an input counts. Samples are on
+ * `window.__craneLatency` for the e2e run, and are performance measures ('crane:<kind>').
  */
 export type LatencyKind = 'heatmap' | 'preview' | 'spectrum';
 
@@ -13,7 +14,9 @@ export interface LatencyRecorder {
 }
 
 const MAX_SAMPLES = 2000;
-let lastInput: number | null = null;
+let lastInput: { seq: number; at: number } | null = null;
+const recorded: Record<LatencyKind, number> = { heatmap: 0, preview: 0, spectrum: 0 };
+
 const recorder: LatencyRecorder = {
   samples: { heatmap: [], preview: [], spectrum: [] },
   p95: (kind) => percentile(recorder.samples[kind], 0.95),
@@ -34,26 +37,35 @@ export function installLatencyRecorder(target: Window = window): LatencyRecorder
 }
 
 export function markInput(): void {
-  lastInput = performance.now();
-  performance.mark?.('crane:input');
+  lastInput = { seq: (lastInput?.seq ?? 0) + 1, at: performance.now() };
 }
 
-/** Called by a view right after it drew state caused by the latest input. */
+/** The view has drawn the input's state and the browser paints next (canvas draw in rAF). */
+export function markPaintedNow(kind: LatencyKind): void {
+  const input = lastInput;
+  if (input === null || recorded[kind] === input.seq) return;
+  recorded[kind] = input.seq;
+  record(kind, input.at, performance.now());
+}
+
+/** The view committed the input's state (React); the sample is taken at the next frame. */
 export function markPainted(kind: LatencyKind): void {
-  const start = lastInput;
-  if (start === null) return;
+  const input = lastInput;
+  if (input === null || recorded[kind] === input.seq) return;
+  recorded[kind] = input.seq;
   const frame = typeof requestAnimationFrame === 'function' ? requestAnimationFrame : (cb: () => void) => setTimeout(cb, 0);
-  frame(() => {
-    const end = performance.now();
-    const list = recorder.samples[kind];
-    list.push(end - start);
-    if (list.length > MAX_SAMPLES) list.shift();
-    try {
-      performance.measure?.(`crane:${kind}`, { start, end });
-    } catch {
-      // measure() with options is missing in some test DOMs; the sample is what matters.
-    }
-  });
+  frame(() => record(kind, input.at, performance.now()));
+}
+
+function record(kind: LatencyKind, start: number, end: number): void {
+  const list = recorder.samples[kind];
+  list.push(end - start);
+  if (list.length > MAX_SAMPLES) list.shift();
+  try {
+    performance.measure?.(`crane:${kind}`, { start, end });
+  } catch {
+    // measure() with options is missing in some test DOMs; the sample is what matters.
+  }
 }
 
 export function percentile(values: readonly number[], q: number): number | null {

@@ -3,6 +3,9 @@
 /** k = 4.6/τ puts w ≈ 0.01 at 0, 0.5 at τ and ≈ 0.99 at 2τ. */
 export const defaultSteepness = (tau: number): number => 4.6 / tau;
 
+/** k follows 4.6/τ while it is at its default; a hand-set k stays put when τ moves. */
+export const followsTau = (s: { tau: number; steepness: number }): boolean => Math.abs(s.steepness - defaultSteepness(s.tau)) < 1e-6 * s.steepness;
+
 export function maskWeight(ratio: number, tau: number, steepness: number): number {
   return 1 / (1 + Math.exp(-steepness * (ratio - tau)));
 }

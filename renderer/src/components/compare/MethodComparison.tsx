@@ -16,7 +16,7 @@ export function MethodComparison() {
     for (const kind of METHOD_KINDS) await actions.verify(kind);
   };
   return (
-    <div className="two-col wide-left">
+    <div className="stack">
       <section className="panel" aria-labelledby="compare-title">
         <header className="panel-header">
           <h2 id="compare-title">Method comparison</h2>

@@ -7,11 +7,10 @@ import { SliderField } from '../common/SliderField.tsx';
 
 export function BlockOverrideEditor() {
   const block = useApp((s) => s.selection.block);
-  const settings = useApp((s) => s.settings.current);
+  const override = useApp((s) => (s.selection.block === null ? undefined : findOverride(s.settings.current, s.selection.block)));
   const metrics = useApp((s) => s.gates.metrics.result);
   const setOverride = useApp((s) => s.setOverride);
   if (block === null) return <p className="small muted">Select a block in the heatmap to override or lock it.</p>;
-  const override = findOverride(settings, block);
   const groupIndex = metrics?.groups.indexOf(block.group) ?? -1;
   const computed = metrics !== null && groupIndex >= 0 ? matrixValue(metrics.gate, { layer: block.layer, groupIndex }) : NaN;
   const gate = override?.gate ?? null;

@@ -1,20 +1,16 @@
 /** Every knob of the edit; all of it is CraneSettings, so it is undoable and saved with the project. */
-import { formatNumber } from '../../lib/format.ts';
-import { defaultSteepness } from '../../lib/sigmoid-mask.ts';
-import { useApp } from '../../store/app-context.tsx';
-import { SliderField } from '../common/SliderField.tsx';
+import { defaultSteepness, followsTau } from '../../lib/sigmoid-mask.ts';
 import { BlockOverrideEditor } from './BlockOverrideEditor.tsx';
 import { GroupingSwitch } from './GroupingSwitch.tsx';
 import { OverrideList } from './OverrideList.tsx';
 import { PresetButtons } from './PresetButtons.tsx';
+import { SettingSlider } from './SettingSlider.tsx';
 import { SpecialTensorControls } from './SpecialTensorControls.tsx';
+import { SteepnessNote } from './SteepnessNote.tsx';
 import { StageToggles } from './StageToggles.tsx';
 import { UndoRedoButtons } from './UndoRedoButtons.tsx';
 
 export function ControlsPanel() {
-  const settings = useApp((s) => s.settings.current);
-  const update = useApp((s) => s.updateSettings);
-  const kIsDefault = Math.abs(settings.steepness - defaultSteepness(settings.tau)) < 1e-6 * settings.steepness;
   return (
     <aside className="controls" aria-label="Edit settings">
       <div className="controls-top">
@@ -22,35 +18,30 @@ export function ControlsPanel() {
         <UndoRedoButtons />
       </div>
       <PresetButtons />
-      <SliderField label="α" hint="global scale" value={settings.alpha} min={0} max={1} step={0.01} onChange={(alpha) => update({ alpha }, { coalesce: 'alpha' })} />
-      <SliderField
+      <SettingSlider label="α" hint="global scale" min={0} max={1} step={0.01} coalesce="alpha" select={(s) => s.alpha} apply={(s, alpha) => ({ ...s, alpha })} />
+      <SettingSlider
         label="q"
         hint="keep quantile of |δ|"
-        value={settings.keepQuantile}
         min={0}
         max={0.95}
         step={0.01}
-        onChange={(keepQuantile) => update({ keepQuantile }, { coalesce: 'q' })}
+        coalesce="q"
+        select={(s) => s.keepQuantile}
+        apply={(s, keepQuantile) => ({ ...s, keepQuantile })}
       />
-      <SliderField
+      <SettingSlider
         label="τ"
         hint="mask centre (σ/σ₁)"
-        value={settings.tau}
         min={0.001}
         max={0.5}
         step={0.001}
         log
-        onChange={(tau) => update((s) => ({ ...s, tau, steepness: kIsDefault ? defaultSteepness(tau) : s.steepness }), { coalesce: 'tau' })}
+        coalesce="tau"
+        select={(s) => s.tau}
+        apply={(s, tau) => ({ ...s, tau, steepness: followsTau(s) ? defaultSteepness(tau) : s.steepness })}
       />
-      <SliderField label="k" hint="mask steepness" value={settings.steepness} min={1} max={5000} step={1} log onChange={(steepness) => update({ steepness }, { coalesce: 'k' })} />
-      <p className="small muted">
-        {kIsDefault ? 'k follows 4.6/τ.' : `k = ${formatNumber(settings.steepness)} (4.6/τ would be ${formatNumber(defaultSteepness(settings.tau))}).`}{' '}
-        {!kIsDefault && (
-          <button type="button" className="link" onClick={() => update({ steepness: defaultSteepness(settings.tau) })}>
-            Reset k to 4.6/τ
-          </button>
-        )}
-      </p>
+      <SettingSlider label="k" hint="mask steepness" min={1} max={5000} step={1} log coalesce="k" select={(s) => s.steepness} apply={(s, steepness) => ({ ...s, steepness })} />
+      <SteepnessNote />
       <StageToggles />
       <GroupingSwitch />
       <SpecialTensorControls />

@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import type { ColorScale } from '../../lib/color-scale.ts';
 import { cellAt, moveCell, type CellRef, type HeatmapLayout } from '../../lib/heatmap-geometry.ts';
-import { markPainted } from '../../lib/latency.ts';
+import { markPaintedNow } from '../../lib/latency.ts';
 import { useApp, useAppStore } from '../../store/app-context.tsx';
 import type { AppState } from '../../store/app-store.ts';
 import { HEATMAP_METRICS } from '../../store/gates-slice.ts';
@@ -45,7 +45,7 @@ export function GateHeatmap() {
 
   const layout = useMemo(() => heatmapLayout(width, metrics?.layers ?? 0, metrics?.groups.length ?? 0), [width, metrics]);
 
-  const paint = useCallback(
+  const draw = useCallback(
     (state: AppState) => {
       const canvas = canvasRef.current;
       const data = heatmapData(state, state.gates.metric);
@@ -60,19 +60,34 @@ export function GateHeatmap() {
         accentColor: style.getPropertyValue('--accent').trim() || '#e4572e',
       });
       setScale((old) => (old !== null && old.min === data.scale.min && old.max === data.scale.max && old.kind === data.scale.kind ? old : data.scale));
-      markPainted('heatmap');
+      markPaintedNow('heatmap');
     },
     [layout],
   );
 
-  useEffect(() => {
-    paint(store.getState());
-    return store.subscribe((s, prev) => {
-      if (s.gates !== prev.gates || s.settings.current !== prev.settings.current || s.preview !== prev.preview || s.selection !== prev.selection || s.ui.theme !== prev.ui.theme) paint(s);
+  // At most one draw per animation frame, however many store changes arrive in it.
+  const frame = useRef<number | null>(null);
+  const schedule = useCallback(() => {
+    if (frame.current !== null) return;
+    frame.current = requestAnimationFrame(() => {
+      frame.current = null;
+      draw(store.getState());
     });
-  }, [store, paint]);
+  }, [draw, store]);
 
-  useEffect(() => paint(store.getState()), [hovered, paint, store]);
+  useEffect(() => {
+    draw(store.getState());
+    const unsubscribe = store.subscribe((s, prev) => {
+      if (s.gates !== prev.gates || s.settings.current !== prev.settings.current || s.preview !== prev.preview || s.selection !== prev.selection || s.ui.theme !== prev.ui.theme) schedule();
+    });
+    return () => {
+      unsubscribe();
+      if (frame.current !== null) cancelAnimationFrame(frame.current);
+      frame.current = null;
+    };
+  }, [store, draw, schedule]);
+
+  useEffect(schedule, [hovered, schedule]);
 
   const toCell = (e: MouseEvent<HTMLCanvasElement>) => {
     const rect = e.currentTarget.getBoundingClientRect();
@@ -116,8 +131,8 @@ export function GateHeatmap() {
           onKeyDown={onKeyDown}
           onBlur={() => hover(null)}
         />
-        {hovered !== null && <HeatmapTooltip cell={hovered} layout={layout} metric={metric} />}
       </div>
+      {hovered !== null && <HeatmapTooltip cell={hovered} layout={layout} metric={metric} scrollTop={canvasRef.current?.parentElement?.scrollTop ?? 0} />}
       {scale !== null && <HeatmapLegend scale={scale} label={label} />}
     </div>
   );

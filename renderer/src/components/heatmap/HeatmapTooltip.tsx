@@ -5,7 +5,7 @@ import { useApp } from '../../store/app-context.tsx';
 import { HEATMAP_METRICS, type HeatmapMetric } from '../../store/gates-slice.ts';
 import { metricMatrix } from './heatmap-data.ts';
 
-export function HeatmapTooltip({ cell, layout, metric }: { cell: CellRef; layout: HeatmapLayout; metric: HeatmapMetric }) {
+export function HeatmapTooltip({ cell, layout, metric, scrollTop }: { cell: CellRef; layout: HeatmapLayout; metric: HeatmapMetric; scrollTop: number }) {
   const gates = useApp((s) => s.gates);
   const settings = useApp((s) => s.settings);
   const preview = useApp((s) => s.preview);
@@ -19,7 +19,7 @@ export function HeatmapTooltip({ cell, layout, metric }: { cell: CellRef; layout
   const rect = cellRect(layout, cell);
   const left = Math.min(rect.x + rect.width + 8, layout.left + layout.width - 190);
   return (
-    <div className="tooltip" role="tooltip" style={{ left, top: rect.y + rect.height + 4 }} data-testid="heatmap-tooltip">
+    <div className="tooltip" role="tooltip" style={{ left, top: rect.y + rect.height + 4 - scrollTop }} data-testid="heatmap-tooltip">
       <div className="tooltip-title">
         layer {cell.layer} · {group}
       </div>

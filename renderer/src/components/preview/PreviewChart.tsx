@@ -1,5 +1,5 @@
 /** Predicted ΔL_R and ΔL_A against α, a marker at the current α, and measured points from Verify. */
-import { useEffect } from 'react';
+import { memo, useLayoutEffect } from 'react';
 import { CartesianGrid, ComposedChart, Legend, Line, ReferenceDot, ReferenceLine, Scatter, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatNumber } from '../../lib/format.ts';
 import { markPainted } from '../../lib/latency.ts';
@@ -14,8 +14,8 @@ export interface PreviewChartProps {
   height: number;
 }
 
-export function PreviewChart({ rows, measured, alpha, current, width, height }: PreviewChartProps) {
-  useEffect(() => markPainted('preview'), [rows, alpha]);
+export const PreviewChart = memo(function PreviewChart({ rows, measured, alpha, current, width, height }: PreviewChartProps) {
+  useLayoutEffect(() => markPainted('preview'), [rows]);
   const tick = { fill: 'var(--muted)', fontSize: 11 };
   return (
     <ComposedChart width={width} height={height} data={rows} margin={{ top: 8, right: 12, bottom: 8, left: 4 }}>
@@ -38,4 +38,4 @@ export function PreviewChart({ rows, measured, alpha, current, width, height }: 
       {measured.length > 0 && <Scatter data={measured} dataKey="agent" name="ΔL_A measured" fill="var(--series-2)" shape="diamond" isAnimationActive={false} />}
     </ComposedChart>
   );
-}
+});

@@ -1,5 +1,5 @@
 /** The live preview: readout at the current α, the curve chart, and Verify for measured points. */
-import { useMemo } from 'react';
+import { useDeferredValue, useMemo } from 'react';
 import { formatSigned } from '../../lib/format.ts';
 import { useActions, useApp } from '../../store/app-context.tsx';
 import { EngineNotice } from '../common/EngineNotice.tsx';
@@ -16,7 +16,11 @@ export function PreviewPanel() {
   const verifying = useApp((s) => s.verify.byMethod.crane);
   const [ref, width] = useElementWidth<HTMLDivElement>(440);
   const result = preview.result;
-  const rows = useMemo(() => (result === null ? [] : curveRows(result)), [result]);
+  // The chart renders as a transition: slider input and the canvas heatmap never wait for it.
+  const deferred = useDeferredValue(result);
+  const deferredAlpha = useDeferredValue(alpha);
+  const rows = useMemo(() => (deferred === null ? [] : curveRows(deferred)), [deferred]);
+  const current = useMemo(() => (deferred === null ? null : currentOf(deferred)), [deferred]);
   const points = useMemo(() => measuredPoints(measured), [measured]);
   const running = verifying?.status === 'loading';
 
@@ -42,8 +46,8 @@ export function PreviewPanel() {
           <PreviewChart
             rows={rows}
             measured={points}
-            alpha={alpha}
-            current={{ reasoning: result.deltaLossReasoning, agent: result.deltaLossAgent }}
+            alpha={deferredAlpha}
+            current={current ?? currentOf(result)}
             width={Math.max(240, width - 24)}
             height={230}
           />
@@ -52,3 +56,5 @@ export function PreviewPanel() {
     </section>
   );
 }
+
+const currentOf = (p: { deltaLossReasoning: number; deltaLossAgent: number }) => ({ reasoning: p.deltaLossReasoning, agent: p.deltaLossAgent });

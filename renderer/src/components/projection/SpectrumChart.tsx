@@ -2,7 +2,7 @@
  * σ_i/σ₁ against the direction index on log–log axes, with the mask weights w_i (right axis)
  * over it and a line at τ, where w = 0.5.
  */
-import { useEffect } from 'react';
+import { memo, useLayoutEffect } from 'react';
 import { CartesianGrid, ComposedChart, Legend, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatNumber } from '../../lib/format.ts';
 import { markPainted } from '../../lib/latency.ts';
@@ -15,8 +15,8 @@ export interface SpectrumChartProps {
   height: number;
 }
 
-export function SpectrumChart({ rows, tau, width, height }: SpectrumChartProps) {
-  useEffect(() => markPainted('spectrum'), [rows]);
+export const SpectrumChart = memo(function SpectrumChart({ rows, tau, width, height }: SpectrumChartProps) {
+  useLayoutEffect(() => markPainted('spectrum'), [rows]);
   const last = rows.at(-1)?.index ?? 1;
   return (
     <ComposedChart width={width} height={height} data={rows} margin={{ top: 8, right: 8, bottom: 8, left: 4 }}>
@@ -35,4 +35,4 @@ export function SpectrumChart({ rows, tau, width, height }: SpectrumChartProps) 
       <Line yAxisId="mask" dataKey="weight" name="mask w(σᵢ)" stroke="var(--series-2)" dot={false} strokeWidth={2} type="monotone" isAnimationActive={false} />
     </ComposedChart>
   );
-}
+});
