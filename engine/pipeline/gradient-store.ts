@@ -1,0 +1,83 @@
+/**
+ * Running per-layer gradient sums on disk, resumable batch by batch.
+ *
+ *   const store = await GradientStore.open(dir);     // resumes after store.batchesDone batches
+ *   await store.addLayer(layer, grads)               // per layer of the current batch, any order
+ *   await store.commitBatch()                        // the batch is in every layer's sum
+ *   await store.readLayer(layer) → Map<name, Float32Array>
+ *
+ * Files are generations: `layer_{l}@{n}.safetensors` holds the sum over the first n batches.
+ * A batch reads generation n and writes n+1; only after every layer is written does
+ * progress.json move to n+1 (an atomic rename), and generation n is deleted. A crash or cancel
+ * mid-batch therefore leaves generation n intact and some stray n+1 files, which open() removes:
+ * the store is never half-added. Only one layer's gradients are in memory at a time.
+ */
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SafetensorsFile } from '../io/safetensors-reader.ts';
+import { writeSafetensors } from '../io/safetensors-writer.ts';
+import { writeFileAtomic } from './stage-store.ts';
+
+const PROGRESS_FILE = 'progress.json';
+const LAYER_FILE = /^layer_(\d+)@(\d+)\.safetensors$/;
+
+export class GradientStore {
+  private constructor(readonly dir: string, private done: number) {}
+
+  static async open(dir: string): Promise<GradientStore> {
+    await mkdir(dir, { recursive: true });
+    const progress = await readFile(join(dir, PROGRESS_FILE), 'utf8').then((t) => (JSON.parse(t) as { batchesDone: number }).batchesDone, () => 0);
+    const files = await readdir(dir).catch(() => [] as string[]);
+    for (const file of files) {
+      const m = LAYER_FILE.exec(file);
+      if (m !== null && Number(m[2]) !== progress) await rm(join(dir, file), { force: true });
+    }
+    return new GradientStore(dir, progress);
+  }
+
+  get batchesDone(): number {
+    return this.done;
+  }
+
+  async addLayer(layer: number, grads: ReadonlyMap<string, Float32Array>): Promise<void> {
+    const sums = this.done === 0 ? new Map<string, Float32Array>() : await this.readGeneration(layer, this.done);
+    const tensors = [...grads].map(([name, g]) => {
+      const sum = sums.get(name);
+      if (sum !== undefined) for (let i = 0; i < g.length; i++) sum[i] = (sum[i] as number) + (g[i] as number);
+      return { spec: { name, dtype: 'F32' as const, shape: [g.length] }, data: sum ?? g };
+    });
+    const path = this.file(layer, this.done + 1);
+    await rm(path, { force: true });
+    await writeSafetensors(path, tensors);
+  }
+
+  async commitBatch(): Promise<void> {
+    const previous = this.done;
+    await writeFileAtomic(join(this.dir, PROGRESS_FILE), JSON.stringify({ batchesDone: previous + 1 }));
+    this.done = previous + 1;
+    for (const file of await readdir(this.dir)) {
+      const m = LAYER_FILE.exec(file);
+      if (m !== null && Number(m[2]) === previous) await rm(join(this.dir, file), { force: true });
+    }
+  }
+
+  /** The summed gradients of one layer over every committed batch. */
+  readLayer(layer: number): Promise<Map<string, Float32Array>> {
+    return this.readGeneration(layer, this.done);
+  }
+
+  private async readGeneration(layer: number, generation: number): Promise<Map<string, Float32Array>> {
+    const file = await SafetensorsFile.open(this.file(layer, generation));
+    try {
+      const out = new Map<string, Float32Array>();
+      for (const name of file.tensors.keys()) out.set(name, await file.readFloat32(name));
+      return out;
+    } finally {
+      await file.close();
+    }
+  }
+
+  private file(layer: number, generation: number): string {
+    return join(this.dir, `layer_${layer}@${generation}.safetensors`);
+  }
+}

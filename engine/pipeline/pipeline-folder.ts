@@ -1,0 +1,72 @@
+/**
+ * The layout of an analysis folder (a project's `analysis/`, or `crane analyze --out DIR`).
+ *
+ *   DIR/pipeline.json            what was analysed: checkpoint paths, settings, input hashes
+ *   DIR/decode-cache.jsonl       decoded targets (decode-cache.ts), valid across invalidations
+ *   DIR/stages/{targets,projectors,gradients}/   resumable stage caches with done.json markers
+ *   DIR/result/                  the final artifacts, written by engine/analysis/analysis-store
+ *
+ * The result lives in its own sub-folder because writeAnalysis replaces its target folder
+ * atomically: the stage caches must survive that. resolveArtifactsDir lets every consumer
+ * (preview, merge --analysis, verify) take either DIR or a bare analysis-store folder.
+ */
+import { access, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ANALYSIS_FILES } from '../analysis/analysis-store.ts';
+import { CheckpointError } from '../io/checkpoint-error.ts';
+import type { PipelineSettings } from './analysis-settings.ts';
+import { writeFileAtomic } from './stage-store.ts';
+
+export const PIPELINE_FILE = 'pipeline.json';
+
+export function pipelinePaths(dir: string) {
+  const stages = join(dir, 'stages');
+  return {
+    dir,
+    pipeline: join(dir, PIPELINE_FILE),
+    decodeCache: join(dir, 'decode-cache.jsonl'),
+    targets: join(stages, 'targets'),
+    sequences: join(stages, 'targets', 'sequences.jsonl'),
+    projectors: join(stages, 'projectors'),
+    gradients: join(stages, 'gradients'),
+    result: join(dir, 'result'),
+  };
+}
+
+export type PipelinePaths = ReturnType<typeof pipelinePaths>;
+
+/** Input file hashes: checkpoint files by name per side, calibration files by set. */
+export interface InputHashes {
+  readonly instruct: Readonly<Record<string, string>>;
+  readonly thinking: Readonly<Record<string, string>>;
+  readonly reasoning: string;
+  readonly agent: string;
+  readonly format: string;
+}
+
+export interface PipelineRecord {
+  readonly instruct: string;
+  readonly thinking: string;
+  readonly settings: PipelineSettings;
+  readonly inputs: InputHashes;
+}
+
+export async function writePipelineRecord(dir: string, record: PipelineRecord): Promise<void> {
+  await writeFileAtomic(pipelinePaths(dir).pipeline, `${JSON.stringify(record, null, 2)}\n`);
+}
+
+export async function readPipelineRecord(dir: string): Promise<PipelineRecord> {
+  const path = pipelinePaths(dir).pipeline;
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as PipelineRecord;
+  } catch {
+    throw new CheckpointError('not-found', path, 'not an analysis folder made by `crane analyze` (no readable pipeline.json)');
+  }
+}
+
+/** DIR/result when DIR is a pipeline folder, else DIR itself (a bare analysis-store folder). */
+export async function resolveArtifactsDir(dir: string): Promise<string> {
+  const result = pipelinePaths(dir).result;
+  const exists = await access(join(result, ANALYSIS_FILES.manifest)).then(() => true, () => false);
+  return exists ? result : dir;
+}

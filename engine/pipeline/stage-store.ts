@@ -1,0 +1,75 @@
+/**
+ * Per-stage markers of the resumable analysis cache.
+ *
+ *   stageStatus(dir, key) → { state: 'missing' } | { state: 'cached' } | { state: 'stale', reasons }
+ *   markStageDone(dir, key)          written LAST, after every file of the stage is in place
+ *   openStage(dir, key) → 'resumed' | 'fresh'   keeps a half-done folder started with the same key,
+ *                                    else empties it (a stale stage, or one started with other inputs)
+ *   writeFileAtomic(path, text)      temp file + rename: a reader sees the old or the new file
+ *
+ * A stage key is a plain JSON object of everything the stage's result depends on: input file
+ * hashes, the settings it reads, and the keys of the stages it consumes — so a change anywhere
+ * upstream makes every dependent stage stale by construction. The marker stores the whole key
+ * (not only its hash) so that "stale" can say which part changed. A folder without a marker
+ * was interrupted: it is never read as a result (a stage may keep its own resumable progress
+ * inside it, see gradient-store.ts).
+ */
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { canonicalJson } from '../io/tokenizer-files.ts';
+
+export const STAGE_MARKER = 'done.json';
+const STARTED_FILE = 'started.json';
+
+export type StageKey = Readonly<Record<string, unknown>>;
+
+export type StageStatus =
+  | { readonly state: 'missing' }
+  | { readonly state: 'cached' }
+  | { readonly state: 'stale'; readonly reasons: readonly string[] };
+
+export async function stageStatus(dir: string, key: StageKey): Promise<StageStatus> {
+  let stored: unknown;
+  try {
+    stored = JSON.parse(await readFile(join(dir, STAGE_MARKER), 'utf8'));
+  } catch {
+    return { state: 'missing' };
+  }
+  const before = (typeof stored === 'object' && stored !== null ? stored : {}) as Record<string, unknown>;
+  const now = normalised(key);
+  const reasons = [...new Set([...Object.keys(before), ...Object.keys(now)])]
+    .filter((k) => canonicalJson(before[k]) !== canonicalJson(now[k]))
+    .map((k) => `${k} changed`);
+  return reasons.length === 0 ? { state: 'cached' } : { state: 'stale', reasons };
+}
+
+export async function markStageDone(dir: string, key: StageKey): Promise<void> {
+  await writeFileAtomic(join(dir, STAGE_MARKER), `${JSON.stringify(normalised(key), null, 1)}\n`);
+}
+
+/**
+ * Prepares a stage that is not cached. Its folder is kept when it was started with this very key
+ * (a cancelled run: the stage may resume from its own progress files), else emptied — the marker
+ * first, so a crash mid-way never leaves a marked folder with missing files.
+ */
+export async function openStage(dir: string, key: StageKey): Promise<'resumed' | 'fresh'> {
+  const started = await readFile(join(dir, STARTED_FILE), 'utf8').catch(() => undefined);
+  const done = await readFile(join(dir, STAGE_MARKER), 'utf8').then(() => true, () => false);
+  if (!done && started !== undefined && started === canonicalJson(normalised(key))) return 'resumed';
+  await rm(join(dir, STAGE_MARKER), { force: true });
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  await writeFileAtomic(join(dir, STARTED_FILE), canonicalJson(normalised(key)));
+  return 'fresh';
+}
+
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  const temp = `${path}.partial`;
+  await writeFile(temp, data);
+  await rename(temp, path);
+}
+
+/** Through JSON, so what is compared is what a marker can store (no undefined, no Map). */
+function normalised(key: StageKey): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(key)) as Record<string, unknown>;
+}

@@ -1,0 +1,110 @@
+/**
+ * Stage `targets`: every calibration chat as the exact token sequence the later stages use.
+ *
+ *   targetsKey(ctx) → StageKey
+ *   runTargets(ctx, clock) → writes stages/targets/sequences.jsonl (calibration-sequences.ts)
+ *
+ * D_R prompts without a given target are answered by the Thinking model, D_A prompts by the
+ * Instruct model (greedy, stopping at <|im_end|> / eos or at the set's token budget), through
+ * the decode cache. Everything is rendered with the INSTRUCT model's template and tokenizer (the
+ * spec), the target as a plain assistant message — tokenizeChat then puts the loss mask on the
+ * assistant tokens only, end of turn included. A target cut by the budget still gets the
+ * template's end-of-turn token as its last target. D_F chats are rendered whole (encodeChat),
+ * cut at gsp.maxTokens, and their format positions found with the settings' patterns and radius.
+ */
+import { readChatJsonl } from '../calibration/chat-dataset.ts';
+import type { ChatMessage } from '../calibration/chat-schema.ts';
+import { ChatTemplate } from '../calibration/chat-template.ts';
+import { encodeChat, encodePrompt, tokenizeChat } from '../calibration/chat-tokens.ts';
+import { formatPositions } from '../calibration/format-positions.ts';
+import { FORMAT_TOKENS, ModelTokenizer } from '../calibration/tokenizer.ts';
+import type { Checkpoint } from '../io/checkpoint.ts';
+import { loadCausalLM } from '../model/causal-lm.ts';
+import { heldOutMask, promptRecords, type PromptRecord } from './calibration-sets.ts';
+import { writeSequences, type CalibrationSequence } from './calibration-sequences.ts';
+import { DecodeCache, decodeKey } from './decode-cache.ts';
+import type { PipelineContext } from './pipeline-context.ts';
+import { throwIfCancelled, type StageClock } from './progress.ts';
+import type { StageKey } from './stage-store.ts';
+
+export function targetsKey(ctx: PipelineContext): StageKey {
+  const { analysis } = ctx.settings;
+  const { inputs } = ctx;
+  return {
+    instruct: inputs.instruct, thinking: inputs.thinking, reasoning: inputs.reasoning, agent: inputs.agent, format: inputs.format,
+    reasoningMaxNewTokens: analysis.reasoningMaxNewTokens,
+    agentMaxNewTokens: analysis.agentMaxNewTokens,
+    heldOutFraction: analysis.heldOutFraction,
+    formatPatterns: analysis.gsp.formatPatterns,
+    radius: analysis.gsp.radius,
+    formatMaxTokens: analysis.gsp.maxTokens,
+  };
+}
+
+interface Renderer {
+  readonly tokenizer: ModelTokenizer;
+  readonly template: ChatTemplate;
+}
+
+export async function runTargets(ctx: PipelineContext, clock: StageClock): Promise<void> {
+  const { analysis } = ctx.settings;
+  const tokenizer = await ModelTokenizer.load(ctx.instruct.dir);
+  const renderer = { tokenizer, template: ChatTemplate.fromTokenizer(tokenizer) };
+  const reasoning = promptRecords(await readChatJsonl(analysis.calibration.reasoning));
+  const agent = promptRecords(await readChatJsonl(analysis.calibration.agent));
+  const cache = await DecodeCache.open(ctx.paths.decodeCache);
+  const total = reasoning.length + agent.length;
+  let done = 0;
+  const answer = async (set: 'reasoning' | 'agent', records: readonly PromptRecord[], model: Checkpoint, hashes: Readonly<Record<string, string>>, maxNewTokens: number) => {
+    const heldOut = heldOutMask(records, analysis.heldOutFraction);
+    const out: CalibrationSequence[] = [];
+    for (const [i, record] of records.entries()) {
+      throwIfCancelled(ctx.callbacks.signal, 'targets');
+      const target = record.target ?? await decodeTarget(ctx, renderer, cache, record, model, hashes, maxNewTokens);
+      const chat = { ...record.prompt, messages: [...record.prompt.messages, target] };
+      const { ids, lossMask } = tokenizeChat(chat, tokenizer, renderer.template, { label: record.source });
+      out.push({ set, split: heldOut[i] === true ? 'heldout' : 'train', source: record.source, ids, lossMask: Array.from(lossMask), target: record.target === null ? 'decoded' : 'given' });
+      clock.report(++done / (total + 1), `${set} ${i + 1}/${records.length}`);
+    }
+    return out;
+  };
+  const sequences = [
+    ...await answer('reasoning', reasoning, ctx.thinking, ctx.inputs.thinking, analysis.reasoningMaxNewTokens),
+    ...await answer('agent', agent, ctx.instruct, ctx.inputs.instruct, analysis.agentMaxNewTokens),
+    ...await formatSequences(ctx, renderer),
+  ];
+  await writeSequences(ctx.paths.sequences, sequences);
+  clock.report(1);
+}
+
+async function decodeTarget(
+  ctx: PipelineContext, renderer: Renderer, cache: DecodeCache, record: PromptRecord,
+  model: Checkpoint, hashes: Readonly<Record<string, string>>, maxNewTokens: number,
+): Promise<ChatMessage> {
+  const { tokenizer, template } = renderer;
+  const prompt = encodePrompt(record.prompt, tokenizer, template).ids;
+  const lm = loadCausalLM(model);
+  const stopTokenIds = [...new Set([tokenizer.tokenId(FORMAT_TOKENS.imEnd), tokenizer.formatTokenIds().eos, ...lm.spec.eosTokenIds])]
+    .filter((id): id is number => id !== undefined)
+    .sort((a, b) => a - b);
+  const key = decodeKey({ model: hashes, prompt, maxNewTokens, stopTokenIds });
+  let decoded = cache.get(key);
+  if (decoded === undefined) {
+    const result = await lm.greedyDecode(prompt, { maxNewTokens, stopTokenIds, signal: ctx.callbacks.signal });
+    decoded = { tokens: result.tokens, stopReason: result.stopReason };
+    await cache.put(key, decoded);
+  }
+  // The stop token is the template's end of turn: the template writes it back when rendering.
+  const body = decoded.stopReason === 'stop-token' ? decoded.tokens.slice(0, -1) : decoded.tokens;
+  return { role: 'assistant', content: tokenizer.decode([...body]) };
+}
+
+async function formatSequences(ctx: PipelineContext, renderer: Renderer): Promise<CalibrationSequence[]> {
+  const { gsp, calibration } = ctx.settings.analysis;
+  const records = await readChatJsonl(calibration.format);
+  return records.map((chat) => {
+    const { ids } = encodeChat(chat, renderer.tokenizer, renderer.template, { maxTokens: gsp.maxTokens });
+    const positions = formatPositions(ids, renderer.tokenizer, { patterns: gsp.formatPatterns, radius: gsp.radius });
+    return { set: 'format', split: 'train', source: `${chat.file}:${chat.line}`, ids, formatPositions: positions };
+  });
+}
