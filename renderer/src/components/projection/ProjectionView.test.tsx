@@ -1,0 +1,60 @@
+// @vitest-environment happy-dom
+import { act, cleanup, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { maskWeight } from '../../lib/sigmoid-mask.ts';
+import { ready } from '../../store/slice.ts';
+import { renderWithStore } from '../../testing/render-with-store.tsx';
+import { ProjectionView } from './ProjectionView.tsx';
+import { directionsAboveTau, spectrumRows } from './spectrum-data.ts';
+
+afterEach(cleanup);
+
+const tau = 0.03;
+const k = 4.6 / tau;
+const sigmaRatio = new Float32Array([1, 0.2, 0.06, 0.03, 0.01, 0]);
+
+describe('spectrum rows', () => {
+  it('puts the mask weight at each σ/σ₁: ≈0.01 at 0, 0.5 at τ, ≈0.99 at 2τ', () => {
+    const rows = spectrumRows(sigmaRatio, tau, k);
+    expect(rows.map((r) => r.index)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(rows[5]?.weight).toBeCloseTo(0.00995, 4);
+    expect(rows[3]?.weight).toBeCloseTo(0.5, 5);
+    expect(rows[2]?.weight).toBeCloseTo(0.99, 2);
+    expect(rows[5]?.ratio).toBeGreaterThan(0); // log axis: no zeros
+  });
+
+  it('counts directions at or above τ', () => {
+    expect(directionsAboveTau(sigmaRatio, tau)).toBe(3); // 0.03 in float32 is just below τ
+    expect(directionsAboveTau(sigmaRatio, 0.005)).toBe(5);
+  });
+});
+
+describe('<ProjectionView>', () => {
+  it('asks for a selection first', () => {
+    renderWithStore(<ProjectionView />);
+    expect(screen.getByText(/Select a block in the heatmap/)).toBeTruthy();
+  });
+
+  it('shows directions removed (Σw at the current τ, k) and the retained fraction', () => {
+    const { store } = renderWithStore(<ProjectionView />);
+    act(() => {
+      store.getState().select({ layer: 2, group: 'attention' });
+      store.getState().setSpectrum(ready({ layer: 2, key: 'attn_input', sigmaRatio, weights: new Float32Array(6), removedDirections: 0, retainedFraction: 0.81 }));
+    });
+    const expected = Array.from(sigmaRatio).reduce((a, r) => a + maskWeight(r, tau, k), 0);
+    const stats = screen.getByTestId('projection-stats').textContent ?? '';
+    expect(stats).toContain(`${Number(expected.toPrecision(3))}directions removed`);
+    expect(stats).toContain('81%update retained');
+    act(() => store.getState().updateSettings({ stages: { threshold: true, ctg: true, gsp: false } }));
+    expect(screen.getByTestId('projection-stats').textContent).toContain('0directions removed');
+  });
+
+  it('says when the engine has no spectra yet', () => {
+    const { store } = renderWithStore(<ProjectionView />);
+    act(() => {
+      store.getState().select({ layer: 0, group: 'ffn' });
+      store.getState().setSpectrum({ status: 'error', result: null, error: { code: 'not-implemented', message: 'GSP spectra: not built yet' } });
+    });
+    expect(screen.getByRole('status').textContent).toContain('not available in this engine yet');
+  });
+});
