@@ -6,15 +6,18 @@
  *   DIR/stages/{targets,projectors,gradients}/   resumable stage caches with done.json markers
  *   DIR/result/                  the final artifacts, written by engine/analysis/analysis-store
  *
+ *   loadPipelineAnalysis(dir) → { record, artifacts }   the finished analysis, or a clear error
+ *
  * The result lives in its own sub-folder because writeAnalysis replaces its target folder
  * atomically: the stage caches must survive that. resolveArtifactsDir lets every consumer
  * (preview, merge --analysis, verify) take either DIR or a bare analysis-store folder.
  */
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ANALYSIS_FILES } from '../analysis/analysis-store.ts';
+import { ANALYSIS_FILES, loadAnalysis, type AnalysisArtifacts, type AnalysisKey } from '../analysis/analysis-store.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import type { PipelineSettings } from './analysis-settings.ts';
+import { flatInputs } from './input-hashing.ts';
 import { writeFileAtomic } from './stage-store.ts';
 
 export const PIPELINE_FILE = 'pipeline.json';
@@ -69,4 +72,22 @@ export async function resolveArtifactsDir(dir: string): Promise<string> {
   const result = pipelinePaths(dir).result;
   const exists = await access(join(result, ANALYSIS_FILES.manifest)).then(() => true, () => false);
   return exists ? result : dir;
+}
+
+/** The manifest key of the final artifacts: flat input hashes and the result-shaping settings. */
+export function resultKey(inputs: InputHashes, settings: PipelineSettings): AnalysisKey {
+  // Calibration paths are left out: the files' hashes are in `inputs`, and moving them changes nothing.
+  const analysis: Partial<PipelineSettings['analysis']> = { ...settings.analysis };
+  delete analysis.calibration;
+  return { inputs: flatInputs(inputs), settings: { analysis, keepQuantile: settings.keepQuantile } };
+}
+
+/** The finished, non-stale analysis of a pipeline folder; missing or stale is an error saying what to do. */
+export async function loadPipelineAnalysis(dir: string): Promise<{ record: PipelineRecord; artifacts: AnalysisArtifacts }> {
+  const record = await readPipelineRecord(dir);
+  const result = pipelinePaths(dir).result;
+  const loaded = await loadAnalysis(result, resultKey(record.inputs, record.settings));
+  if (loaded.state === 'missing') throw new CheckpointError('not-found', result, 'no finished analysis: run `crane analyze` again (it resumes where it stopped)');
+  if (loaded.state === 'stale') throw new CheckpointError('metadata', result, `is stale (${loaded.reasons.join('; ')}): run \`crane analyze\` again`);
+  return { record, artifacts: loaded.artifacts };
 }

@@ -16,14 +16,14 @@
  * with CancelledError and leaves every folder either marked complete or resumable.
  */
 import { mkdir } from 'node:fs/promises';
-import { loadAnalysis, writeAnalysis, type AnalysisArtifacts, type AnalysisKey } from '../analysis/analysis-store.ts';
+import { loadAnalysis, writeAnalysis, type AnalysisArtifacts } from '../analysis/analysis-store.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import type { PipelineSettings } from './analysis-settings.ts';
 import { runGates } from './gates-stage.ts';
 import { gradientsKey, runGradients } from './gradients-stage.ts';
-import { flatInputs, hashInputs } from './input-hashing.ts';
+import { hashInputs } from './input-hashing.ts';
 import type { PipelineContext } from './pipeline-context.ts';
-import { pipelinePaths, writePipelineRecord, type InputHashes } from './pipeline-folder.ts';
+import { pipelinePaths, resultKey, writePipelineRecord, type InputHashes } from './pipeline-folder.ts';
 import { assertAnalysablePair } from './preflight.ts';
 import { CancelledError, StageClock, type PipelineCallbacks, type StageDoneEvent, type StageName } from './progress.ts';
 import { projectorsKey, runProjectors } from './projectors-stage.ts';
@@ -75,14 +75,6 @@ export async function runAnalysis(options: AnalyzeOptions): Promise<AnalysisRun>
   } finally {
     await instruct.close();
   }
-}
-
-/** The manifest key of the final artifacts: flat input hashes and the result-shaping settings. */
-export function resultKey(inputs: InputHashes, settings: PipelineSettings): AnalysisKey {
-  // Calibration paths are left out: the files' hashes are in `inputs`, and moving them changes nothing.
-  const analysis: Partial<PipelineSettings['analysis']> = { ...settings.analysis };
-  delete analysis.calibration;
-  return { inputs: flatInputs(inputs), settings: { analysis, keepQuantile: settings.keepQuantile } };
 }
 
 async function runStage(ctx: PipelineContext, stage: StageName, dir: string, key: StageKey, work: (clock: StageClock) => Promise<void>): Promise<StageDoneEvent> {

@@ -1,0 +1,38 @@
+/**
+ * One type for "the edit to build" across verify and the CLI, and the PairedEdit it gives.
+ *
+ *   EditMethod = { method: 'crane', settings: CraneSettings } | BaselineSettings
+ *   editFor(method, context) → PairedEdit
+ *   tokenRowsOf(tokenizer) → TokenRows   <think>/</think> and the special tokens, by content
+ *   aimImportance(magnitudes) → (tensor name) → mean |x_j|, for the AIM baseline
+ *
+ * AIM's input magnitudes exist for the inputs the projectors stage captures: attn_input (q/k/v)
+ * and ffn_input (gate/up). o_proj and down_proj read other activations, so AIM leaves them at
+ * plain Task Arithmetic (baselineEdit's rule for tensors without an importance vector).
+ */
+import type { ModelTokenizer } from '../calibration/tokenizer.ts';
+import { FORMAT_TOKENS } from '../calibration/tokenizer.ts';
+import { baselineEdit, type BaselineSettings } from '../crane/baselines.ts';
+import { craneEdit, type CraneContext, type CraneSettings } from '../crane/crane-edit.ts';
+import type { TokenRows } from '../crane/special-tensors.ts';
+import { classifyTensor, projectorKey } from '../crane/tensor-classification.ts';
+import type { PairedEdit } from '../crane/tensor-pair.ts';
+
+export type EditMethod = { readonly method: 'crane'; readonly settings: CraneSettings } | BaselineSettings;
+
+export function editFor(method: EditMethod, context: CraneContext | null): PairedEdit {
+  if (method.method !== 'crane') return baselineEdit(method);
+  return craneEdit(method.settings, context ?? { gate: null, projector: () => undefined });
+}
+
+export function tokenRowsOf(tokenizer: ModelTokenizer): TokenRows {
+  const think = [FORMAT_TOKENS.think, FORMAT_TOKENS.thinkEnd].map((t) => tokenizer.tokenId(t)).filter((id): id is number => id !== undefined);
+  return { think, special: tokenizer.specialTokenIds() };
+}
+
+export function aimImportance(magnitudes: ReadonlyMap<string, Float64Array>): (name: string) => Float64Array | undefined {
+  return (name) => {
+    const tensor = classifyTensor(name);
+    return tensor.layer === null || tensor.gspKey === null ? undefined : magnitudes.get(projectorKey(tensor.layer, tensor.gspKey));
+  };
+}

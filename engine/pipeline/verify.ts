@@ -1,0 +1,122 @@
+/**
+ * Verify: build the edited weights and measure both calibration losses, next to the first-order
+ * prediction the instant preview makes for the same settings.
+ *
+ *   verifyEdit({ analysisDir, method, split?, signal?, onProgress? }) → VerifyResult
+ *
+ * L_K is the calibration objective itself: the mean over sequences of each sequence's mean CE
+ * over its target tokens (the same objective whose gradient the gate used). Measured on the
+ * held-out split by default — sequences the gradients never saw; `split: 'train'` measures the
+ * very sequences the first-order prediction is about (what the α sweep uses to check it).
+ * Both models are evaluated the same way: θ_I from the Instruct checkpoint, θ_M through
+ * editedWeightSource (edited at read time, see edited-source.ts).
+ *
+ * The prediction covers what the preview covers (crane-rule layer tensors); the embedding /
+ * lm_head think-row rules also act on the measured model. Baselines get no prediction (null).
+ * The checkpoints are re-hashed first: an analysis of other files is refused, not used.
+ */
+import { InstantPreview } from '../analysis/preview.ts';
+import { CheckpointError } from '../io/checkpoint-error.ts';
+import { Checkpoint } from '../io/checkpoint.ts';
+import { canonicalJson } from '../io/tokenizer-files.ts';
+import { loadCausalLM } from '../model/causal-lm.ts';
+import type { LossSequence } from '../model/layer-grads.ts';
+import type { WeightSource } from '../model/weights.ts';
+import { lossBatch, readSequences, type Split } from './calibration-sequences.ts';
+import { editFor, type EditMethod } from './edit-method.ts';
+import { editedWeightSource } from './edited-source.ts';
+import { hashInputs } from './input-hashing.ts';
+import { loadPipelineAnalysis, pipelinePaths } from './pipeline-folder.ts';
+import { StageClock, throwIfCancelled, type PipelineCallbacks } from './progress.ts';
+
+export interface VerifyOptions extends PipelineCallbacks {
+  readonly analysisDir: string;
+  readonly method: EditMethod;
+  readonly split?: Split;
+}
+
+export interface LossPair {
+  readonly reasoning: number;
+  readonly agent: number;
+}
+
+export interface VerifyResult {
+  readonly split: Split;
+  readonly base: LossPair;
+  readonly edited: LossPair;
+  /** edited − base. */
+  readonly measured: LossPair;
+  /** First-order ΔL from the preview (CRANE only). */
+  readonly predicted: LossPair | null;
+  readonly sequences: LossPair;
+  readonly tokens: LossPair;
+  readonly notes: readonly string[];
+  readonly seconds: number;
+}
+
+export async function verifyEdit(options: VerifyOptions): Promise<VerifyResult> {
+  const clock = new StageClock('verify', options.onProgress);
+  const split = options.split ?? 'heldout';
+  const { record, artifacts } = await loadPipelineAnalysis(options.analysisDir);
+  const all = await readSequences(pipelinePaths(options.analysisDir).sequences);
+  const batches = { reasoning: lossBatch(all, 'reasoning', split), agent: lossBatch(all, 'agent', split) };
+  if (batches.reasoning.length === 0 || batches.agent.length === 0) {
+    throw new CheckpointError('metadata', options.analysisDir, `has no ${split} sequences for both sets (heldOutFraction ${record.settings.analysis.heldOutFraction})`);
+  }
+  const instruct = await Checkpoint.open(record.instruct);
+  try {
+    const thinking = await Checkpoint.open(record.thinking);
+    try {
+      const now = await hashInputs(instruct, thinking, record.settings.analysis.calibration, options.signal);
+      if (canonicalJson(now) !== canonicalJson(record.inputs)) {
+        throw new CheckpointError('metadata', options.analysisDir, 'was computed from other checkpoint or calibration files than those at its recorded paths: run `crane analyze` again');
+      }
+      const context = { gate: artifacts.gate, projector: (key: string) => artifacts.projectors.get(key) };
+      const source = editedWeightSource(instruct, thinking, editFor(options.method, context));
+      const passes = 4;
+      let pass = 0;
+      const measure = async (weights: WeightSource, batch: readonly LossSequence[]) => {
+        throwIfCancelled(options.signal, 'verify');
+        const result = await meanLoss(weights, batch, record.settings.batchSequences);
+        clock.report(++pass / passes);
+        return result;
+      };
+      const base = { reasoning: await measure(instruct, batches.reasoning), agent: await measure(instruct, batches.agent) };
+      const edited = { reasoning: await measure(source, batches.reasoning), agent: await measure(source, batches.agent) };
+      return {
+        split,
+        base: { reasoning: base.reasoning.loss, agent: base.agent.loss },
+        edited: { reasoning: edited.reasoning.loss, agent: edited.agent.loss },
+        measured: { reasoning: edited.reasoning.loss - base.reasoning.loss, agent: edited.agent.loss - base.agent.loss },
+        predicted: options.method.method === 'crane' ? predicted(new InstantPreview(artifacts.coefficients, artifacts.gate), options.method) : null,
+        sequences: { reasoning: batches.reasoning.length, agent: batches.agent.length },
+        tokens: { reasoning: base.reasoning.tokens, agent: base.agent.tokens },
+        notes: [...source.notes].map(([name, note]) => `${name}: ${note}`),
+        seconds: clock.seconds,
+      };
+    } finally {
+      await thinking.close();
+    }
+  } finally {
+    await instruct.close();
+  }
+}
+
+function predicted(preview: InstantPreview, method: Extract<EditMethod, { method: 'crane' }>): LossPair {
+  const result = preview.evaluate(method.settings);
+  return { reasoning: result.deltaLossReasoning, agent: result.deltaLossAgent };
+}
+
+/** Mean over sequences of the per-sequence mean CE, and the number of target tokens. */
+async function meanLoss(weights: WeightSource, batch: readonly LossSequence[], size: number): Promise<{ loss: number; tokens: number }> {
+  const model = loadCausalLM(weights);
+  let sum = 0;
+  let tokens = 0;
+  for (let start = 0; start < batch.length; start += size) {
+    for (const score of await model.sequenceLosses(batch.slice(start, start + size))) {
+      sum += score.loss;
+      tokens += score.targets;
+    }
+  }
+  return { loss: sum / batch.length, tokens };
+}
