@@ -1,0 +1,62 @@
+/**
+ * Starts `crane serve` (browser mode) as a child process and waits for the tokened URL it
+ * prints. Used by `npm start` and by the e2e `web` project.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+
+export interface ServeProcess {
+  /** The URL with the session token: the only way in. */
+  readonly url: string;
+  readonly child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface ServeProcessOptions {
+  readonly root: string;
+  readonly uiDir: string;
+  /** Lines the server prints (stdout and stderr), e.g. to echo them. */
+  readonly onLine?: (line: string) => void;
+  readonly timeoutMs?: number;
+}
+
+export function startServeProcess({ root, uiDir, onLine, timeoutMs = 60_000 }: ServeProcessOptions): Promise<ServeProcess> {
+  // Port 0: the server picks a free port and prints it, so parallel runs never collide.
+  const child = spawn(process.execPath, [join(root, 'bin', 'crane.mjs'), 'serve', '--port', '0', '--ui', uiDir], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`crane serve printed no URL within ${timeoutMs} ms`));
+    }, timeoutMs);
+    let buffered = '';
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        onLine?.(line);
+        const url = /^Open: (\S+)/.exec(line)?.[1];
+        if (url !== undefined) {
+          clearTimeout(timer);
+          resolve({ url, child, stop });
+        }
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`crane serve exited (code ${code}) before printing its URL`));
+    });
+  });
+}
