@@ -50,7 +50,7 @@ export function SliderField({ label, value, min, max, step, onChange, format, hi
           aria-label={`${label} value`}
           min={min}
           max={max}
-          step={step}
+          step="any"
           value={Number(value.toPrecision(4))}
           onChange={(e) => commit(Number(e.currentTarget.value))}
         />

@@ -36,7 +36,7 @@ export function ExportForm({ disabled, onSubmit }: { disabled: boolean; onSubmit
         </label>
         <label>
           Shard size (GiB)
-          <input type="number" min={0.001} step={0.5} value={form.shardGiB} onChange={(e) => setForm({ shardGiB: Number(e.currentTarget.value) || 0 })} />
+          <input type="number" min={0.001} step="any" value={form.shardGiB} onChange={(e) => setForm({ shardGiB: Number(e.currentTarget.value) || 0 })} />
         </label>
         <label>
           Method
