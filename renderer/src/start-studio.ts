@@ -2,6 +2,8 @@
  * Start-up outside React: pick the engine connection, bind its push events and the store's
  * reactions, restore an open project. Returns once connected (or failed), never throws.
  */
+import { bindBridgeCommands } from './engine-link/bridge-commands.ts';
+import { craneBridge } from './engine-link/crane-bridge.ts';
 import type { EngineConnector } from './engine-link/engine-api.ts';
 import type { AppStore } from './store/app-store.ts';
 import type { EngineActions } from './store/engine-actions.ts';
@@ -19,6 +21,9 @@ export async function startStudio(store: AppStore, connector: EngineConnector, a
     await api.call('ping', {});
     store.getState().setConnection({ status: 'open', message: null });
     await actions.restoreProject();
+    const bridge = connector.kind === 'electron' ? craneBridge() : undefined;
+    // After the engine is up, so open requests queued by main find a connected engine.
+    if (bridge !== undefined) bindBridgeCommands(bridge, store, actions);
   } catch (error) {
     store.getState().setConnection({ status: 'failed', message: error instanceof Error ? error.message : String(error) });
   }
