@@ -33,9 +33,13 @@ function main() {
   }
   const version = pinnedVersion();
   if (existsSync(cached) && readText(stamp) === version) return;
-  const tarball = packTarball(version);
-  const types = extractFile(gunzipSync(readFileSync(tarball.file)), 'package/electron.d.ts');
-  rmSync(tarball.dir, { recursive: true, force: true });
+  const dir = mkdtempSync(join(tmpdir(), 'electron-types-'));
+  let types;
+  try {
+    types = extractFile(gunzipSync(readFileSync(packTarball(version, dir))), 'package/electron.d.ts');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   if (types === undefined) throw new Error(`electron@${version} tarball has no electron.d.ts`);
   mkdirSync(cacheDir, { recursive: true });
   writeFileSync(cached, types);
@@ -53,8 +57,7 @@ function pinnedVersion() {
 }
 
 /** `npm pack` fetches the tarball through the user's own registry settings, proxy and cache. */
-function packTarball(version) {
-  const dir = mkdtempSync(join(tmpdir(), 'electron-types-'));
+function packTarball(version, dir) {
   const npm = process.env.npm_execpath;
   const [command, args] = npm?.endsWith('.js') ? [process.execPath, [npm]] : [process.platform === 'win32' ? 'npm.cmd' : 'npm', []];
   execFileSync(command, [...args, 'pack', `electron@${version}`, '--pack-destination', dir, '--silent'], {
@@ -65,7 +68,7 @@ function packTarball(version) {
   });
   const file = readdirSync(dir).find((name) => name.endsWith('.tgz'));
   if (file === undefined) throw new Error('npm pack produced no tarball');
-  return { dir, file: join(dir, file) };
+  return join(dir, file);
 }
 
 /** The contents of one regular file of a ustar archive (the format npm writes). */
