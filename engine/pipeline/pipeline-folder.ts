@@ -76,10 +76,17 @@ export async function resolveArtifactsDir(dir: string): Promise<string> {
 
 /** The manifest key of the final artifacts: flat input hashes and the result-shaping settings. */
 export function resultKey(inputs: InputHashes, settings: PipelineSettings): AnalysisKey {
-  // Calibration paths are left out: the files' hashes are in `inputs`, and moving them changes nothing.
+  return { inputs: flatInputs(inputs), settings: resultSettings(settings) };
+}
+
+/**
+ * The settings that shape an analysis' results: calibration paths are left out (the files' hashes
+ * are inputs, and moving them changes nothing), and so is the batch size (memory only).
+ */
+export function resultSettings(settings: PipelineSettings): Record<string, unknown> {
   const analysis: Partial<PipelineSettings['analysis']> = { ...settings.analysis };
   delete analysis.calibration;
-  return { inputs: flatInputs(inputs), settings: { analysis, keepQuantile: settings.keepQuantile } };
+  return { analysis, keepQuantile: settings.keepQuantile };
 }
 
 /** The finished, non-stale analysis of a pipeline folder; missing or stale is an error saying what to do. */

@@ -1,0 +1,138 @@
+/**
+ * `crane merge INSTRUCT THINKING --out DIR [--method …] [--analysis DIR] [settings]` and
+ * `crane merge --recipe crane_recipe.json INSTRUCT THINKING --out DIR`: export an edited
+ * checkpoint through engine/export (streamed, atomic, sharded, recipe + model card).
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { ModelTokenizer } from '../calibration/tokenizer.ts';
+import type { TokenRows } from '../crane/special-tensors.ts';
+import { exportFromRecipe, exportMerge, type ExportProgress, type ExportResult, type ExportRunOptions } from '../export/export-checkpoint.ts';
+import { Checkpoint } from '../io/checkpoint.ts';
+import { CheckpointError } from '../io/checkpoint-error.ts';
+import { editMethodFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP, exportDtypeFromFlag, parseByteSize, type EditFlagValues } from '../pipeline/cli-settings.ts';
+import { tokenRowsOf } from '../pipeline/edit-method.ts';
+import { resolveArtifactsDir } from '../pipeline/pipeline-folder.ts';
+import { formatBytes } from './format.ts';
+import { UsageError, type CliCommand, type CliIo } from './command.ts';
+
+const HELP = `Usage: crane merge INSTRUCT THINKING --out DIR [--method M] [--analysis DIR] [settings] [--dtype D] [--shard-size S]
+       crane merge --recipe crane_recipe.json INSTRUCT THINKING [--analysis DIR] --out DIR
+
+Writes the edited checkpoint (θ_I as the base) to DIR: sharded safetensors + index, config.json,
+Instruct's tokenizer and generation files, crane_recipe.json (every setting and the SHA-256 of
+every input) and a model card. Streamed tensor by tensor; DIR appears only when complete, and
+NaN/Inf weights, a full disk or Ctrl-C leave nothing behind. With --recipe, the recipe's
+settings are used and the inputs must hash as the recipe says: the output is bit-identical.
+CRANE with the gate or GSP on needs --analysis (a crane analyze folder). INSTRUCT and THINKING
+may also be given as --instruct / --thinking, and DIR as the last positional.
+
+${EDIT_FLAGS_HELP}
+Output:
+  --out DIR         output folder (must not exist unless --overwrite)
+  --dtype D         source (default) | bf16 | f16 | f32
+  --shard-size S    largest shard, e.g. 5GB (default), 500MB, 2GiB
+  --overwrite       replace DIR once the new one is complete
+  --json            machine-readable summary
+  -h, --help
+
+AIM merges cannot be exported yet (their input magnitudes are not part of a recipe); measure
+them with \`crane verify --method aim\`.`;
+
+export const mergeCommand: CliCommand = {
+  name: 'merge',
+  summary: 'export an edited checkpoint (CRANE or a baseline, or from a recipe), streamed and atomic',
+  help: HELP,
+  run: async (args, io) => {
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: {
+        ...EDIT_FLAGS, recipe: { type: 'string' }, analysis: { type: 'string' }, out: { type: 'string' }, instruct: { type: 'string' }, thinking: { type: 'string' },
+        dtype: { type: 'string' }, 'shard-size': { type: 'string' }, overwrite: { type: 'boolean' }, json: { type: 'boolean' },
+      },
+    });
+    const rest = [...positionals];
+    const instruct = values.instruct ?? rest.shift();
+    const thinking = values.thinking ?? rest.shift();
+    const out = values.out ?? rest.shift();
+    if (instruct === undefined || thinking === undefined) throw new UsageError('expected the Instruct and Thinking checkpoint folders');
+    if (out === undefined) throw new UsageError('--out DIR is required');
+    if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
+    const analysis = values.analysis === undefined ? undefined : await resolveArtifactsDir(values.analysis);
+    const controller = new AbortController();
+    const onSigint = () => controller.abort();
+    process.once('SIGINT', onSigint);
+    const run = { signal: controller.signal, onProgress: progressPrinter(io), overwrite: values.overwrite === true };
+    let result: ExportResult;
+    try {
+      result = await exportWith(values, { instruct, thinking, out, analysis }, run, io);
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+    if (values.json === true) io.out(JSON.stringify({ dir: result.dir, shards: result.shards, totalBytes: result.totalBytes, notes: result.notes, recipe: result.recipe }));
+    else io.out(`wrote ${result.dir}: ${result.shards.length} shard(s), ${formatBytes(result.totalBytes)}${result.notes.length > 0 ? `; ${result.notes.length} notes in README.md` : ''}`);
+    return 0;
+  },
+};
+
+type MergeFlags = EditFlagValues & { recipe?: string; dtype?: string; 'shard-size'?: string };
+type Paths = { instruct: string; thinking: string; out: string; analysis: string | undefined };
+
+async function exportWith(values: MergeFlags, paths: Paths, run: ExportRunOptions, io: CliIo): Promise<ExportResult> {
+  const { instruct, thinking, out, analysis } = paths;
+  if (values.recipe !== undefined) {
+    return exportFromRecipe(await readRecipe(values.recipe), { instruct, thinking, outDir: out, ...(analysis === undefined ? {} : { analysis }) }, run);
+  }
+  const method = editMethodFromFlags(values, await tokenRows(instruct, io));
+  if (method.method === 'aim') throw new UsageError('AIM merges cannot be exported yet (see --help); use crane verify --method aim');
+  return withPair(instruct, thinking, (pair) => exportMerge({
+    ...pair, ...run, method, outDir: out, dtype: exportDtypeFromFlag(values.dtype),
+    ...(values['shard-size'] === undefined ? {} : { maxShardBytes: parseByteSize(values['shard-size']) }),
+    ...(analysis === undefined ? {} : { analysisDir: analysis }),
+  }));
+}
+
+async function withPair<T>(instruct: string, thinking: string, body: (pair: { instruct: Checkpoint; thinking: Checkpoint }) => Promise<T>): Promise<T> {
+  const i = await Checkpoint.open(instruct);
+  try {
+    const t = await Checkpoint.open(thinking);
+    try {
+      return await body({ instruct: i, thinking: t });
+    } finally {
+      await t.close();
+    }
+  } finally {
+    await i.close();
+  }
+}
+
+/** <think>/</think> and special-token rows from Instruct's tokenizer; none (with a warning) without one. */
+async function tokenRows(instruct: string, io: CliIo): Promise<TokenRows> {
+  try {
+    return tokenRowsOf(await ModelTokenizer.load(instruct));
+  } catch (error) {
+    io.err(`warning: no usable tokenizer in ${instruct} (${(error as Error).message}): embedding and lm_head rows get no think/special rules`);
+    return { think: [], special: [] };
+  }
+}
+
+async function readRecipe(path: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new CheckpointError('metadata', path, `is not a readable JSON recipe (${(error as Error).message})`);
+  }
+}
+
+function progressPrinter(io: CliIo): ((p: ExportProgress) => void) | undefined {
+  if (!io.isTty) return undefined;
+  let last = -Infinity;
+  return (p) => {
+    const now = performance.now();
+    const [done, total] = [p.bytesDone, p.bytesTotal];
+    if (now - last < 1000 && done < total) return;
+    last = now;
+    io.err(`${p.phase === 'hash' ? 'hashing' : 'writing'} ${formatBytes(done)} / ${formatBytes(total)}`);
+  };
+}

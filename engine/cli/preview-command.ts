@@ -1,0 +1,64 @@
+/**
+ * `crane preview ANALYSIS_DIR [settings]`: the instant first-order preview of a CRANE edit —
+ * predicted ΔL_R and ΔL_A and, per block, α·S and the retained update-norm fraction — from an
+ * analysis folder, without touching a weight.
+ */
+import { parseArgs } from 'node:util';
+import { InstantPreview } from '../analysis/preview.ts';
+import { craneSettingsFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP } from '../pipeline/cli-settings.ts';
+import { loadPipelineAnalysis } from '../pipeline/pipeline-folder.ts';
+import { UsageError, type CliCommand } from './command.ts';
+import { formatTable } from './format.ts';
+
+const HELP = `Usage: crane preview ANALYSIS_DIR [--alpha A] [--tau T] [--k K] [--q Q] [--no-threshold|--no-gate|--no-gsp] [--fine] [--json]
+
+First-order preview of a CRANE edit from a finished analysis (crane analyze): ΔL_K ≈ g_K · Δθ,
+so a positive ΔL means the loss goes UP. Covers the crane-rule tensors of the decoder layers
+(the scored ones); embeddings, lm_head and routers follow their own rules and are not included.
+Prints ΔL_R (reasoning) and ΔL_A (agent/tool use), then α·S and the retained fraction
+‖Π(U)‖²/‖U‖² of every block. Takes milliseconds: try many settings.
+
+${EDIT_FLAGS_HELP.split('\n').filter((l) => !/--(method|density|drop|seed|omega)\b/.test(l)).join('\n')}
+  --json            machine-readable output (also the α curve)
+  -h, --help`;
+
+export const previewCommand: CliCommand = {
+  name: 'preview',
+  summary: 'instant first-order ΔL_R / ΔL_A and per-block scales of a CRANE edit from an analysis',
+  help: HELP,
+  run: async (args, io) => {
+    const { values, positionals } = parseArgs({ args: [...args], allowPositionals: true, options: { ...EDIT_FLAGS, json: { type: 'boolean' } } });
+    if (positionals.length !== 1) throw new UsageError('expected one analysis folder');
+    if (values.method !== undefined && values.method !== 'crane') throw new UsageError('the preview covers CRANE edits only (--method crane)');
+    const settings = craneSettingsFromFlags(values, { think: [], special: [] });
+    const { artifacts } = await loadPipelineAnalysis(positionals[0] as string);
+    const started = performance.now();
+    let result;
+    try {
+      result = new InstantPreview(artifacts.coefficients, artifacts.gate).evaluate(settings);
+    } catch (error) {
+      // The coefficients bake in one keep quantile; any other is a settings problem, not a crash.
+      if (error instanceof RangeError) throw new UsageError(error.message);
+      throw error;
+    }
+    const milliseconds = performance.now() - started;
+    if (values.json === true) {
+      io.out(JSON.stringify({
+        deltaLossReasoning: result.deltaLossReasoning,
+        deltaLossAgent: result.deltaLossAgent,
+        blocks: result.blocks.map((block, i) => ({ block, effectiveScale: result.effectiveScale[i], retainedFraction: result.retainedFraction[i] })),
+        curve: { alphas: Array.from(result.curve.alphas), deltaLossReasoning: Array.from(result.curve.deltaLossReasoning), deltaLossAgent: Array.from(result.curve.deltaLossAgent) },
+        milliseconds,
+      }));
+      return 0;
+    }
+    const rows = result.blocks.map((block, i) => [block, (result.effectiveScale[i] as number).toFixed(4), (result.retainedFraction[i] as number).toFixed(4)]);
+    io.out(`predicted ΔL_R ${signed(result.deltaLossReasoning)}   ΔL_A ${signed(result.deltaLossAgent)}   (α = ${settings.alpha}, first order, ${milliseconds.toFixed(1)} ms)\n`);
+    io.out(formatTable(['block', 'α·S', 'retained'], rows));
+    return 0;
+  },
+};
+
+function signed(x: number): string {
+  return `${x >= 0 ? '+' : ''}${x.toFixed(5)}`;
+}

@@ -1,0 +1,36 @@
+/**
+ * `crane analyze --export DIR`: the analysis as open files, for checking, plotting or reuse
+ * outside the studio. Written atomically (the folder appears complete or not at all).
+ *
+ *   exportOpenArtifacts(analysisDir, outDir) → file names
+ *
+ *   gate-table.json              per (component, layer) block and global: Σp, Σs_R, Σs_A, ‖θ_I‖, S, …
+ *   projectors.safetensors       `layer_{l}_attn_input.V` (d × r, F32) and `.sigma` (r, F64) per key
+ *   calibration-sequences.jsonl  exact token ids, loss masks, format positions, split (calibration-sequences.ts)
+ *   input-magnitudes.safetensors mean |x_j| per key (the AIM baseline's importance)
+ *   analysis.json                settings and SHA-256 of every input (no local paths)
+ * The files are copies of the cache's own (the same bytes the studio uses), not re-encodings.
+ */
+import { copyFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ANALYSIS_FILES } from '../analysis/analysis-store.ts';
+import { buildDirectoryAtomically } from '../io/atomic-directory.ts';
+import { loadPipelineAnalysis, pipelinePaths, resultSettings } from './pipeline-folder.ts';
+import { MAGNITUDES_FILE } from './projectors-stage.ts';
+
+export async function exportOpenArtifacts(analysisDir: string, outDir: string, options: { overwrite?: boolean } = {}): Promise<string[]> {
+  const { record } = await loadPipelineAnalysis(analysisDir);
+  const paths = pipelinePaths(analysisDir);
+  const copies: [string, string][] = [
+    [join(paths.result, ANALYSIS_FILES.gate), 'gate-table.json'],
+    [join(paths.result, ANALYSIS_FILES.projectors), 'projectors.safetensors'],
+    [paths.sequences, 'calibration-sequences.jsonl'],
+    [join(paths.projectors, MAGNITUDES_FILE), MAGNITUDES_FILE],
+  ];
+  return buildDirectoryAtomically(outDir, async (work) => {
+    for (const [from, to] of copies) await copyFile(from, join(work, to));
+    const summary = { settings: resultSettings(record.settings), inputs: record.inputs };
+    await writeFile(join(work, 'analysis.json'), `${JSON.stringify(summary, null, 2)}\n`);
+    return [...copies.map(([, to]) => to), 'analysis.json'];
+  }, options);
+}
