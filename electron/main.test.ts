@@ -1,0 +1,121 @@
+/**
+ * main.ts wired against a recording fake of Electron (no binary here): what it registers before
+ * `ready`, the window it creates, the protocol it serves, and the IPC it answers and refuses.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { IPC } from './ipc-channels.ts';
+import { createFakeElectron, FakeBrowserWindow, FakeChild, FakeWebContents } from './testing/fake-electron.ts';
+
+const userData = mkdtempSync(join(tmpdir(), 'crane-main-test-'));
+const fake = vi.hoisted(() => ({ current: undefined as ReturnType<typeof createFakeElectron> | undefined }));
+vi.mock('electron', () => fake.current?.electron ?? {});
+
+const { record, appEvents } = (fake.current = createFakeElectron(userData));
+const flush = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+const window = () => FakeBrowserWindow.all[0] as FakeBrowserWindow;
+const engine = () => FakeChild.all.at(-1) as FakeChild;
+const eventFrom = (sender: FakeWebContents, url = 'crane://app/index.html') => ({ sender, senderFrame: url === sender.mainFrame.url ? sender.mainFrame : { url } });
+
+beforeAll(async () => {
+  process.argv.push('--instruct', '/demo/instruct', '--thinking', '/demo/thinking');
+  await import('./main.ts');
+  await flush();
+});
+
+describe('electron main (against a fake Electron)', () => {
+  it('registers the crane scheme as standard and secure and enables the sandbox before ready', () => {
+    expect(record.privilegedSchemes).toEqual([{ s: { scheme: 'crane', privileges: expect.objectContaining({ standard: true, secure: true }) }, beforeReady: true }]);
+    expect(record.sandboxEnabledBeforeReady).toBe(true);
+  });
+
+  it('opens one locked-down window on crane://app and starts the engine in a utility process', () => {
+    expect(FakeBrowserWindow.all).toHaveLength(1);
+    expect(window().loadedUrl).toBe('crane://app/index.html');
+    expect(window().options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, webviewTag: false });
+    expect(String(window().options.webPreferences['preload'])).toMatch(/preload\.cjs$/);
+    expect(engine().entry).toMatch(/engine-process\.mjs$/);
+  });
+
+  it('serves the app protocol with the CSP, and denies permissions and network requests', async () => {
+    const response = await record.protocolHandlers.get('crane')?.({ url: 'crane://app/../../etc/passwd', method: 'GET' });
+    expect(response?.status).toBe(404);
+    expect(response?.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const answer = vi.fn();
+    record.permissionRequest?.(...([null, 'media', answer] as never[]));
+    expect(answer).toHaveBeenCalledWith(false);
+    expect(record.permissionCheck?.()).toBe(false);
+    expect(record.blockedUrls).toEqual(expect.arrayContaining(['http://*/*', 'https://*/*', 'file://*/*']));
+  });
+
+  it('denies navigation, window.open and webviews in every WebContents', () => {
+    const contents = new FakeWebContents();
+    appEvents.emit('web-contents-created', {}, contents);
+    for (const event of ['will-navigate', 'will-redirect', 'will-attach-webview']) {
+      const preventDefault = vi.fn();
+      contents.emit(event, { preventDefault });
+      expect(preventDefault, event).toHaveBeenCalled();
+    }
+    expect(contents.windowOpenHandler?.()).toEqual({ action: 'deny' });
+  });
+
+  it('hands the window one end of a new channel and the engine the other, with a nonce', async () => {
+    const child = engine();
+    const reply = record.ipcHandle.get(IPC.requestEnginePort)?.(...([eventFrom(window().webContents)] as never[])) as Promise<{ nonce: string }>;
+    child.emit('spawn');
+    const { nonce } = await reply;
+    expect(nonce).toMatch(/^[\w-]{16,64}$/);
+    const [[message, enginePorts]] = child.posted as [[unknown, Array<{ name: string }>]];
+    expect(message).toEqual({ type: 'connect' });
+    const [channel, payload, windowPorts] = window().webContents.posted.at(-1) as [string, unknown, Array<{ name: string }>];
+    expect([channel, payload]).toEqual([IPC.enginePort, { nonce }]);
+    expect(windowPorts[0]?.name).not.toBe(enginePorts[0]?.name);
+  });
+
+  it('refuses IPC from other origins, sub-frames and other WebContents, and bad arguments', async () => {
+    const handler = record.ipcHandle.get(IPC.requestEnginePort) as (event: unknown) => unknown;
+    expect(() => handler(eventFrom(window().webContents, 'https://evil.example/'))).toThrow(/refused/);
+    expect(() => handler(eventFrom(new FakeWebContents()))).toThrow(/refused/);
+    const pick = record.ipcHandle.get(IPC.pickDirectory) as (event: unknown, purpose: unknown) => Promise<unknown>;
+    expect(() => pick(eventFrom(window().webContents), '../etc')).toThrow(/purpose/);
+  });
+
+  it('queues the launch pair until the UI listens, then delivers it', () => {
+    expect(window().webContents.sent.filter(([c]) => c === IPC.openRequest)).toEqual([]);
+    record.ipcOn.get(IPC.openRequestsReady)?.(...([eventFrom(window().webContents)] as never[]));
+    expect(window().webContents.sent.filter(([c]) => c === IPC.openRequest)).toEqual([
+      [IPC.openRequest, { kind: 'pair', instruct: '/demo/instruct', thinking: '/demo/thinking' }],
+    ]);
+  });
+
+  it('remembers a picked project in userData and in the menu', async () => {
+    const pick = record.ipcHandle.get(IPC.pickDirectory) as (event: unknown, purpose: unknown) => Promise<unknown>;
+    expect(await pick(eventFrom(window().webContents), 'project')).toBe('/picked/project');
+    const saved = () => {
+      try {
+        return (JSON.parse(readFileSync(join(userData, 'recent-projects.json'), 'utf8')) as { projects: string[] }).projects;
+      } catch {
+        return undefined;
+      }
+    };
+    await expect.poll(saved).toEqual(['/picked/project']);
+    expect(record.recentDocuments).toEqual(['/picked/project']);
+    expect(JSON.stringify(record.menus.at(-1))).toContain('/picked/project');
+  });
+
+  it('tells the window when the engine dies, refuses ports until a restart, then serves again', async () => {
+    const child = engine();
+    child.emit('exit', 9);
+    expect(window().webContents.sent.at(-1)).toEqual([IPC.engineExit, { code: 9, reason: expect.stringContaining('exit code 9') }]);
+    const request = record.ipcHandle.get(IPC.requestEnginePort) as (event: unknown) => Promise<unknown>;
+    await expect(request(eventFrom(window().webContents))).rejects.toThrow(/not running/);
+    await (record.ipcHandle.get(IPC.restartEngine) as (event: unknown) => Promise<void>)(eventFrom(window().webContents));
+    expect(engine()).not.toBe(child);
+    const reply = request(eventFrom(window().webContents));
+    engine().emit('spawn');
+    await expect(reply).resolves.toMatchObject({ nonce: expect.any(String) });
+  });
+});
