@@ -1,0 +1,87 @@
+/**
+ * The four pipeline commands through the CLI on one tiny project: analyze (+ --export), preview,
+ * verify and merge (flags, then --recipe for a bit-identical copy), and their usage errors.
+ */
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initBackend } from '../tensor/backend.ts';
+import { writeTinyProject, type TinyProject } from '../pipeline/testing/tiny-project.ts';
+import { runCli } from './testing.ts';
+
+let root: string;
+let project: TinyProject;
+let analysis: string;
+
+beforeAll(async () => {
+  await initBackend('wasm');
+  root = await mkdtemp(join(tmpdir(), 'crane-cli-'));
+  project = await writeTinyProject(root);
+  analysis = join(root, 'analysis');
+});
+
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+const analyzeArgs = () => {
+  const { reasoning, agent, format } = project.settings.analysis.calibration;
+  return ['analyze', project.instruct, project.thinking, '--reasoning', reasoning, '--tool-use', agent, '--format', format, '--out', analysis,
+    '--reasoning-max-new-tokens', '6', '--agent-max-new-tokens', '5', '--max-rank', '8', '--batch', '2'];
+};
+
+describe('crane analyze / preview / verify / merge', () => {
+  it('analyzes, then reports every stage cached on a rerun, and exports the open artifacts', async () => {
+    const first = await runCli([...analyzeArgs(), '--json']);
+    expect(first.code, first.err).toBe(0);
+    const summary = JSON.parse(first.out) as { stages: { stage: string; cached: boolean }[] };
+    expect(summary.stages.map((s) => s.stage)).toEqual(['targets', 'projectors', 'gradients', 'gates']);
+    expect(first.err).toMatch(/gradients\s+done in/);
+    const open = join(root, 'open');
+    const again = await runCli([...analyzeArgs(), '--export', open]);
+    expect(again.code).toBe(0);
+    expect(again.err).toMatch(/targets\s+cached[\s\S]*gates\s+cached/);
+    expect((await readdir(open)).sort()).toEqual(['analysis.json', 'calibration-sequences.jsonl', 'gate-table.json', 'input-magnitudes.safetensors', 'projectors.safetensors']);
+    const line = JSON.parse((await readFile(join(open, 'calibration-sequences.jsonl'), 'utf8')).split('\n')[0] as string) as Record<string, unknown>;
+    expect(Object.keys(line)).toEqual(expect.arrayContaining(['set', 'split', 'ids', 'lossMask']));
+    expect(await readFile(join(open, 'projectors.safetensors'), 'latin1')).toContain('"layer_1_ffn_input.V"');
+  });
+
+  it('previews and verifies with the same settings', async () => {
+    const preview = await runCli(['preview', analysis, '--alpha', '0.1', '--tau', '0.05', '--json']);
+    expect(preview.code, preview.err).toBe(0);
+    const p = JSON.parse(preview.out) as { deltaLossReasoning: number; blocks: { block: string }[] };
+    expect(p.blocks.map((b) => b.block)).toContain('attention@1');
+    const verify = await runCli(['verify', analysis, '--alpha', '0.1', '--tau', '0.05', '--json']);
+    expect(verify.code, verify.err).toBe(0);
+    const v = JSON.parse(verify.out) as { predicted: { reasoning: number }; measured: { reasoning: number }; split: string };
+    expect(v.split).toBe('heldout');
+    expect(v.predicted.reasoning).toBeCloseTo(p.deltaLossReasoning, 12);
+    const table = await runCli(['verify', analysis, '--method', 'ties', '--alpha', '0.3']);
+    expect(table.out).toMatch(/L_R\s+\d\.\d+\s+\d\.\d+\s+[+-]\d\.\d+\s+n\/a/);
+  });
+
+  it('merges from flags, then bit for bit from the recipe', async () => {
+    const out = join(root, 'merged');
+    const merged = await runCli(['merge', project.instruct, project.thinking, '--analysis', analysis, '--out', out, '--alpha', '0.3', '--dtype', 'bf16', '--shard-size', '20KB', '--json']);
+    expect(merged.code, merged.err).toBe(0);
+    expect((JSON.parse(merged.out) as { recipe: { method: { settings: { alpha: number } } } }).recipe.method.settings.alpha).toBe(0.3);
+    const copy = join(root, 'copy');
+    const again = await runCli(['merge', '--recipe', join(out, 'crane_recipe.json'), project.instruct, project.thinking, '--analysis', analysis, '--out', copy]);
+    expect(again.code, again.err).toBe(0);
+    for (const file of (await readdir(out)).filter((f) => f.endsWith('.safetensors'))) {
+      expect((await readFile(join(copy, file))).equals(await readFile(join(out, file))), file).toBe(true);
+    }
+  });
+
+  it('answers usage errors with exit 2 and missing analyses with exit 1', async () => {
+    expect((await runCli(['analyze', project.instruct, project.thinking, '--out', analysis])).err).toMatch(/--reasoning, --tool-use and --format are required/);
+    expect((await runCli(['preview', analysis, '--alpha', 'much'])).code).toBe(2);
+    expect((await runCli(['preview', analysis, '--override', 'attention3=1'])).err).toMatch(/--override must look like/);
+    expect((await runCli(['merge', project.instruct, project.thinking, '--out', join(root, 'x'), '--method', 'aim'])).code).toBe(2);
+    expect((await runCli(['merge', project.instruct, project.thinking, '--out', join(root, 'x'), '--dtype', 'f8'])).err).toMatch(/--dtype must be/);
+    const missing = await runCli(['verify', join(root, 'nowhere'), '--alpha', '0.1']);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/not an analysis folder made by `crane analyze`/);
+    expect((await runCli(['analyze', '--help'])).out).toMatch(/Usage: crane analyze INSTRUCT THINKING/);
+  });
+});
