@@ -86,7 +86,7 @@ describe('content security policy', () => {
   it('denies by default and allows scripts only from the app', () => {
     expect(directives.get('default-src')).toBe("'none'");
     expect(directives.get('script-src')).toBe("'self'");
-    expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-eval|wasm-unsafe-eval|\*|http:|https:/);
+    expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-inline|unsafe-eval|wasm-unsafe-eval|\*|http:|https:/);
   });
 
   it('forbids plugins, frames, base and form targets', () => {
