@@ -23,7 +23,8 @@ export function registerIpc(deps: IpcDeps): void {
     const frame = event.senderFrame;
     const ok = isTrustedSender({
       frameUrl: frame?.url ?? null,
-      isMainFrame: frame !== null && frame === event.sender.mainFrame,
+      // A top frame has no parent (WebFrameMain wrappers are not guaranteed to be identical objects).
+      isMainFrame: frame !== null && frame.parent === null,
       isOurWindow: studio !== undefined && studio.isAlive() && event.sender === studio.contents,
     });
     if (!ok) console.warn(`crane: refused IPC from ${frame?.url ?? 'a destroyed frame'}`);

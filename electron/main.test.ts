@@ -18,7 +18,8 @@ const flush = () => new Promise((resolve) => setTimeout(resolve, 10));
 
 const window = () => FakeBrowserWindow.all[0] as FakeBrowserWindow;
 const engine = () => FakeChild.all.at(-1) as FakeChild;
-const eventFrom = (sender: FakeWebContents, url = 'crane://app/index.html') => ({ sender, senderFrame: url === sender.mainFrame.url ? sender.mainFrame : { url } });
+const eventFrom = (sender: FakeWebContents, url = 'crane://app/index.html') => ({ sender, senderFrame: url === sender.mainFrame.url ? sender.mainFrame : { url, parent: null } });
+const fromSubFrame = (sender: FakeWebContents) => ({ sender, senderFrame: { url: 'crane://app/index.html', parent: sender.mainFrame } });
 
 beforeAll(async () => {
   process.argv.push('--instruct', '/demo/instruct', '--thinking', '/demo/thinking');
@@ -79,6 +80,7 @@ describe('electron main (against a fake Electron)', () => {
     const handler = record.ipcHandle.get(IPC.requestEnginePort) as (event: unknown) => unknown;
     expect(() => handler(eventFrom(window().webContents, 'https://evil.example/'))).toThrow(/refused/);
     expect(() => handler(eventFrom(new FakeWebContents()))).toThrow(/refused/);
+    expect(() => handler(fromSubFrame(window().webContents))).toThrow(/refused/);
     const pick = record.ipcHandle.get(IPC.pickDirectory) as (event: unknown, purpose: unknown) => Promise<unknown>;
     expect(() => pick(eventFrom(window().webContents), '../etc')).toThrow(/purpose/);
   });

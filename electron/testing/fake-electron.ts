@@ -9,7 +9,7 @@ type Handler = (...args: never[]) => unknown;
 export class FakeWebContents extends EventEmitter {
   readonly sent: Array<[string, unknown]> = [];
   readonly posted: Array<[string, unknown, unknown[]]> = [];
-  readonly mainFrame = { url: 'crane://app/index.html' };
+  readonly mainFrame = { url: 'crane://app/index.html', parent: null };
   windowOpenHandler: Handler | undefined;
   send(channel: string, payload: unknown): void {
     this.sent.push([channel, payload]);
