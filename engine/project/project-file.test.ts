@@ -1,0 +1,62 @@
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { withTempDir } from '../io/testing/fixtures.ts';
+import { demoPaths } from '../demo/demo-layout.ts';
+import { ensureDemoProject } from './demo-project.ts';
+import { newProject, PROJECT_FORMAT_VERSION, readProjectFile, writeProjectFile } from './project-file.ts';
+import { PROJECT_FILE } from './project-layout.ts';
+import { projectStageStates } from './stage-states.ts';
+
+const VERIFIED = { method: { kind: 'task-arithmetic' as const, lambda: 0.3 }, edited: { reasoning: 1, agent: 2 }, base: { reasoning: 1.5, agent: 2 }, tokens: { reasoning: 10, agent: 4 }, seconds: 3 };
+
+describe('project file', () => {
+  it('round-trips every field, atomically, and a folder without one has none', async () => {
+    await withTempDir(async (dir) => {
+      expect(await readProjectFile(dir)).toBeNull();
+      const project = {
+        ...newProject({ instruct: '/m/i', thinking: '/m/t' }),
+        settings: { ...newProject().settings, alpha: 0.4, overrides: [{ block: { layer: 2, group: 'attention' }, gate: null, locked: true }] },
+        verified: [VERIFIED],
+        exports: [{ outDir: '/out', method: { kind: 'slerp' as const, t: 0.3 }, dtype: 'BF16', totalBytes: 10, files: ['model.safetensors'], finishedAt: '2026-01-01T00:00:00.000Z' }],
+      };
+      await writeProjectFile(dir, project);
+      expect(await readProjectFile(dir)).toEqual(project);
+      expect(await readdir(dir)).toEqual([PROJECT_FILE]);
+      expect(JSON.parse(await readFile(join(dir, PROJECT_FILE), 'utf8'))).toMatchObject({ format: 'crane-project', formatVersion: PROJECT_FORMAT_VERSION });
+    });
+  });
+
+  it('refuses a newer format version and a file that is not a project, naming the file', async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, PROJECT_FILE), JSON.stringify({ ...newProject(), formatVersion: 99 }));
+      await expect(readProjectFile(dir)).rejects.toThrow(/project format 99/);
+      await writeFile(join(dir, PROJECT_FILE), '{"format": "something else"}');
+      await expect(readProjectFile(dir)).rejects.toThrow(/project\.json: is not a CRANE project file/);
+    });
+  });
+
+  it('reports every analysis stage missing for a project never analysed', async () => {
+    await withTempDir(async (dir) => {
+      const states = await projectStageStates(dir, newProject());
+      expect(states.map((s) => s.state)).toEqual(['missing', 'missing', 'missing', 'missing', 'missing']);
+    });
+  });
+
+  it('makes a demo project once the demo pair exists, keeping its settings on the next start', async () => {
+    await withTempDir(async (root) => {
+      const demo = demoPaths(join(root, 'demo'));
+      expect(await ensureDemoProject(join(root, 'user'), demo)).toBeNull();
+      for (const side of [demo.instruct, demo.thinking]) {
+        await mkdir(side, { recursive: true });
+        await writeFile(join(side, 'config.json'), '{}');
+      }
+      const dir = await ensureDemoProject(join(root, 'user'), demo);
+      const project = await readProjectFile(dir as string);
+      expect(project).toMatchObject({ instruct: demo.instruct, thinking: demo.thinking, analysis: { calibration: { reasoning: demo.reasoning, agent: demo.toolUse, format: demo.format } } });
+      await writeProjectFile(dir as string, { ...(project as NonNullable<typeof project>), settings: { ...newProject().settings, alpha: 0.1 } });
+      expect(await ensureDemoProject(join(root, 'user'), demo)).toBe(dir);
+      expect((await readProjectFile(dir as string))?.settings.alpha).toBe(0.1);
+    });
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * The project file: `DIR/project.json`, versioned, written atomically.
+ *
+ *   readProjectFile(dir) → ProjectFile | null      null when the folder holds no project yet
+ *   writeProjectFile(dir, file)                     temp file + rename: a reader sees old or new
+ *   newProject(pair?) → ProjectFile                 empty project with the spec's default edit
+ *
+ * On disk it is the protocol's project shape (pair, analysis settings with the calibration
+ * paths, edit settings with per-block overrides and locks, verified points) plus what only the
+ * engine keeps: a format tag and version, and the export history. The protocol schema is reused
+ * so a file the engine accepts is always one it can hand to the UI unchanged.
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { CheckpointError } from '../io/checkpoint-error.ts';
+import { writeFileAtomic } from '../pipeline/stage-store.ts';
+import { projectFileSchema } from '../protocol/project-schemas.ts';
+import { mergeMethodSchema } from '../protocol/settings-schemas.ts';
+import { DEFAULT_EDIT_SETTINGS } from './default-settings.ts';
+import { projectPaths } from './project-layout.ts';
+
+export const PROJECT_FORMAT = 'crane-project';
+export const PROJECT_FORMAT_VERSION = 1;
+
+const exportRecordSchema = z.strictObject({
+  outDir: z.string(),
+  method: mergeMethodSchema.or(z.json()),
+  dtype: z.string(),
+  totalBytes: z.number().nonnegative(),
+  files: z.array(z.string()),
+  finishedAt: z.string(),
+});
+
+export type ExportRecord = z.infer<typeof exportRecordSchema>;
+
+const storedProjectSchema = projectFileSchema.extend({
+  format: z.literal(PROJECT_FORMAT),
+  formatVersion: z.literal(PROJECT_FORMAT_VERSION),
+  exports: z.array(exportRecordSchema),
+});
+
+export type ProjectFile = z.infer<typeof projectFileSchema>;
+export type StoredProject = z.infer<typeof storedProjectSchema>;
+
+export function newProject(pair: { instruct: string; thinking: string } | null = null): StoredProject {
+  return {
+    format: PROJECT_FORMAT,
+    formatVersion: PROJECT_FORMAT_VERSION,
+    instruct: pair?.instruct ?? null,
+    thinking: pair?.thinking ?? null,
+    analysis: null,
+    settings: structuredClone(DEFAULT_EDIT_SETTINGS),
+    verified: [],
+    exports: [],
+  };
+}
+
+export async function readProjectFile(dir: string): Promise<StoredProject | null> {
+  const path = projectPaths(dir).file;
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new CheckpointError('io', path, `cannot be read (${(error as Error).message})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new CheckpointError('metadata', path, `is not valid JSON (${(error as Error).message})`);
+  }
+  const version = (json as { formatVersion?: unknown } | null)?.formatVersion;
+  if (typeof version === 'number' && version > PROJECT_FORMAT_VERSION) {
+    throw new CheckpointError('metadata', path, `is project format ${version}; this engine reads up to ${PROJECT_FORMAT_VERSION}`);
+  }
+  const parsed = storedProjectSchema.safeParse(json);
+  if (!parsed.success) throw new CheckpointError('metadata', path, `is not a CRANE project file (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+  return parsed.data;
+}
+
+export async function writeProjectFile(dir: string, project: StoredProject): Promise<void> {
+  const checked = storedProjectSchema.parse(project);
+  await writeFileAtomic(projectPaths(dir).file, `${JSON.stringify(checked, null, 2)}\n`);
+}
+
+/** The protocol's view: the stored file without the engine-only fields. */
+export function protocolProject(stored: StoredProject): ProjectFile {
+  const { instruct, thinking, analysis, settings, verified } = stored;
+  return { instruct, thinking, analysis, settings, verified };
+}
