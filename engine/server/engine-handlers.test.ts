@@ -52,9 +52,11 @@ describe('engine handlers', () => {
     });
   });
 
-  it('answers not-implemented for engine parts that do not exist yet, and null project state', async () => {
-    expect(await handlers.getProjectState({}, ctx)).toBeNull();
-    expect(await codeOf(handlers.analyze(SAMPLE_PARAMS.analyze, ctx))).toBe('not-implemented');
-    expect(await codeOf(handlers.export(SAMPLE_PARAMS.export, ctx))).toBe('not-implemented');
+  it('before a project is open: null project state, and the project views answer not-found', async () => {
+    const fresh = createEngineHandlers();
+    expect(await fresh.getProjectState({}, ctx)).toBeNull();
+    expect(await codeOf(fresh.analyze({ ...SAMPLE_PARAMS.analyze, projectDir: '/no/such/project' }, ctx))).toBe('not-found');
+    expect(await codeOf(fresh.export(SAMPLE_PARAMS.export, ctx))).toBe('not-found');
+    expect(await codeOf(fresh.getGateMetrics({ grouping: 'coarse' }, ctx))).toBe('not-found');
   });
 });

@@ -1,54 +1,47 @@
 /**
- * The handler map `crane serve` (and later the Electron engine process) dispatches to. Methods
- * whose engine parts are not built yet answer 'not-implemented', so the UI can be built against
- * the whole contract now.
+ * The handler map `crane serve` and the Electron engine process dispatch to: one EngineSession
+ * (the open project and its loaded analysis) shared by every connection, and one handler per
+ * method from engine/handlers/. Params and results are validated by the host at the boundary.
+ *
+ *   createEngineHandlers({ dataDir?, session? }) → Handlers
+ *
+ * `dataDir` is the host's per-user folder: a pair opened with no project open gets its project
+ * there. Hosts open a start-up project (the demo pair's) with `session.open(dir)`.
  */
-import { Checkpoint } from '../io/checkpoint.ts';
-import { comparePair } from '../io/pair-report.ts';
-import { ProtocolError } from '../protocol/errors.ts';
+import { analyzeHandler } from '../handlers/analyze-handler.ts';
+import { withCheckpointDirs } from '../handlers/checkpoint-dirs.ts';
+import { EngineSession } from '../handlers/engine-session.ts';
+import { exportHandler } from '../handlers/export-handler.ts';
+import { gateMetricsHandler } from '../handlers/gate-metrics-handler.ts';
+import { inspectLayerHandler } from '../handlers/inspect-layer-handler.ts';
+import { openPairHandler } from '../handlers/open-pair-handler.ts';
+import { previewHandler } from '../handlers/preview-handler.ts';
+import { projectHandlers } from '../handlers/project-handlers.ts';
+import { spectrumHandler } from '../handlers/spectrum-handler.ts';
+import { verifyHandler } from '../handlers/verify-handler.ts';
 import type { Handlers } from '../protocol/handlers.ts';
 import { PROTOCOL_VERSION } from '../protocol/methods.ts';
-import { checkpointSummary, pairReportView, tensorRows, toProtocolError } from './checkpoint-views.ts';
-import { validatePath } from './path-validator.ts';
+import { checkpointSummary, tensorRows } from './checkpoint-views.ts';
 
-export function createEngineHandlers(): Handlers {
+export interface EngineHandlerOptions {
+  readonly session?: EngineSession;
+  readonly dataDir?: string;
+}
+
+export function createEngineHandlers(options: EngineHandlerOptions = {}): Handlers {
+  const session = options.session ?? new EngineSession();
   return {
     ping: async () => ({ protocolVersion: PROTOCOL_VERSION, now: Date.now() }),
     inspectCheckpoint: ({ dir }) =>
-      withCheckpoints([dir], async ([checkpoint]) => ({ summary: checkpointSummary(checkpoint), tensors: tensorRows(checkpoint) })),
-    openPair: ({ instruct, thinking }) =>
-      withCheckpoints([instruct, thinking], async ([a, b]) => ({
-        instruct: checkpointSummary(a),
-        thinking: checkpointSummary(b),
-        report: pairReportView(await comparePair(a, b)),
-      })),
-    // No project can be opened yet, so none is open.
-    getProjectState: async () => null,
-    openProject: notImplemented('projects'),
-    saveProject: notImplemented('projects'),
-    analyze: notImplemented('analysis'),
-    getGateMetrics: notImplemented('analysis'),
-    preview: notImplemented('the preview'),
-    spectrum: notImplemented('GSP spectra'),
-    inspectLayer: notImplemented('layer inspection'),
-    verify: notImplemented('verify'),
-    export: notImplemented('export of edited checkpoints'),
+      withCheckpointDirs([dir], async ([checkpoint]) => ({ summary: checkpointSummary(checkpoint), tensors: tensorRows(checkpoint) })),
+    openPair: openPairHandler(session, options.dataDir ?? null),
+    ...projectHandlers(session),
+    analyze: analyzeHandler(session),
+    getGateMetrics: gateMetricsHandler(session),
+    preview: previewHandler(session),
+    spectrum: spectrumHandler(session),
+    inspectLayer: inspectLayerHandler(session),
+    verify: verifyHandler(session),
+    export: exportHandler(session),
   };
-}
-
-/** Opens validated checkpoint folders for the body and always closes them. */
-async function withCheckpoints<T>(dirs: readonly string[], body: (checkpoints: [Checkpoint, Checkpoint]) => Promise<T>): Promise<T> {
-  const checkpoints: Checkpoint[] = [];
-  try {
-    for (const dir of dirs) checkpoints.push(await Checkpoint.open(await validatePath(dir, 'directory')));
-    return await body(checkpoints as [Checkpoint, Checkpoint]);
-  } catch (error) {
-    throw toProtocolError(error);
-  } finally {
-    await Promise.all(checkpoints.map((c) => c.close()));
-  }
-}
-
-function notImplemented(what: string) {
-  return () => Promise.reject(new ProtocolError('not-implemented', `${what}: not built yet in this engine`));
 }

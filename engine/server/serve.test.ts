@@ -153,7 +153,7 @@ describe('browser mode details', () => {
     const { socket, client } = connectClient(wsUrl(server.origin, `?token=${server.token}`), { origin: server.origin });
     const engine = await client;
     await expect(engine.call('analyze', { projectDir: '/p', settings: SAMPLE_PARAMS.analyze.settings })).rejects.toEqual(
-      new ProtocolError('not-implemented', 'analysis: not built yet in this engine'),
+      new ProtocolError('not-found', '/p: does not exist'),
     );
     socket.close();
   });

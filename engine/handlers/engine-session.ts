@@ -1,0 +1,140 @@
+/**
+ * What one engine process holds between requests: the open project and, loaded on first use,
+ * its finished analysis (gate table, projectors, preview coefficients, the InstantPreview built
+ * over them, the heatmap columns). Every connection of `crane serve` shares the session, so a
+ * reloaded page — or a restarted Electron window — finds the same project.
+ *
+ *   session.open(dir) / session.save(dir, file) / session.update(fn)
+ *   session.requireProject() → { dir, project }         or 'not-found' when none is open
+ *   session.analysis() → LoadedAnalysis                  or 'not-found' until Analyze has run
+ *   session.tokenRows() → <think>/special ids of Instruct's tokenizer (empty without one)
+ *
+ * The loaded analysis is dropped whenever the project's pair changes or an analysis run ends,
+ * so no view is ever computed from another pair's cache.
+ */
+import { mkdir } from 'node:fs/promises';
+import type { AnalysisArtifacts } from '../analysis/analysis-store.ts';
+import { InstantPreview } from '../analysis/preview.ts';
+import { ModelTokenizer } from '../calibration/tokenizer.ts';
+import type { TokenRows } from '../crane/special-tensors.ts';
+import { tokenRowsOf } from '../pipeline/edit-method.ts';
+import { loadPipelineAnalysis, pipelinePaths, type PipelineRecord } from '../pipeline/pipeline-folder.ts';
+import { ProtocolError } from '../protocol/errors.ts';
+import { newProject, readProjectFile, writeProjectFile, type StoredProject } from '../project/project-file.ts';
+import { projectPaths } from '../project/project-layout.ts';
+import { blockColumns, type BlockColumns } from './block-columns.ts';
+import { asProtocolError } from './handler-errors.ts';
+
+export interface OpenProject {
+  readonly dir: string;
+  readonly project: StoredProject;
+}
+
+export interface LoadedAnalysis {
+  readonly analysisDir: string;
+  /** The analysis-store folder (what export and merge read). */
+  readonly resultDir: string;
+  readonly record: PipelineRecord;
+  readonly artifacts: AnalysisArtifacts;
+  readonly preview: InstantPreview;
+  readonly columns: { readonly coarse: BlockColumns; readonly fine: BlockColumns };
+}
+
+export class EngineSession {
+  private current: OpenProject | null = null;
+  private loaded: Promise<LoadedAnalysis> | null = null;
+  private tokens: { instruct: string; rows: Promise<TokenRows> } | null = null;
+
+  get project(): OpenProject | null {
+    return this.current;
+  }
+
+  requireProject(): OpenProject {
+    if (this.current === null) throw new ProtocolError('not-found', 'no project is open: open a project folder (or a pair) first');
+    return this.current;
+  }
+
+  /** Opens the project in `dir`; a folder without project.json becomes a new, empty project. */
+  async open(dir: string): Promise<OpenProject> {
+    const existing = await readProjectFile(dir);
+    const stored = existing ?? newProject();
+    if (existing === null) await writeProjectFile(dir, stored);
+    if (this.current?.dir !== dir) this.loaded = null;
+    return this.replace({ dir, project: stored });
+  }
+
+  /** The project stored in `dir` (a new one when there is none), without opening it. */
+  async peek(dir: string): Promise<StoredProject> {
+    if (this.current?.dir === dir) return this.current.project;
+    return (await readProjectFile(dir).catch(() => null)) ?? newProject();
+  }
+
+  async save(dir: string, project: StoredProject): Promise<OpenProject> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeProjectFile(dir, project);
+    return this.replace({ dir, project });
+  }
+
+  /** Changes the open project and saves it. */
+  async update(change: (project: StoredProject) => StoredProject): Promise<OpenProject> {
+    const { dir, project } = this.requireProject();
+    return this.save(dir, change(project));
+  }
+
+  /** The open project's finished analysis, loaded once (concurrent callers share the load). */
+  analysis(): Promise<LoadedAnalysis> {
+    const { dir, project } = this.requireProject();
+    this.loaded ??= loadAnalysisOf(dir, project).catch((error: unknown) => {
+      this.loaded = null;
+      throw error;
+    });
+    return this.loaded;
+  }
+
+  /** Drops the loaded analysis (a new run finished, or the cache changed). */
+  forgetAnalysis(): void {
+    this.loaded = null;
+  }
+
+  tokenRows(): Promise<TokenRows> {
+    const instruct = this.requireProject().project.instruct;
+    if (instruct === null) return Promise.resolve({ think: [], special: [] });
+    if (this.tokens?.instruct !== instruct) {
+      // A pair without a usable tokenizer still edits; it only gets no think/special row rules.
+      this.tokens = { instruct, rows: ModelTokenizer.load(instruct).then(tokenRowsOf, () => ({ think: [], special: [] })) };
+    }
+    return this.tokens.rows;
+  }
+
+  private replace(next: OpenProject): OpenProject {
+    const before = this.current?.project;
+    if (before !== undefined && (before.instruct !== next.project.instruct || before.thinking !== next.project.thinking)) this.loaded = null;
+    this.current = next;
+    return next;
+  }
+}
+
+async function loadAnalysisOf(dir: string, project: StoredProject): Promise<LoadedAnalysis> {
+  const analysisDir = projectPaths(dir).analysis;
+  let loaded;
+  try {
+    loaded = await loadPipelineAnalysis(analysisDir);
+  } catch (error) {
+    const converted = asProtocolError(error);
+    if (converted instanceof ProtocolError && converted.code !== 'not-found') throw converted;
+    throw new ProtocolError('not-found', 'this project has no finished analysis yet: run Analyze (it resumes where it stopped)');
+  }
+  const { record, artifacts } = loaded;
+  if (record.instruct !== project.instruct || record.thinking !== project.thinking) {
+    throw new ProtocolError('not-found', 'the analysis cache was computed for another pair: run Analyze for this one');
+  }
+  const gate = artifacts.gate;
+  return {
+    analysisDir,
+    resultDir: pipelinePaths(analysisDir).result,
+    record,
+    artifacts,
+    preview: new InstantPreview(artifacts.coefficients, gate),
+    columns: { coarse: blockColumns(gate, 'coarse'), fine: blockColumns(gate, 'fine') },
+  };
+}

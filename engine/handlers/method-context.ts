@@ -1,0 +1,36 @@
+/**
+ * Everything an edit of the open project needs, from a protocol merge method: the engine's
+ * EditMethod (the CRANE settings carry Instruct's think/special token rows, overrides resolved
+ * on the analysis' columns), the CraneContext (gate table and projectors) and, for AIM, the
+ * captured input magnitudes. The analysis is required exactly when the method reads it (CRANE
+ * with the gate or GSP on, AIM); the other baselines work on a pair that was never analysed.
+ */
+import { join } from 'node:path';
+import type { CraneContext } from '../crane/crane-edit.ts';
+import type { EditMethod } from '../pipeline/edit-method.ts';
+import { pipelinePaths } from '../pipeline/pipeline-folder.ts';
+import { MAGNITUDES_FILE, readInputMagnitudes } from '../pipeline/projectors-stage.ts';
+import type { EditSettings } from '../project/default-settings.ts';
+import { craneSettingsOf, editMethodOf, type MergeMethod } from './edit-settings.ts';
+import type { EngineSession, LoadedAnalysis } from './engine-session.ts';
+
+export interface MethodContext {
+  readonly edit: EditMethod;
+  readonly context: CraneContext | null;
+  readonly analysis: LoadedAnalysis | null;
+}
+
+export function readsAnalysis(method: MergeMethod): boolean {
+  return method.kind === 'aim' || (method.kind === 'crane' && (method.settings.stages.ctg || method.settings.stages.gsp));
+}
+
+export async function methodContext(session: EngineSession, method: MergeMethod): Promise<MethodContext> {
+  const analysis = readsAnalysis(method) ? await session.analysis() : await session.analysis().catch(() => null);
+  const tokens = await session.tokenRows();
+  const crane = (settings: EditSettings) => craneSettingsOf(settings, analysis?.columns ?? null, tokens);
+  const magnitudes = method.kind === 'aim' && analysis !== null
+    ? await readInputMagnitudes(join(pipelinePaths(analysis.analysisDir).projectors, MAGNITUDES_FILE))
+    : undefined;
+  const context = analysis === null ? null : { gate: analysis.artifacts.gate, projector: (key: string) => analysis.artifacts.projectors.get(key) };
+  return { edit: editMethodOf(method, crane, magnitudes), context, analysis };
+}

@@ -1,0 +1,30 @@
+/**
+ * openPair: the compatibility report of two checkpoint folders, and the pair becomes the open
+ * project's — so "open a pair, then Analyze" works without a separate save. With no project
+ * open, and a data folder given by the host, the pair gets its own project there
+ * (DATA/projects/pair-<hash of the two paths>), reopened on the next visit with its cache.
+ * Changing the pair of a project leaves its cache on disk; the stage states then say 'stale'.
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { comparePair } from '../io/pair-report.ts';
+import type { Params, Result } from '../protocol/methods.ts';
+import { checkpointSummary, pairReportView } from '../server/checkpoint-views.ts';
+import type { EngineSession } from './engine-session.ts';
+import { withCheckpointDirs } from './checkpoint-dirs.ts';
+
+export function openPairHandler(session: EngineSession, dataDir: string | null) {
+  return ({ instruct, thinking }: Params<'openPair'>): Promise<Result<'openPair'>> =>
+    withCheckpointDirs([instruct, thinking], async ([a, b]) => {
+      const summary = { instruct: checkpointSummary(a), thinking: checkpointSummary(b), report: pairReportView(await comparePair(a, b)) };
+      const pair = { instruct: a.dir, thinking: b.dir };
+      const open = session.project;
+      if (open !== null) {
+        if (open.project.instruct !== pair.instruct || open.project.thinking !== pair.thinking) await session.update((p) => ({ ...p, ...pair }));
+      } else if (dataDir !== null) {
+        const id = createHash('sha256').update(`${pair.instruct}\0${pair.thinking}`).digest('hex').slice(0, 12);
+        await session.save(join(dataDir, 'projects', `pair-${id}`), { ...(await session.peek(join(dataDir, 'projects', `pair-${id}`))), ...pair });
+      }
+      return summary;
+    });
+}

@@ -1,0 +1,53 @@
+/**
+ * preview: InstantPreview.evaluate at the UI's settings, laid out on the heatmap's columns.
+ *
+ * Two translations: the preview's retainedFraction is ‖Π(U)‖²/‖U‖² while the protocol's
+ * retainedNorm is ‖Δ'‖/‖Δ‖ (its square root); and blocks the preview does not cover (routers:
+ * SLERP is not α·S·T(δ)) still get a cell — α·S from the gate, nothing removed — so every
+ * heatmap cell has a value. A keep-quantile other than the analysed one is the caller's to fix
+ * ('invalid-params'): the coefficients bake T(δ) in at one q.
+ */
+import type { PreviewResult } from '../analysis/preview.ts';
+import { ProtocolError } from '../protocol/errors.ts';
+import type { Params, Result } from '../protocol/methods.ts';
+import { craneSettingsOf } from './edit-settings.ts';
+import type { EngineSession } from './engine-session.ts';
+import { guarded } from './handler-errors.ts';
+
+const NO_TOKENS = { think: [], special: [] };
+
+export function previewHandler(session: EngineSession) {
+  return ({ settings, alphas }: Params<'preview'>): Promise<Result<'preview'>> =>
+    guarded(async () => {
+      const analysis = await session.analysis();
+      let result: PreviewResult;
+      try {
+        result = analysis.preview.evaluate(craneSettingsOf(settings, analysis.columns, NO_TOKENS), Float64Array.from(alphas));
+      } catch (error) {
+        if (error instanceof RangeError) throw new ProtocolError('invalid-params', `${error.message} (run Analyze at this q)`);
+        throw error;
+      }
+      const columns = analysis.columns[settings.grouping];
+      const gateScale = columns.matrix((s) => (settings.stages.ctg ? s.scale : 1)).values;
+      const effective = gateScale.map((s) => settings.alpha * s);
+      const retained = new Float32Array(effective.length).fill(1);
+      result.blocks.forEach((key, i) => {
+        const cell = columns.cell(key);
+        if (cell < 0) return;
+        effective[cell] = result.effectiveScale[i] as number;
+        retained[cell] = Math.sqrt(Math.max(0, Math.min(1, result.retainedFraction[i] as number)));
+      });
+      const shape = { rows: columns.layers, cols: columns.names.length };
+      return {
+        deltaLossReasoning: result.deltaLossReasoning,
+        deltaLossAgent: result.deltaLossAgent,
+        curve: {
+          alphas: Float32Array.from(result.curve.alphas),
+          deltaLossReasoning: Float32Array.from(result.curve.deltaLossReasoning),
+          deltaLossAgent: Float32Array.from(result.curve.deltaLossAgent),
+        },
+        effectiveScale: { ...shape, values: effective },
+        retainedNorm: { ...shape, values: retained },
+      };
+    });
+}

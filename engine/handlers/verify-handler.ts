@@ -1,0 +1,38 @@
+/**
+ * verify: build the edited weights of the open project (any method) and measure both held-out
+ * calibration losses next to θ_I's, through engine/pipeline's verifyEdit, with `verify`
+ * progress and cancel. A CRANE result is also kept in the project's verified points (the
+ * measured dots the preview chart draws beside its prediction).
+ */
+import { verifyEdit } from '../pipeline/verify.ts';
+import type { HandlerContext } from '../protocol/handlers.ts';
+import type { Params, Result } from '../protocol/methods.ts';
+import { ensureBackend } from './compute-backend.ts';
+import type { EngineSession } from './engine-session.ts';
+import { guarded } from './handler-errors.ts';
+import { log, pipelineCallbacks } from './job-progress.ts';
+import { methodContext } from './method-context.ts';
+
+export function verifyHandler(session: EngineSession) {
+  return (params: Params<'verify'>, ctx: HandlerContext): Promise<Result<'verify'>> =>
+    guarded(async () => {
+      session.requireProject();
+      const analysis = await session.analysis();
+      const { edit } = await methodContext(session, params.method);
+      await ensureBackend();
+      const callbacks = pipelineCallbacks(ctx, 'verify');
+      callbacks.progress.report(0);
+      const measured = await verifyEdit({ ...callbacks, analysisDir: analysis.analysisDir, method: edit });
+      callbacks.progress.report(1);
+      for (const note of measured.notes) log(ctx, `verify: ${note}`, 'warn');
+      const result: Result<'verify'> = {
+        method: params.method,
+        edited: { ...measured.edited },
+        base: { ...measured.base },
+        tokens: { ...measured.tokens },
+        seconds: measured.seconds,
+      };
+      if (params.method.kind === 'crane') await session.update((p) => ({ ...p, verified: [...p.verified, result] }));
+      return result;
+    }, ctx.signal);
+}
