@@ -8,7 +8,8 @@
  * - split: train (gradients) or heldout (verify only). D_F is always train.
  * - lossMask (D_R, D_A): 0/1 per token, 1 on the generated assistant tokens (end of turn included).
  * - formatPositions (D_F): ascending token indices the GSP activations are captured at.
- * - target (D_R, D_A): 'given' in the file or 'decoded' by the pipeline.
+ * - target (D_R, D_A): 'given' in the file, 'decoded' by the pipeline (re-rendered with the
+ *   template), or 'decoded-ids' (the generated ids as they are; see targets-stage.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { CheckpointError } from '../io/checkpoint-error.ts';
@@ -25,7 +26,7 @@ export interface CalibrationSequence {
   readonly ids: readonly number[];
   readonly lossMask?: readonly number[];
   readonly formatPositions?: readonly number[];
-  readonly target?: 'given' | 'decoded';
+  readonly target?: 'given' | 'decoded' | 'decoded-ids';
 }
 
 export async function writeSequences(path: string, sequences: readonly CalibrationSequence[]): Promise<void> {

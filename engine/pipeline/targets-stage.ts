@@ -9,9 +9,14 @@
  * the decode cache. Everything is rendered with the INSTRUCT model's template and tokenizer (the
  * spec), the target as a plain assistant message — tokenizeChat then puts the loss mask on the
  * assistant tokens only, end of turn included. A target cut by the budget still gets the
- * template's end-of-turn token as its last target. D_F chats are rendered whole (encodeChat),
+ * template's end-of-turn token as its last target. When a decoded text does not re-tokenize
+ * exactly at the turn boundary (an undertrained model that starts with "\n\n", which merges with
+ * the template's "assistant\n" into one token), the sequence is the prompt's ids followed by the
+ * generated ids themselves, with the mask on the generated ones — exactly what the model
+ * produced, which is what the spec scores (`target: 'decoded-ids'` in the sequence file). D_F chats are rendered whole (encodeChat),
  * cut at gsp.maxTokens, and their format positions found with the settings' patterns and radius.
  */
+import { CalibrationError } from '../calibration/calibration-error.ts';
 import { readChatJsonl } from '../calibration/chat-dataset.ts';
 import type { ChatMessage } from '../calibration/chat-schema.ts';
 import { ChatTemplate } from '../calibration/chat-template.ts';
@@ -60,10 +65,9 @@ export async function runTargets(ctx: PipelineContext, clock: StageClock): Promi
     const out: CalibrationSequence[] = [];
     for (const [i, record] of records.entries()) {
       throwIfCancelled(ctx.callbacks.signal, 'targets');
-      const target = record.target ?? await decodeTarget(ctx, renderer, cache, record, model, hashes, maxNewTokens);
-      const chat = { ...record.prompt, messages: [...record.prompt.messages, target] };
-      const { ids, lossMask } = tokenizeChat(chat, tokenizer, renderer.template, { label: record.source });
-      out.push({ set, split: heldOut[i] === true ? 'heldout' : 'train', source: record.source, ids, lossMask: Array.from(lossMask), target: record.target === null ? 'decoded' : 'given' });
+      const decoded = record.target === null ? await decodeTarget(ctx, renderer, cache, record, model, hashes, maxNewTokens) : undefined;
+      const split = heldOut[i] === true ? 'heldout' : 'train';
+      out.push({ set, split, source: record.source, ...tokenized(renderer, record, decoded) });
       clock.report(++done / (total + 1), `${set} ${i + 1}/${records.length}`);
     }
     return out;
@@ -77,10 +81,28 @@ export async function runTargets(ctx: PipelineContext, clock: StageClock): Promi
   clock.report(1);
 }
 
+interface Decoded {
+  readonly message: ChatMessage;
+  readonly prompt: readonly number[];
+  readonly tokens: readonly number[];
+}
+
+function tokenized(renderer: Renderer, record: PromptRecord, decoded: Decoded | undefined): Pick<CalibrationSequence, 'ids' | 'lossMask' | 'target'> {
+  const target = decoded?.message ?? (record.target as ChatMessage);
+  const chat = { ...record.prompt, messages: [...record.prompt.messages, target] };
+  try {
+    const { ids, lossMask } = tokenizeChat(chat, renderer.tokenizer, renderer.template, { label: record.source });
+    return { ids, lossMask: Array.from(lossMask), target: decoded === undefined ? 'given' : 'decoded' };
+  } catch (error) {
+    if (decoded === undefined || !(error instanceof CalibrationError && error.code === 'unstable-tokenization')) throw error;
+    return { ids: [...decoded.prompt, ...decoded.tokens], lossMask: [...decoded.prompt.map(() => 0), ...decoded.tokens.map(() => 1)], target: 'decoded-ids' };
+  }
+}
+
 async function decodeTarget(
   ctx: PipelineContext, renderer: Renderer, cache: DecodeCache, record: PromptRecord,
   model: Checkpoint, hashes: Readonly<Record<string, string>>, maxNewTokens: number,
-): Promise<ChatMessage> {
+): Promise<Decoded> {
   const { tokenizer, template } = renderer;
   const prompt = encodePrompt(record.prompt, tokenizer, template).ids;
   const lm = loadCausalLM(model);
@@ -96,7 +118,7 @@ async function decodeTarget(
   }
   // The stop token is the template's end of turn: the template writes it back when rendering.
   const body = decoded.stopReason === 'stop-token' ? decoded.tokens.slice(0, -1) : decoded.tokens;
-  return { role: 'assistant', content: tokenizer.decode([...body]) };
+  return { message: { role: 'assistant', content: tokenizer.decode([...body]) }, prompt, tokens: decoded.tokens };
 }
 
 async function formatSequences(ctx: PipelineContext, renderer: Renderer): Promise<CalibrationSequence[]> {

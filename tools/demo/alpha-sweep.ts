@@ -1,0 +1,66 @@
+/**
+ * `node --import tsx tools/demo/alpha-sweep.ts [--demo ROOT] [--out DIR] [--alphas 0.05,0.1,…] [--fresh]`:
+ * the first-order preview against measurement on the built-in demo pair.
+ *
+ * Runs the CRANE analysis of assets/demo (timed; cached stages are reused unless --fresh), then
+ * for each α builds the CRANE edit (default settings) and prints predicted ΔL_R / ΔL_A next to
+ * the measured ones — on the train split (the sequences the gradients, hence the prediction, are
+ * about: this is the first-order check) and on the held-out split (what verify reports).
+ * Decode budgets are capped at 1024 / 512 new tokens: the demo's replies are far shorter.
+ */
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ModelTokenizer } from '../../engine/calibration/tokenizer.ts';
+import { demoPaths } from '../../engine/demo/demo-layout.ts';
+import { defaultAnalysisSettings } from '../../engine/pipeline/analysis-settings.ts';
+import { tokenRowsOf } from '../../engine/pipeline/edit-method.ts';
+import { formatDuration } from '../../engine/pipeline/progress-text.ts';
+import { runAnalysis } from '../../engine/pipeline/run-analysis.ts';
+import { verifyEdit } from '../../engine/pipeline/verify.ts';
+import { formatTable } from '../../engine/cli/format.ts';
+import { initBackend } from '../../engine/tensor/backend.ts';
+import { Checkpoint } from '../../engine/io/checkpoint.ts';
+
+const { values: args } = parseArgs({ options: { demo: { type: 'string' }, out: { type: 'string' }, alphas: { type: 'string', default: '0.05,0.1,0.25,0.5,1' }, fresh: { type: 'boolean' } } });
+const paths = demoPaths(args.demo);
+const outDir = args.out ?? join(tmpdir(), 'crane-demo-analysis');
+const alphas = args.alphas.split(',').map(Number);
+
+try {
+  await (await Checkpoint.open(paths.instruct)).close();
+  await (await Checkpoint.open(paths.thinking)).close();
+} catch (error) {
+  process.stderr.write(`the demo pair is not there yet (${(error as Error).message}); run \`npm run demo:train\` first\n`);
+  process.exit(1);
+}
+
+// A failure prints its message, not a stack through the wasm module's source.
+process.on('uncaughtException', (error) => {
+  process.stderr.write(`alpha-sweep: ${error.message}\n`);
+  process.exit(1);
+});
+
+const backend = await initBackend();
+if (args.fresh === true) await rm(outDir, { recursive: true, force: true });
+const defaults = defaultAnalysisSettings({ reasoning: paths.reasoning, agent: paths.toolUse, format: paths.format });
+const settings = { ...defaults, analysis: { ...defaults.analysis, reasoningMaxNewTokens: 1024, agentMaxNewTokens: 512 } };
+process.stdout.write(`backend ${backend.name}; analysis into ${outDir}\n`);
+const run = await runAnalysis({
+  instruct: paths.instruct, thinking: paths.thinking, outDir, settings,
+  onStageDone: (e) => process.stdout.write(`  ${e.stage.padEnd(10)} ${e.cached ? 'cached' : formatDuration(e.seconds)}\n`),
+});
+process.stdout.write(`analysis wall time: ${run.seconds.toFixed(1)} s (target < 600 s)\n\n`);
+
+const tokens = tokenRowsOf(await ModelTokenizer.load(paths.instruct));
+const rows: string[][] = [];
+const f = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(4)}`;
+for (const alpha of alphas) {
+  const method = { method: 'crane' as const, settings: { alpha, keepQuantile: 0.5, tau: 0.03, stages: { threshold: true, gate: true, gsp: true }, granularity: 'coarse' as const, tokens } };
+  const train = await verifyEdit({ analysisDir: outDir, method, split: 'train' });
+  const heldOut = await verifyEdit({ analysisDir: outDir, method, split: 'heldout' });
+  const predicted = train.predicted ?? { reasoning: Number.NaN, agent: Number.NaN };
+  rows.push([String(alpha), f(predicted.reasoning), f(train.measured.reasoning), f(heldOut.measured.reasoning), f(predicted.agent), f(train.measured.agent), f(heldOut.measured.agent)]);
+}
+process.stdout.write(`${formatTable(['α', 'ΔL_R pred', 'ΔL_R train', 'ΔL_R held-out', 'ΔL_A pred', 'ΔL_A train', 'ΔL_A held-out'], rows)}\n`);
