@@ -21,7 +21,9 @@ describe('crane serve', () => {
 
   it('prints a URL with the token that serves the UI, and stops on SIGTERM', async () => {
     await withTempDir(async (dir) => {
-      const child = spawn(process.execPath, [CRANE, 'serve', '--ui', join(dir, 'no-build')], { stdio: ['ignore', 'pipe', 'pipe'] });
+      // A throw-away data folder: the demo project must not land in the user's own.
+      const env = { ...process.env, CRANE_DATA_DIR: join(dir, 'data') };
+      const child = spawn(process.execPath, [CRANE, 'serve', '--ui', join(dir, 'no-build')], { stdio: ['ignore', 'pipe', 'pipe'], env });
       let out = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
       await expect.poll(() => out, { timeout: 20_000 }).toMatch(/Open: (\S+)/);
