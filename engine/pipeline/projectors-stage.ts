@@ -14,6 +14,7 @@
  * 3 GiB — the one place where the analysis is not layer-sized; a per-layer spill is possible
  * but unnecessary at the sizes the studio's runtime handles today).
  */
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readProjectors, writeProjectors } from '../analysis/projector-file.ts';
 import { InputMagnitudeAccumulator } from '../crane/aim.ts';
@@ -69,8 +70,11 @@ export async function runProjectors(ctx: PipelineContext, clock: StageClock): Pr
     projectors.set(key, projectorFromGram(gram.gram(), d, { maxRank, rankCut }));
     clock.report((passes + (i + 1) / grams.size) / (passes + 1), `eigen-decomposition ${key}`);
   }
-  await writeProjectors(join(ctx.paths.projectors, PROJECTORS_FILE), projectors);
-  await writeSafetensors(join(ctx.paths.projectors, MAGNITUDES_FILE), [...magnitudes].map(([key, m]) => ({
+  // A resumed stage redoes the whole pass: files a crashed run wrote before its marker go first.
+  const [projectorsPath, magnitudesPath] = [join(ctx.paths.projectors, PROJECTORS_FILE), join(ctx.paths.projectors, MAGNITUDES_FILE)];
+  await Promise.all([rm(projectorsPath, { force: true }), rm(magnitudesPath, { force: true })]);
+  await writeProjectors(projectorsPath, projectors);
+  await writeSafetensors(magnitudesPath, [...magnitudes].map(([key, m]) => ({
     spec: { name: key, dtype: 'F64' as const, shape: [d] }, data: m.importance(),
   })));
 }
