@@ -66,6 +66,14 @@ export class EngineActions {
       this.store.getState().setPairSummary(ready(summary));
     } catch (error) {
       this.store.getState().setPairSummary(failed(this.store.getState().pair.summary, toErrorInfo(error)));
+      return;
+    }
+    // The engine files the pair into the open project (or a new one of its own): follow it.
+    try {
+      const state = await this.run('getProjectState', {});
+      if (state !== null) this.applyProject(state, false, false);
+    } catch {
+      // The pair is open either way; the project panel shows what is known.
     }
   }
 
@@ -107,7 +115,8 @@ export class EngineActions {
     }
   }
 
-  private applyProject(state: Result<'openProject'>, resetSettings = true): void {
+  /** `openPair`: also open the project's pair, so its compatibility report shows at once. */
+  private applyProject(state: Result<'openProject'>, resetSettings = true, openPair = true): void {
     const s = this.store.getState();
     s.setProjectState(ready(state));
     s.setProjectDir(state.projectDir);
@@ -118,6 +127,7 @@ export class EngineActions {
     s.setMeasured(state.project.verified);
     s.applyStageStates(state.stages);
     if (state.stages.some((st) => st.stage === 'gates' && st.state !== 'missing')) void this.loadGateMetrics();
+    if (openPair && state.project.instruct !== null && state.project.thinking !== null) void this.openPair();
   }
 
   async analyze(): Promise<void> {
