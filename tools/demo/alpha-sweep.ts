@@ -4,8 +4,12 @@
  *
  * Runs the CRANE analysis of assets/demo (timed; cached stages are reused unless --fresh), then
  * for each α builds the CRANE edit (default settings) and prints predicted ΔL_R / ΔL_A next to
- * the measured ones — on the train split (the sequences the gradients, hence the prediction, are
- * about: this is the first-order check) and on the held-out split (what verify reports).
+ * the measured ones:
+ *   - "layers, train": the edit restricted to what the prediction covers (the decoder-layer
+ *     tensors: think-row strength 0, so embedding/lm_head stay θ_I) on the train split — the
+ *     sequences the gradients are about. This is the first-order check.
+ *   - "full, held-out": the whole CRANE edit (think rows 0.8 of the way to θ_T, independent of
+ *     α) on the held-out split — what `crane verify` reports.
  * Decode budgets are capped at 1024 / 512 new tokens: the demo's replies are far shorter.
  */
 import { rm } from 'node:fs/promises';
@@ -57,10 +61,10 @@ const tokens = tokenRowsOf(await ModelTokenizer.load(paths.instruct));
 const rows: string[][] = [];
 const f = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(4)}`;
 for (const alpha of alphas) {
-  const method = { method: 'crane' as const, settings: { alpha, keepQuantile: 0.5, tau: 0.03, stages: { threshold: true, gate: true, gsp: true }, granularity: 'coarse' as const, tokens } };
-  const train = await verifyEdit({ analysisDir: outDir, method, split: 'train' });
-  const heldOut = await verifyEdit({ analysisDir: outDir, method, split: 'heldout' });
+  const settings = { alpha, keepQuantile: 0.5, tau: 0.03, stages: { threshold: true, gate: true, gsp: true }, granularity: 'coarse' as const, tokens };
+  const train = await verifyEdit({ analysisDir: outDir, method: { method: 'crane', settings: { ...settings, thinkStrength: 0 } }, split: 'train' });
+  const heldOut = await verifyEdit({ analysisDir: outDir, method: { method: 'crane', settings }, split: 'heldout' });
   const predicted = train.predicted ?? { reasoning: Number.NaN, agent: Number.NaN };
   rows.push([String(alpha), f(predicted.reasoning), f(train.measured.reasoning), f(heldOut.measured.reasoning), f(predicted.agent), f(train.measured.agent), f(heldOut.measured.agent)]);
 }
-process.stdout.write(`${formatTable(['α', 'ΔL_R pred', 'ΔL_R train', 'ΔL_R held-out', 'ΔL_A pred', 'ΔL_A train', 'ΔL_A held-out'], rows)}\n`);
+process.stdout.write(`${formatTable(['α', 'ΔL_R pred', 'ΔL_R layers, train', 'ΔL_R full, held-out', 'ΔL_A pred', 'ΔL_A layers, train', 'ΔL_A full, held-out'], rows)}\n`);
