@@ -12,16 +12,11 @@
  *     α) on the held-out split — what `crane verify` reports.
  * Decode budgets are capped at 1024 / 512 new tokens: the demo's replies are far shorter.
  */
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { DEFAULT_DEMO_ANALYSIS_DIR, runDemoAnalysis } from './demo-analysis.ts';
 import { ModelTokenizer } from '../../engine/calibration/tokenizer.ts';
 import { demoPaths } from '../../engine/demo/demo-layout.ts';
-import { defaultAnalysisSettings } from '../../engine/pipeline/analysis-settings.ts';
 import { tokenRowsOf } from '../../engine/pipeline/edit-method.ts';
-import { formatDuration } from '../../engine/pipeline/progress-text.ts';
-import { runAnalysis } from '../../engine/pipeline/run-analysis.ts';
 import { verifyEdit } from '../../engine/pipeline/verify.ts';
 import { formatTable } from '../../engine/cli/format.ts';
 import { initBackend } from '../../engine/tensor/backend.ts';
@@ -29,7 +24,7 @@ import { Checkpoint } from '../../engine/io/checkpoint.ts';
 
 const { values: args } = parseArgs({ options: { demo: { type: 'string' }, out: { type: 'string' }, alphas: { type: 'string', default: '0.05,0.1,0.25,0.5,1' }, fresh: { type: 'boolean' } } });
 const paths = demoPaths(args.demo);
-const outDir = args.out ?? join(tmpdir(), 'crane-demo-analysis');
+const outDir = args.out ?? DEFAULT_DEMO_ANALYSIS_DIR;
 const alphas = args.alphas.split(',').map(Number);
 
 try {
@@ -47,15 +42,9 @@ process.on('uncaughtException', (error) => {
 });
 
 const backend = await initBackend();
-if (args.fresh === true) await rm(outDir, { recursive: true, force: true });
-const defaults = defaultAnalysisSettings({ reasoning: paths.reasoning, agent: paths.toolUse, format: paths.format });
-const settings = { ...defaults, analysis: { ...defaults.analysis, reasoningMaxNewTokens: 1024, agentMaxNewTokens: 512 } };
 process.stdout.write(`backend ${backend.name}; analysis into ${outDir}\n`);
-const run = await runAnalysis({
-  instruct: paths.instruct, thinking: paths.thinking, outDir, settings,
-  onStageDone: (e) => process.stdout.write(`  ${e.stage.padEnd(10)} ${e.cached ? 'cached' : formatDuration(e.seconds)}\n`),
-});
-process.stdout.write(`analysis wall time: ${run.seconds.toFixed(1)} s (target < 600 s)\n\n`);
+const seconds = await runDemoAnalysis(paths, outDir, { fresh: args.fresh === true, log: (line) => process.stdout.write(`${line}\n`) });
+process.stdout.write(`analysis wall time: ${seconds.toFixed(1)} s (target < 600 s)\n\n`);
 
 const tokens = tokenRowsOf(await ModelTokenizer.load(paths.instruct));
 const rows: string[][] = [];
