@@ -1,0 +1,158 @@
+/**
+ * The studio journey in Chromium against browser mode on the DEMO pair, with a screenshot per
+ * step in test-results/journey/: open (compatibility report) → analyze → the heatmap shows every
+ * layer → moving α changes the preview and the heatmap → select a layer: its spectrum and mask →
+ * side by side → export to a temporary folder → `crane inspect` accepts the export. Prints the
+ * slider-to-paint latency p95 (window.__craneLatency) of the run.
+ *
+ * The engine gets a throw-away data folder (CRANE_DATA_DIR), so the analysis runs from scratch.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from '../../tools/setup/build-electron.ts';
+import { startServeProcess, type ServeProcess } from '../../tools/setup/serve-process.ts';
+import { collectPageErrors } from '../support/console-errors.ts';
+import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
+
+const SHOTS = join(ROOT, 'test-results', 'journey');
+const demo = demoPair(ROOT);
+let server: ServeProcess;
+let scratch: string;
+
+test.skip(demo === undefined, NO_DEMO_MESSAGE);
+
+test.beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'crane-journey-'));
+  mkdirSync(SHOTS, { recursive: true });
+  process.env['CRANE_DATA_DIR'] = join(scratch, 'data');
+  server = await startServeProcess({ root: ROOT, uiDir: join(ROOT, 'dist', 'renderer') });
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+// The root tsconfig has no DOM lib: the page-side shapes used here, structurally.
+interface PageCanvas { toDataURL(): string }
+interface LatencyRecorder { samples: Record<Kind, number[]>; p95(kind: Kind): number | null; clear(): void }
+type Kind = 'heatmap' | 'preview' | 'spectrum';
+const p95s = (page: Page, kinds: readonly Kind[]) =>
+  page.evaluate((wanted) => {
+    // Self-contained: Playwright sends this function's source to the page.
+    const l = (globalThis as { __craneLatency?: LatencyRecorder }).__craneLatency;
+    return Object.fromEntries(wanted.map((k) => [k, { p95: l?.p95(k) ?? null, n: l?.samples[k].length ?? 0 }]));
+  }, kinds);
+const clearLatency = (page: Page) => page.evaluate(() => (globalThis as { __craneLatency?: { clear(): void } }).__craneLatency?.clear());
+/** Presses an arrow key on a slider, one input at a time, as a researcher nudging it would. */
+async function nudge(page: Page, name: RegExp, presses: number): Promise<void> {
+  await page.getByRole('slider', { name }).focus();
+  for (let i = 0; i < presses; i++) {
+    await page.keyboard.press('ArrowRight');
+    await page.waitForTimeout(150);
+  }
+}
+const heatmapPixels = (page: Page) => page.getByTestId('gate-heatmap').evaluate((c) => (c as unknown as PageCanvas).toDataURL());
+
+test('open → analyze → tune → spectrum → side by side → export → crane inspect', async ({ page }) => {
+  test.setTimeout(15 * 60_000);
+  const errors = collectPageErrors(page);
+  let alphaLatency: Record<string, { p95: number | null; n: number }> = {};
+  let tauLatency: Record<string, { p95: number | null; n: number }> = {};
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  await test.step('open: the demo pair and its compatibility report show at start', async () => {
+    await page.goto(server.url);
+    const report = page.getByTestId('compatibility-report');
+    await expect(report).toContainText('✓ Compatible');
+    await expect(report).toContainText(demo?.instruct ?? '');
+    await shot(page, '01-open-demo-pair');
+  });
+
+  await test.step('analyze: every stage runs to done', async () => {
+    await page.getByRole('button', { name: 'Analysis', exact: true }).click();
+    const started = Date.now();
+    await page.getByRole('button', { name: 'Analyze', exact: true }).click();
+    await expect(page.getByTestId('stage-targets')).toContainText(/running|done/, { timeout: 30_000 });
+    await shot(page, '02a-analysis-running');
+    await expect(page.getByTestId('stage-gates')).toContainText(/done|cached/, { timeout: 12 * 60_000 });
+    console.log(`[journey] demo analysis took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    for (const stage of ['targets', 'delta', 'projectors', 'gradients', 'gates']) await expect(page.getByTestId(`stage-${stage}`)).toContainText(/done|cached/);
+    await shot(page, '02b-analysis-done');
+  });
+
+  await test.step('tune: the heatmap shows every layer', async () => {
+    await page.getByRole('button', { name: 'Tune', exact: true }).click();
+    const heatmap = page.getByTestId('gate-heatmap');
+    await expect(heatmap).toHaveAttribute('aria-label', new RegExp(`: ${demo?.layers} layers × \\d+ groups`));
+    await expect(page.getByTestId('preview-reasoning')).toBeVisible();
+    await shot(page, '03-heatmap');
+  });
+
+  await test.step('moving α changes the preview and the heatmap', async () => {
+    // α·S: the metric that follows α (S_CTG itself does not depend on it).
+    await page.getByRole('radiogroup', { name: 'Heatmap metric' }).getByText('α·S', { exact: true }).click();
+    const before = { reasoning: await page.getByTestId('preview-reasoning').textContent(), pixels: await heatmapPixels(page) };
+    await clearLatency(page);
+    await nudge(page, /^α/, 25);
+    await expect(page.getByTestId('preview-reasoning')).not.toHaveText(before.reasoning ?? '');
+    await expect.poll(() => heatmapPixels(page)).not.toBe(before.pixels);
+    alphaLatency = await p95s(page, ['heatmap', 'preview']);
+    await shot(page, '04-alpha-moved');
+  });
+
+  await test.step('select a layer: its spectrum with the sigmoid mask', async () => {
+    const heatmap = page.getByTestId('gate-heatmap');
+    await heatmap.focus();
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await expect(page.getByText(/^Layer 1 · /)).toBeVisible();
+    await expect(page.getByTestId('projection-stats')).toContainText('directions removed');
+    const removed = await page.getByTestId('projection-stats').textContent();
+    // Moving τ re-masks the spectrum: the removed-direction count follows.
+    await clearLatency(page);
+    await nudge(page, /^τ/, 10);
+    await expect(page.getByTestId('projection-stats')).not.toHaveText(removed ?? '');
+    tauLatency = await p95s(page, ['spectrum', 'heatmap', 'preview']);
+    await shot(page, '05-spectrum-and-mask');
+  });
+
+  await test.step('side by side: two blocks with their histograms and |Δ| maps', async () => {
+    await page.getByRole('button', { name: 'Side by side', exact: true }).click();
+    for (const pane of ['pane-0', 'pane-1']) await expect(page.getByTestId(pane).getByRole('img').first()).toBeVisible({ timeout: 60_000 });
+    await shot(page, '06-side-by-side');
+  });
+
+  const outDir = join(scratch, 'exported-demo');
+  await test.step('export to a temporary folder', async () => {
+    await page.getByRole('button', { name: 'Export…' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel(/Output folder/).fill(outDir);
+    await dialog.getByRole('button', { name: 'Export', exact: true }).click();
+    await expect(dialog.getByTestId('export-summary')).toBeVisible({ timeout: 5 * 60_000 });
+    await shot(page, '07-export-done');
+  });
+
+  await test.step('the export passes crane inspect', async () => {
+    const inspect = spawnSync(process.execPath, [join(ROOT, 'bin', 'crane.mjs'), 'inspect', outDir], { encoding: 'utf8' });
+    expect(inspect.status, inspect.stderr).toBe(0);
+    expect(inspect.stdout).toContain('model.layers.0.self_attn.q_proj.weight');
+    const pair = spawnSync(process.execPath, [join(ROOT, 'bin', 'crane.mjs'), 'inspect', demo?.instruct ?? '', outDir], { encoding: 'utf8' });
+    expect(pair.status, pair.stdout + pair.stderr).toBe(0);
+  });
+
+  console.log(`[journey] slider-to-paint p95 (ms) while moving α: ${JSON.stringify(alphaLatency)}; while moving τ: ${JSON.stringify(tauLatency)}`);
+  // The aim is 50 ms; the heatmap (canvas) is held to it. The recharts panels get a regression
+  // bound only: on a 2-core machine they paint in ~100-130 ms, of which the engine's preview is
+  // ~0.3 ms and a Node-to-Node WebSocket round trip ~2 ms — the rest is the page's chart work.
+  expect(alphaLatency.heatmap?.n ?? 0).toBeGreaterThan(0);
+  expect(alphaLatency.heatmap?.p95 ?? Infinity).toBeLessThan(50);
+  expect(alphaLatency.preview?.p95 ?? Infinity).toBeLessThan(250);
+  expect(tauLatency.spectrum?.p95 ?? Infinity).toBeLessThan(250);
+  expect(errors).toEqual([]);
+});
