@@ -5,24 +5,9 @@
  * Node-only (no Electron import), so it is unit-tested without an Electron binary.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { extname } from 'node:path';
-import { resolveStaticPath } from '../engine/server/static-files.ts';
+import { CONTENT_TYPES, contentType, resolveStaticPath } from '../engine/server/static-files.ts';
 import { APP_HOST, APP_SCHEME } from './app-origin.ts';
 import { APP_RESPONSE_HEADERS } from './content-security.ts';
-
-const CONTENT_TYPES: Readonly<Record<string, string>> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.map': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.wasm': 'application/wasm',
-};
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>CRANE Studio</title></head>
@@ -48,7 +33,7 @@ export async function respondToAppRequest(root: string, url: string, method = 'G
   try {
     // Renderer assets are small (the engine's data never comes through here), so whole-file reads are fine.
     const body = await readFile(file);
-    return reply(200, CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream', method === 'HEAD' ? null : body);
+    return reply(200, contentType(file), method === 'HEAD' ? null : body);
   } catch {
     return reply(404, 'text/plain; charset=utf-8', 'not found');
   }

@@ -7,7 +7,8 @@ import { realpath, stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { extname, isAbsolute, join, relative, sep } from 'node:path';
 
-const CONTENT_TYPES: Readonly<Record<string, string>> = {
+/** Content types of the files a renderer build holds (shared with Electron's crane:// handler). */
+export const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8',
@@ -68,7 +69,7 @@ function send(response: ServerResponse, status: number, ext: string, body: strin
   response.end(headOnly ? undefined : body);
 }
 
-function contentType(file: string): string {
+export function contentType(file: string): string {
   return CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
 }
 
