@@ -23,6 +23,8 @@ const fromSubFrame = (sender: FakeWebContents) => ({ sender, senderFrame: { url:
 
 beforeAll(async () => {
   process.argv.push('--instruct', '/demo/instruct', '--thinking', '/demo/thinking');
+  // The engine's data folder is the app's userData unless CRANE_DATA_DIR says otherwise.
+  vi.stubEnv('CRANE_DATA_DIR', '');
   await import('./main.ts');
   await flush();
 });
@@ -39,6 +41,8 @@ describe('electron main (against a fake Electron)', () => {
     expect(window().options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, webviewTag: false });
     expect(String(window().options.webPreferences['preload'])).toMatch(/preload\.cjs$/);
     expect(engine().entry).toMatch(/engine-process\.mjs$/);
+    // …told where the user's data lives, so it can open the demo project there.
+    expect(engine().args).toEqual(['--data-dir', userData]);
   });
 
   it('serves the app protocol with the CSP, and denies permissions and network requests', async () => {

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { APP_SCHEME } from './app-origin.ts';
 import { respondToAppRequest } from './app-protocol.ts';
 import { pickDirectory } from './dialogs.ts';
+import { engineProcessArgs, hostDataDir } from './engine-start.ts';
 import { EngineSupervisor } from './engine-supervisor.ts';
 import { registerIpc } from './ipc.ts';
 import { launchRequests } from './launch-args.ts';
@@ -35,7 +36,13 @@ let studio: StudioWindow | undefined;
 
 const supervisor = new EngineSupervisor<MessagePortMain>(
   {
-    fork: () => utilityProcess.fork(ENGINE_ENTRY, [], { serviceName: 'CRANE engine', stdio: 'inherit' }),
+    // The engine keeps the demo project (and pairs opened without a project) in the user's data
+    // folder; getPath is only called at fork time, after `ready`.
+    fork: () =>
+      utilityProcess.fork(ENGINE_ENTRY, engineProcessArgs(hostDataDir(process.env, app.getPath('userData'))), {
+        serviceName: 'CRANE engine',
+        stdio: 'inherit',
+      }),
     channel: () => {
       const { port1, port2 } = new MessageChannelMain();
       return { enginePort: port1, windowPort: port2 };

@@ -44,7 +44,10 @@ export class FakeChild extends EventEmitter {
   static readonly all: FakeChild[] = [];
   readonly posted: Array<[unknown, unknown[]]> = [];
   readonly pid = 4242 + FakeChild.all.length;
-  constructor(readonly entry: string) {
+  constructor(
+    readonly entry: string,
+    readonly args: readonly string[] = [],
+  ) {
     super();
     FakeChild.all.push(this);
   }
@@ -106,7 +109,7 @@ export function createFakeElectron(userData: string) {
       readonly port1 = { name: `port${++port}`, close: () => undefined };
       readonly port2 = { name: `port${++port}`, close: () => undefined };
     },
-    utilityProcess: { fork: (entry: string) => new FakeChild(entry) },
+    utilityProcess: { fork: (entry: string, args: string[] = []) => new FakeChild(entry, args) },
     ipcMain: {
       on: (channel: string, h: Handler) => record.ipcOn.set(channel, h),
       handle: (channel: string, h: Handler) => record.ipcHandle.set(channel, h),
