@@ -1,8 +1,16 @@
 /**
- * Slider-to-paint latency. A control marks the input (`markInput`); a view that has just drawn
- * the state caused by it calls `markPainted(kind)` — the canvas heatmap from inside its
- * animation-frame draw (the browser paints right after), React charts from a layout effect plus
- * one animation frame. Only the first paint of each kind after an input counts. Samples are on
+ * Slider-to-paint latency: from the slider's input event to the frame that shows its effect.
+ *
+ * A control marks the input (`markInput`). A view whose DOM or canvas now shows the input's
+ * state says so, and the sample is taken once the browser has painted that frame (a task posted
+ * from the frame's animation-frame callback runs after its style, layout and paint):
+ *   - `markPaintedNow(kind)`  from inside an animation-frame draw (the canvas heatmap)
+ *   - `markPainted(kind)`     after a DOM change (waits for the next frame, then its paint)
+ *   - `observePaints(kind, root)`  a MutationObserver on a chart: any change inside one of its
+ *     `[data-paint-probe]` elements (the series and markers that show the value) counts. This
+ *     watches the DOM itself, so a chart library that draws its new data in a later render
+ *     pass is measured when it does, not when its props changed.
+ * Only the first paint of each kind after an input counts. Samples are on
  * `window.__craneLatency` for the e2e run, and are performance measures ('crane:<kind>').
  */
 export type LatencyKind = 'heatmap' | 'preview' | 'spectrum';
@@ -40,21 +48,61 @@ export function markInput(): void {
   lastInput = { seq: (lastInput?.seq ?? 0) + 1, at: performance.now() };
 }
 
-/** The view has drawn the input's state and the browser paints next (canvas draw in rAF). */
+/** The view has drawn the input's state inside an animation frame; the browser paints next. */
 export function markPaintedNow(kind: LatencyKind): void {
-  const input = lastInput;
-  if (input === null || recorded[kind] === input.seq) return;
-  recorded[kind] = input.seq;
-  record(kind, input.at, performance.now());
+  const input = claim(kind);
+  if (input !== null) afterThisFrame(() => record(kind, input.at, performance.now()));
 }
 
-/** The view committed the input's state (React); the sample is taken at the next frame. */
+/** The view's DOM shows the input's state; the sample is taken after the next frame's paint. */
 export function markPainted(kind: LatencyKind): void {
+  const input = claim(kind);
+  if (input === null) return;
+  if (typeof requestAnimationFrame !== 'function') setTimeout(() => record(kind, input.at, performance.now()), 0);
+  else requestAnimationFrame(() => afterThisFrame(() => record(kind, input.at, performance.now())));
+}
+
+export const PAINT_PROBE_ATTRIBUTE = 'data-paint-probe';
+
+/**
+ * Marks `kind` painted whenever the DOM inside `root` changes within an element carrying
+ * `data-paint-probe` (or such an element is added). Returns the disconnect function.
+ */
+export function observePaints(kind: LatencyKind, root: Element): () => void {
+  if (typeof MutationObserver !== 'function') return () => undefined;
+  const selector = `[${PAINT_PROBE_ATTRIBUTE}]`;
+  const touchesProbe = (m: MutationRecord): boolean => {
+    const target = m.target instanceof Element ? m.target : m.target.parentElement;
+    if (target?.closest(selector)) return true;
+    return Array.from(m.addedNodes).some((n) => n instanceof Element && (n.matches(selector) || n.querySelector(selector) !== null));
+  };
+  const observer = new MutationObserver((mutations) => {
+    if (mutations.some(touchesProbe)) markPainted(kind);
+  });
+  observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+  return () => observer.disconnect();
+}
+
+/** The latest input, if `kind` has not painted since it; from then on it has. */
+function claim(kind: LatencyKind): { seq: number; at: number } | null {
   const input = lastInput;
-  if (input === null || recorded[kind] === input.seq) return;
+  if (input === null || recorded[kind] === input.seq) return null;
   recorded[kind] = input.seq;
-  const frame = typeof requestAnimationFrame === 'function' ? requestAnimationFrame : (cb: () => void) => setTimeout(cb, 0);
-  frame(() => record(kind, input.at, performance.now()));
+  return input;
+}
+
+/** Runs `callback` in a task after the current frame's rendering (when called from rAF: after its paint). */
+function afterThisFrame(callback: () => void): void {
+  if (typeof MessageChannel !== 'function') {
+    setTimeout(callback, 0);
+    return;
+  }
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => {
+    channel.port1.close();
+    callback();
+  };
+  channel.port2.postMessage(null);
 }
 
 function record(kind: LatencyKind, start: number, end: number): void {

@@ -23,9 +23,12 @@ export function SliderField({ label, value, min, max, step, onChange, format, hi
   const toSlider = (v: number) => (log ? Math.log10(v) : v);
   const fromSlider = (v: number) => (log ? Number((10 ** v).toPrecision(3)) : v);
   const commit = (v: number) => {
-    if (!Number.isFinite(v)) return;
+    const next = Math.min(max, Math.max(min, v));
+    // A range input snaps the value React wrote back to its step and then reports that as a
+    // change: the same value again, which is not an input (nor a settings change).
+    if (!Number.isFinite(v) || next === value) return;
     markInput();
-    onChange(Math.min(max, Math.max(min, v)));
+    onChange(next);
   };
   return (
     <div className="slider-field">
