@@ -1,41 +1,208 @@
-/** Predicted ΔL_R and ΔL_A against α, a marker at the current α, and measured points from Verify. */
-import { memo, useLayoutEffect } from 'react';
-import { CartesianGrid, ComposedChart, Legend, Line, ReferenceDot, ReferenceLine, Scatter, Tooltip, XAxis, YAxis } from 'recharts';
+/**
+ * Predicted ΔL_R and ΔL_A against α, a marker at the current α, and measured points from Verify.
+ *
+ * Drawn for live sliders. recharts 3 keeps series, axes and legend in a store, and any change
+ * there (a series' new data, a chart re-render re-reporting its props, a ReferenceLine or
+ * ReferenceDot, which re-register on every render) re-runs its selectors, tick layout and text
+ * measurement: 25–40 ms a change on a 2-core machine, before the frame can paint. So recharts
+ * draws only what stays put — the axes (explicit, rounded-out domains), the grid, the legend and
+ * the measured points — in a chart element that changes only with its size, the y range or the
+ * measured points. The two curves, the α marker, the zero line and the hover read-out are drawn
+ * here with the axes' scales and re-render alone through a context:
+ *   - moving α leaves the curve as it is (ΔL is linear in α; PreviewPanel keeps the rows of an
+ *     unchanged curve), so only `AlphaMarker`, subscribed to α itself, re-renders, reading ΔL at
+ *     the new α off the curve: no engine round trip and no chart work between slider and paint;
+ *   - a new curve (τ, k, q, toggles…) redraws the two paths, and the axes only when the rounded
+ *     y range changes.
+ * The curves and the marker carry `data-paint-probe`: the slider-to-paint sample is the first
+ * frame painted after one of them changed in the DOM.
+ */
+import { createContext, memo, useContext, useMemo, useRef, useState, type MouseEvent } from 'react';
+import {
+  CartesianGrid,
+  ComposedChart,
+  Curve,
+  DefaultLegendContent,
+  DefaultZIndexes,
+  Legend,
+  Scatter,
+  usePlotArea,
+  useXAxisInverseScale,
+  useXAxisScale,
+  useYAxisScale,
+  XAxis,
+  YAxis,
+  ZIndexLayer,
+  type LegendPayload,
+} from 'recharts';
 import { formatNumber } from '../../lib/format.ts';
-import { markPainted } from '../../lib/latency.ts';
-import type { CurveRow, MeasuredPoint } from './preview-data.ts';
+import { PAINT_PROBE_ATTRIBUTE } from '../../lib/latency.ts';
+import { usePaintProbe } from '../../lib/use-paint-probe.ts';
+import { useApp } from '../../store/app-context.tsx';
+import { curveAt, niceRange, type CurveRow, type MeasuredPoint } from './preview-data.ts';
 
 export interface PreviewChartProps {
-  rows: CurveRow[];
-  measured: MeasuredPoint[];
-  alpha: number;
-  current: { reasoning: number; agent: number };
+  rows: readonly CurveRow[];
+  measured: readonly MeasuredPoint[];
   width: number;
   height: number;
 }
 
-export const PreviewChart = memo(function PreviewChart({ rows, measured, alpha, current, width, height }: PreviewChartProps) {
-  useLayoutEffect(() => markPainted('preview'), [rows]);
-  const tick = { fill: 'var(--muted)', fontSize: 11 };
+const PROBE = { [PAINT_PROBE_ATTRIBUTE]: '' };
+const MARGIN = { top: 8, right: 12, bottom: 8, left: 4 };
+const TICK = { fill: 'var(--muted)', fontSize: 11 };
+const X_LABEL = { value: 'α', position: 'insideBottomRight', offset: -4, fill: 'var(--muted)' } as const;
+const twoDigits = (v: number) => formatNumber(v, 2);
+const LEGEND_STYLE = { fontSize: 12 };
+const SERIES = [
+  { key: 'reasoning', name: 'ΔL_R predicted', color: 'var(--series-1)' },
+  { key: 'agent', name: 'ΔL_A predicted', color: 'var(--series-2)' },
+] as const;
+
+/** The curve: read by the paths, the marker and the read-out inside the chart. */
+const CurveContext = createContext<readonly CurveRow[]>([]);
+
+export const PreviewChart = memo(function PreviewChart({ rows, measured, width, height }: PreviewChartProps) {
+  const probeRoot = usePaintProbe<HTMLDivElement>('preview');
+  const xMax = rows.at(-1)?.alpha ?? 1;
+  const [yMin, yMax, yStep] = useYRange(rows, measured);
+  const yTicks = useMemo(() => Array.from({ length: Math.round((yMax - yMin) / yStep) + 1 }, (_, i) => yMin + i * yStep), [yMin, yMax, yStep]);
+  const chart = useMemo(
+    () => (
+      <ComposedChart width={width} height={height} margin={MARGIN}>
+        <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
+        <XAxis type="number" dataKey="alpha" domain={[0, xMax]} allowDataOverflow tick={TICK} tickFormatter={twoDigits} label={X_LABEL} />
+        <YAxis type="number" domain={[yMin, yMax]} ticks={yTicks} allowDataOverflow tick={TICK} tickFormatter={twoDigits} width={52} />
+        <Legend wrapperStyle={LEGEND_STYLE} content={legendContent} />
+        <ZeroLine />
+        {SERIES.map((s) => (
+          <CurvePath key={s.key} series={s.key} color={s.color} />
+        ))}
+        {measured.length > 0 && <Scatter data={measured} dataKey="reasoning" name="ΔL_R measured" fill="var(--series-1)" shape="diamond" isAnimationActive={false} />}
+        {measured.length > 0 && <Scatter data={measured} dataKey="agent" name="ΔL_A measured" fill="var(--series-2)" shape="diamond" isAnimationActive={false} />}
+        <AlphaMarker />
+        <HoverReadout />
+      </ComposedChart>
+    ),
+    [width, height, measured, xMax, yMin, yMax, yTicks],
+  );
   return (
-    <ComposedChart width={width} height={height} data={rows} margin={{ top: 8, right: 12, bottom: 8, left: 4 }}>
-      <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
-      <XAxis dataKey="alpha" type="number" domain={[0, 'dataMax']} tick={tick} tickFormatter={(v: number) => formatNumber(v, 2)} label={{ value: 'α', position: 'insideBottomRight', offset: -4, fill: 'var(--muted)' }} />
-      <YAxis type="number" tick={tick} tickFormatter={(v: number) => formatNumber(v, 2)} width={52} />
-      <Tooltip
-        formatter={(value, name) => [formatNumber(Number(value)), String(name)]}
-        labelFormatter={(label) => `α = ${formatNumber(Number(label))}`}
-        contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--text)' }}
-      />
-      <Legend wrapperStyle={{ fontSize: 12 }} />
-      <ReferenceLine y={0} stroke="var(--muted)" />
-      <ReferenceLine x={alpha} stroke="var(--accent)" strokeDasharray="4 3" />
-      <Line dataKey="reasoning" name="ΔL_R predicted" stroke="var(--series-1)" dot={false} strokeWidth={2} isAnimationActive={false} />
-      <Line dataKey="agent" name="ΔL_A predicted" stroke="var(--series-2)" dot={false} strokeWidth={2} isAnimationActive={false} />
-      <ReferenceDot x={alpha} y={current.reasoning} r={5} fill="var(--series-1)" stroke="var(--panel)" />
-      <ReferenceDot x={alpha} y={current.agent} r={5} fill="var(--series-2)" stroke="var(--panel)" />
-      {measured.length > 0 && <Scatter data={measured} dataKey="reasoning" name="ΔL_R measured" fill="var(--series-1)" shape="diamond" isAnimationActive={false} />}
-      {measured.length > 0 && <Scatter data={measured} dataKey="agent" name="ΔL_A measured" fill="var(--series-2)" shape="diamond" isAnimationActive={false} />}
-    </ComposedChart>
+    <div ref={probeRoot} data-testid="preview-chart">
+      <CurveContext.Provider value={rows}>{chart}</CurveContext.Provider>
+    </div>
   );
 });
+
+/** The y range of the curves, measured points and 0, rounded out: the same while a curve moves a little. */
+function useYRange(rows: readonly CurveRow[], measured: readonly MeasuredPoint[]): readonly [number, number, number] {
+  const last = useRef<readonly [number, number, number]>([-1, 1, 0.5]);
+  return useMemo(() => {
+    const values = [0, ...rows.flatMap((r) => [r.reasoning, r.agent]), ...measured.flatMap((m) => [m.reasoning, m.agent])];
+    const next = niceRange(values);
+    if (next.some((v, i) => v !== last.current[i])) last.current = next;
+    return last.current;
+  }, [rows, measured]);
+}
+
+const PREDICTED_LEGEND: LegendPayload[] = SERIES.map((s) => ({ value: s.name, type: 'line', color: s.color, dataKey: s.key }));
+
+function legendContent(props: Parameters<typeof DefaultLegendContent>[0]) {
+  return <DefaultLegendContent {...props} payload={[...PREDICTED_LEGEND, ...(props.payload ?? [])]} />;
+}
+
+function CurvePath({ series, color }: { series: 'reasoning' | 'agent'; color: string }) {
+  const rows = useContext(CurveContext);
+  const x = useXAxisScale();
+  const y = useYAxisScale();
+  const points = useMemo(
+    () => (x === undefined || y === undefined ? [] : rows.map((r) => ({ x: x(r.alpha) ?? null, y: y(r[series]) ?? null }))),
+    [rows, x, y, series],
+  );
+  if (points.length === 0) return null;
+  return (
+    <ZIndexLayer zIndex={DefaultZIndexes.line}>
+      <g className="preview-curve" data-series={series} {...PROBE}>
+        <Curve type="linear" points={points} stroke={color} strokeWidth={2} fill="none" />
+      </g>
+    </ZIndexLayer>
+  );
+}
+
+/** y = 0 across the plot. */
+function ZeroLine() {
+  const y = useYAxisScale();
+  const area = usePlotArea();
+  const py = y?.(0);
+  if (area === undefined || py === undefined || !Number.isFinite(py) || py < area.y || py > area.y + area.height) return null;
+  return <line x1={area.x} x2={area.x + area.width} y1={py} y2={py} stroke="var(--muted)" />;
+}
+
+/** A dashed line at `alpha` and a dot on each curve there. */
+function AlphaDots({ alpha, at, dashed }: { alpha: number; at: { reasoning: number; agent: number }; dashed: boolean }) {
+  const x = useXAxisScale();
+  const y = useYAxisScale();
+  const area = usePlotArea();
+  const px = x?.(alpha);
+  if (area === undefined || y === undefined || px === undefined || !Number.isFinite(px)) return null;
+  return (
+    <>
+      <line x1={px} x2={px} y1={area.y} y2={area.y + area.height} stroke={dashed ? 'var(--accent)' : 'var(--muted)'} strokeDasharray={dashed ? '4 3' : undefined} />
+      {SERIES.map((s) => {
+        const cy = y(at[s.key]);
+        return cy !== undefined && Number.isFinite(cy) && <circle key={s.key} cx={px} cy={cy} r={dashed ? 5 : 3.5} fill={s.color} stroke="var(--panel)" />;
+      })}
+    </>
+  );
+}
+
+/**
+ * The current α. Subscribes to α itself, so a slider move re-renders this and nothing else of
+ * the chart. Hidden while α is past the curve's end (the engine's next, wider curve brings it back).
+ */
+function AlphaMarker() {
+  const rows = useContext(CurveContext);
+  const alpha = useApp((s) => s.settings.current.alpha);
+  const at = curveAt(rows, alpha);
+  if (at === null) return null;
+  return (
+    <ZIndexLayer zIndex={DefaultZIndexes.scatter}>
+      <g className="alpha-marker" data-testid="alpha-marker" data-alpha={alpha} {...PROBE}>
+        <AlphaDots alpha={alpha} at={at} dashed />
+      </g>
+    </ZIndexLayer>
+  );
+}
+
+/** Hovering the plot: a line at that α with both predicted values (the chart's tooltip). */
+function HoverReadout() {
+  const rows = useContext(CurveContext);
+  const area = usePlotArea();
+  const invert = useXAxisInverseScale();
+  const [alpha, setAlpha] = useState<number | null>(null);
+  if (area === undefined || invert === undefined) return null;
+  const onMove = (e: MouseEvent<SVGRectElement>) => {
+    const box = e.currentTarget.ownerSVGElement?.getBoundingClientRect();
+    const value = box === undefined ? NaN : Number(invert(e.clientX - box.left));
+    setAlpha(Number.isFinite(value) ? value : null);
+  };
+  const at = alpha === null ? null : curveAt(rows, alpha);
+  const right = alpha !== null && alpha > (rows.at(-1)?.alpha ?? 1) / 2;
+  return (
+    <ZIndexLayer zIndex={DefaultZIndexes.activeDot}>
+      {alpha !== null && at !== null && (
+        <g className="preview-hover" pointerEvents="none">
+          <AlphaDots alpha={alpha} at={at} dashed={false} />
+          <text x={right ? area.x + 8 : area.x + area.width - 8} y={area.y + 14} textAnchor={right ? 'start' : 'end'} fontSize={11} fill="var(--text)" stroke="var(--panel)" strokeWidth={3} paintOrder="stroke">
+            <tspan>α = {formatNumber(alpha)}</tspan>
+            {SERIES.map((s) => (
+              <tspan key={s.key} x={right ? area.x + 8 : area.x + area.width - 8} dy={14} fill={s.color}>
+                {s.name}: {formatNumber(at[s.key])}
+              </tspan>
+            ))}
+          </text>
+        </g>
+      )}
+      <rect x={area.x} y={area.y} width={area.width} height={area.height} fill="transparent" onMouseMove={onMove} onMouseLeave={() => setAlpha(null)} />
+    </ZIndexLayer>
+  );
+}

@@ -1,26 +1,24 @@
 /** The live preview: readout at the current α, the curve chart, and Verify for measured points. */
-import { useDeferredValue, useMemo } from 'react';
+import { useMemo, useRef } from 'react';
 import { formatSigned } from '../../lib/format.ts';
+import type { Preview } from '../../protocol.ts';
 import { useActions, useApp } from '../../store/app-context.tsx';
 import { EngineNotice } from '../common/EngineNotice.tsx';
 import { Stat } from '../common/Stat.tsx';
 import { useElementWidth } from '../common/use-element-width.ts';
-import { curveRows, measuredPoints } from './preview-data.ts';
+import { curveRows, measuredPoints, sameCurve, type CurveRow } from './preview-data.ts';
 import { PreviewChart } from './PreviewChart.tsx';
 
 export function PreviewPanel() {
   const actions = useActions();
   const preview = useApp((s) => s.preview);
-  const alpha = useApp((s) => s.settings.current.alpha);
   const measured = useApp((s) => s.verify.measured);
   const verifying = useApp((s) => s.verify.byMethod.crane);
   const [ref, width] = useElementWidth<HTMLDivElement>(440);
   const result = preview.result;
-  // The chart renders as a transition: slider input and the canvas heatmap never wait for it.
-  const deferred = useDeferredValue(result);
-  const deferredAlpha = useDeferredValue(alpha);
-  const rows = useMemo(() => (deferred === null ? [] : curveRows(deferred)), [deferred]);
-  const current = useMemo(() => (deferred === null ? null : currentOf(deferred)), [deferred]);
+  // An α move brings back the same curve (only the marker moves, inside the chart): keeping
+  // its rows keeps the chart from re-rendering at all.
+  const rows = useStableCurve(result);
   const points = useMemo(() => measuredPoints(measured), [measured]);
   const running = verifying?.status === 'loading';
 
@@ -43,18 +41,19 @@ export function PreviewPanel() {
             <Stat label="ΔL_A tool use (lower is better)" value={formatSigned(result.deltaLossAgent)} testId="preview-agent" />
             <Stat label="measured points" value={String(points.length)} />
           </div>
-          <PreviewChart
-            rows={rows}
-            measured={points}
-            alpha={deferredAlpha}
-            current={current ?? currentOf(result)}
-            width={Math.max(240, width - 24)}
-            height={230}
-          />
+          <PreviewChart rows={rows} measured={points} width={Math.max(240, width - 24)} height={230} />
         </>
       )}
     </section>
   );
 }
 
-const currentOf = (p: { deltaLossReasoning: number; deltaLossAgent: number }) => ({ reasoning: p.deltaLossReasoning, agent: p.deltaLossAgent });
+/** The curve's rows: the previous array as long as the points are the same. */
+function useStableCurve(result: Preview | null): readonly CurveRow[] {
+  const last = useRef<readonly CurveRow[]>([]);
+  return useMemo(() => {
+    const next = result === null ? [] : curveRows(result);
+    if (!sameCurve(last.current, next)) last.current = next;
+    return last.current;
+  }, [result]);
+}

@@ -18,6 +18,58 @@ export function curveRows(preview: Preview): CurveRow[] {
   return Array.from(alphas, (alpha, i) => ({ alpha, reasoning: deltaLossReasoning[i] ?? NaN, agent: deltaLossAgent[i] ?? NaN }));
 }
 
+/** Same points: an α move leaves the curve as it was (only its marker moves), so the chart keeps its rows. */
+export function sameCurve(a: readonly CurveRow[], b: readonly CurveRow[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const [p, q] = [a[i], b[i]];
+    if (p === undefined || q === undefined || !Object.is(p.alpha, q.alpha) || !Object.is(p.reasoning, q.reasoning) || !Object.is(p.agent, q.agent)) return false;
+  }
+  return true;
+}
+
+/**
+ * ΔL_R and ΔL_A at `alpha`, read off the curve by linear interpolation; null outside it. The
+ * first-order ΔL is linear in α for fixed other settings, so this is the engine's own value at
+ * that α (to float32 rounding), available the moment α moves.
+ */
+export function curveAt(rows: readonly CurveRow[], alpha: number): { reasoning: number; agent: number } | null {
+  const first = rows[0];
+  const last = rows.at(-1);
+  if (first === undefined || last === undefined || !(alpha >= first.alpha && alpha <= last.alpha)) return null;
+  let hi = 1;
+  while (hi < rows.length - 1 && (rows[hi]?.alpha ?? Infinity) < alpha) hi++;
+  const b = rows[Math.min(hi, rows.length - 1)] ?? last;
+  const a = rows[Math.min(hi, rows.length - 1) - 1] ?? first;
+  const span = b.alpha - a.alpha;
+  const t = span > 0 ? (alpha - a.alpha) / span : 0;
+  return { reasoning: a.reasoning + t * (b.reasoning - a.reasoning), agent: a.agent + t * (b.agent - a.agent) };
+}
+
+/**
+ * [min, max, step] for an axis over `values`: the range rounded out to a 1-2-5 step of about a
+ * fifth of the span, so it stays the same while the values move within it, and ticks at each
+ * step are round numbers. NaN and ±∞ are ignored.
+ */
+export function niceRange(values: readonly number[]): [number, number, number] {
+  const finite = values.filter(Number.isFinite);
+  if (finite.length === 0) return [-1, 1, 0.5];
+  let lo = Math.min(...finite);
+  let hi = Math.max(...finite);
+  if (hi - lo <= Math.max(Math.abs(hi), Math.abs(lo)) * 1e-9) {
+    const pad = Math.abs(hi) > 0 ? Math.abs(hi) * 0.1 : 1;
+    [lo, hi] = [lo - pad, hi + pad];
+  }
+  const rough = (hi - lo) / 5;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = ([1, 2, 5, 10].find((m) => m * power >= rough) ?? 10) * power;
+  // Rounded to the step's own precision, so ticks print as 0.5, not 0.49999999999999994.
+  const digits = Math.max(0, -Math.floor(Math.log10(step)) + 1);
+  const round = (v: number) => Number(v.toFixed(Math.min(20, digits)));
+  return [round(Math.floor(lo / step) * step), round(Math.ceil(hi / step) * step), step];
+}
+
 /** Measured ΔL = edited − base, for CRANE results (the only ones with an α). */
 export function measuredPoints(results: readonly VerifyResult[]): MeasuredPoint[] {
   return results.flatMap((r) =>
