@@ -23,6 +23,9 @@ let server: ServeProcess;
 let scratch: string;
 
 test.skip(demo === undefined, NO_DEMO_MESSAGE);
+// The trace keeps its DOM snapshots, not a screencast: encoding every frame competes with the
+// page for the CPU in exactly the frames whose latency this journey measures.
+test.use({ trace: { mode: 'retain-on-failure', screenshots: false } });
 
 test.beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'crane-journey-'));
@@ -48,13 +51,22 @@ const p95s = (page: Page, kinds: readonly Kind[]) =>
     return Object.fromEntries(wanted.map((k) => [k, { p95: l?.p95(k) ?? null, n: l?.samples[k].length ?? 0 }]));
   }, kinds);
 const clearLatency = (page: Page) => page.evaluate(() => (globalThis as { __craneLatency?: { clear(): void } }).__craneLatency?.clear());
-/** Presses an arrow key on a slider, one input at a time, as a researcher nudging it would. */
+/**
+ * Presses an arrow key on a slider, one input at a time, as a researcher nudging it would. The
+ * keys go through Chromium's input pipeline (CDP Input.dispatchKeyEvent, trusted events) rather
+ * than page.keyboard: a Playwright action takes trace snapshots of the page right after it, in
+ * the middle of the interval being measured.
+ */
 async function nudge(page: Page, name: RegExp, presses: number): Promise<void> {
   await page.getByRole('slider', { name }).focus();
+  const cdp = await page.context().newCDPSession(page);
+  const key = { key: 'ArrowRight', code: 'ArrowRight', windowsVirtualKeyCode: 39, nativeVirtualKeyCode: 39 };
   for (let i = 0; i < presses; i++) {
-    await page.keyboard.press('ArrowRight');
-    await page.waitForTimeout(150);
+    await cdp.send('Input.dispatchKeyEvent', { type: 'rawKeyDown', ...key });
+    await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', ...key });
+    await new Promise((resolve) => setTimeout(resolve, 150));
   }
+  await cdp.detach();
 }
 const heatmapPixels = (page: Page) => page.getByTestId('gate-heatmap').evaluate((c) => (c as unknown as PageCanvas).toDataURL());
 
@@ -101,6 +113,9 @@ test('open → analyze → tune → spectrum → side by side → export → cra
     await nudge(page, /^α/, 25);
     await expect(page.getByTestId('preview-reasoning')).not.toHaveText(before.reasoning ?? '');
     await expect.poll(() => heatmapPixels(page)).not.toBe(before.pixels);
+    // The chart's α marker stands at the slider's value.
+    const alpha = await page.getByRole('slider', { name: /^α/ }).inputValue();
+    await expect(page.getByTestId('alpha-marker')).toHaveAttribute('data-alpha', String(Number(alpha)));
     alphaLatency = await p95s(page, ['heatmap', 'preview']);
     await shot(page, '04-alpha-moved');
   });
@@ -147,12 +162,17 @@ test('open → analyze → tune → spectrum → side by side → export → cra
   });
 
   console.log(`[journey] slider-to-paint p95 (ms) while moving α: ${JSON.stringify(alphaLatency)}; while moving τ: ${JSON.stringify(tauLatency)}`);
-  // The aim is 50 ms; the heatmap (canvas) is held to it. The recharts panels get a regression
-  // bound only: on a 2-core machine they paint in ~100-130 ms, of which the engine's preview is
-  // ~0.3 ms and a Node-to-Node WebSocket round trip ~2 ms — the rest is the page's chart work.
-  expect(alphaLatency.heatmap?.n ?? 0).toBeGreaterThan(0);
-  expect(alphaLatency.heatmap?.p95 ?? Infinity).toBeLessThan(50);
-  expect(alphaLatency.preview?.p95 ?? Infinity).toBeLessThan(250);
-  expect(tauLatency.spectrum?.p95 ?? Infinity).toBeLessThan(250);
+  // From the slider's input event to the painted frame in which the chart's DOM (or the heatmap's
+  // canvas) shows the change (latency.ts). The α marker moves along the current curve (ΔL is
+  // linear in α) with no engine round trip and no recharts work; τ redraws only the mask curve
+  // and the τ line. p95 on a 2-core machine with other jobs on it: α ~20 ms (heatmap and preview
+  // paint in the same frame), τ ~35 ms (the τ input also re-renders the panels that read τ). The
+  // bounds are the 50 ms aim for α and a 2× margin for τ. The preview while τ moves waits for the
+  // engine (a 10-40 ms round trip in the browser): printed, not held to a bound.
+  const bounds = [[alphaLatency, 'heatmap', 25, 50], [alphaLatency, 'preview', 25, 50], [tauLatency, 'spectrum', 10, 80]] as const;
+  for (const [latency, kind, samples, bound] of bounds) {
+    expect(latency[kind]?.n, `${kind} samples`).toBe(samples);
+    expect(latency[kind]?.p95 ?? Infinity, `${kind} p95`).toBeLessThan(bound);
+  }
   expect(errors).toEqual([]);
 });
