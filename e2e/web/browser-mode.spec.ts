@@ -3,19 +3,30 @@
  * and logs no errors; without the token nothing is served. The UI journeys build on this.
  */
 import { expect, test } from '@playwright/test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../../tools/setup/build-electron.ts';
 import { startServeProcess, type ServeProcess } from '../../tools/setup/serve-process.ts';
 import { collectPageErrors } from '../support/console-errors.ts';
 
 let server: ServeProcess;
+let dataDir: string;
+const runDataDir = process.env['CRANE_DATA_DIR'];
 
 test.beforeAll(async () => {
+  // The server prepares the demo project in its data folder: a throw-away one, never the user's
+  // (the server inherits this worker's environment).
+  dataDir = mkdtempSync(join(tmpdir(), 'crane-browser-mode-'));
+  process.env['CRANE_DATA_DIR'] = dataDir;
   server = await startServeProcess({ root: ROOT, uiDir: join(ROOT, 'dist', 'renderer') });
 });
 
 test.afterAll(async () => {
-  await server.stop();
+  await server?.stop();
+  if (runDataDir === undefined) delete process.env['CRANE_DATA_DIR'];
+  else process.env['CRANE_DATA_DIR'] = runDataDir;
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 test('the studio loads with the session token, without console errors', async ({ page }) => {
