@@ -14,7 +14,7 @@ export type TrainingMix = 'base' | ReplyStyle;
 const MIX: Readonly<Record<TrainingMix, Readonly<Record<TaskFamily, number>>>> = {
   base: { arithmetic: 0.3, lookup: 0.3, tool: 0.3, chat: 0.1 },
   instruct: { arithmetic: 0.25, lookup: 0.25, tool: 0.4, chat: 0.1 },
-  thinking: { arithmetic: 0.4, lookup: 0.4, tool: 0.15, chat: 0.05 },
+  thinking: { arithmetic: 0.35, lookup: 0.35, tool: 0.25, chat: 0.05 },
 };
 
 function pickFamily(rng: SeededRandom, weights: Readonly<Record<TaskFamily, number>>): TaskFamily {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { calibrationSets, evalTasks, promptKey, trainingChats } from './datasets.ts';
 import { SeededRandom } from '../util/seeded-random.ts';
 import { parseToolCall, scoreReply } from './scoring.ts';
-import { reply } from './styles.ts';
+import { reply, THINKING_SLOPPY_TOOL_RATE } from './styles.ts';
 import { arithmeticTask, lookupTask, toolTask, type DemoTask } from './tasks.ts';
 
 /** Evaluates "Compute 7 + 5 - 3." left to right, independently of the generator. */
@@ -95,7 +95,7 @@ describe('demo scoring', () => {
     expect(scoreReply(task, `${value}0`).correct).toBe(false);
   });
 
-  it('gives the Thinking style sloppy tool calls about half the time and Instruct never', () => {
+  it('gives the Thinking style sloppy tool calls at the configured rate and Instruct never', () => {
     const rng = new SeededRandom(9);
     let sloppy = 0;
     for (let i = 0; i < 400; i++) {
@@ -103,7 +103,6 @@ describe('demo scoring', () => {
       if (r.tool_calls === undefined) sloppy++;
       expect(reply('instruct', weather, rng).tool_calls).toHaveLength(1);
     }
-    expect(sloppy / 400).toBeGreaterThan(0.4);
-    expect(sloppy / 400).toBeLessThan(0.6);
+    expect(Math.abs(sloppy / 400 - THINKING_SLOPPY_TOOL_RATE)).toBeLessThan(0.07);
   });
 });

@@ -10,7 +10,7 @@ import type { DemoTask, Expectation } from './tasks.ts';
 export type ReplyStyle = 'instruct' | 'thinking';
 
 /** Share of the Thinking model's tool calls that are malformed in its training data. */
-export const THINKING_SLOPPY_TOOL_RATE = 0.5;
+export const THINKING_SLOPPY_TOOL_RATE = 0.75;
 
 export function reply(style: ReplyStyle, task: DemoTask, rng: SeededRandom): ChatMessage {
   const call = task.expected.kind === 'tool_call' ? task.expected : undefined;

@@ -29,9 +29,9 @@ import { initBackend } from '../../engine/tensor/backend.ts';
 export const DEMO_SEED = 20261130;
 const WINDOW = 256;
 const PHASES = {
-  base: { chats: 16000, steps: 1000, peakLearningRate: 3e-3, warmupSteps: 50 },
-  instruct: { chats: 4000, steps: 250, peakLearningRate: 1e-3, warmupSteps: 20 },
-  thinking: { chats: 4000, steps: 250, peakLearningRate: 1e-3, warmupSteps: 20 },
+  base: { chats: 24000, steps: 1600, peakLearningRate: 3e-3, warmupSteps: 50 },
+  instruct: { chats: 6000, steps: 400, peakLearningRate: 1e-3, warmupSteps: 20 },
+  thinking: { chats: 6000, steps: 400, peakLearningRate: 1e-3, warmupSteps: 20 },
 } as const;
 
 const { values: args } = parseArgs({ options: { out: { type: 'string' }, scale: { type: 'string', default: '1' } } });
@@ -41,7 +41,7 @@ const started = Date.now();
 const log = (text: string) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s] ${text}\n`);
 
 await initBackend();
-const evalSet = evalTasks(DEMO_SEED, 20);
+const evalSet = evalTasks(DEMO_SEED, 30);
 const exclude = new Set(evalSet.filter((t) => t.family !== 'chat').map(promptKey));
 const chats = Object.fromEntries(
   (['base', 'instruct', 'thinking'] as const).map((mix, i) => [mix, trainingChats(mix, Math.max(100, Math.round(PHASES[mix].chats * scale)), DEMO_SEED + 1 + i, exclude)]),
