@@ -16,6 +16,7 @@ import { ROOT } from '../../tools/setup/build-electron.ts';
 import { startServeProcess, type ServeProcess } from '../../tools/setup/serve-process.ts';
 import { collectPageErrors } from '../support/console-errors.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
+import { clearLatency, nudge, p95s, type LatencyReport } from '../support/latency.ts';
 
 const SHOTS = join(ROOT, 'test-results', 'journey');
 const demo = demoPair(ROOT);
@@ -40,41 +41,15 @@ test.afterAll(async () => {
 });
 
 const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-// The root tsconfig has no DOM lib: the page-side shapes used here, structurally.
+// The root tsconfig has no DOM lib: the page-side shape used here, structurally.
 interface PageCanvas { toDataURL(): string }
-interface LatencyRecorder { samples: Record<Kind, number[]>; p95(kind: Kind): number | null; clear(): void }
-type Kind = 'heatmap' | 'preview' | 'spectrum';
-const p95s = (page: Page, kinds: readonly Kind[]) =>
-  page.evaluate((wanted) => {
-    // Self-contained: Playwright sends this function's source to the page.
-    const l = (globalThis as { __craneLatency?: LatencyRecorder }).__craneLatency;
-    return Object.fromEntries(wanted.map((k) => [k, { p95: l?.p95(k) ?? null, n: l?.samples[k].length ?? 0 }]));
-  }, kinds);
-const clearLatency = (page: Page) => page.evaluate(() => (globalThis as { __craneLatency?: { clear(): void } }).__craneLatency?.clear());
-/**
- * Presses an arrow key on a slider, one input at a time, as a researcher nudging it would. The
- * keys go through Chromium's input pipeline (CDP Input.dispatchKeyEvent, trusted events) rather
- * than page.keyboard: a Playwright action takes trace snapshots of the page right after it, in
- * the middle of the interval being measured.
- */
-async function nudge(page: Page, name: RegExp, presses: number): Promise<void> {
-  await page.getByRole('slider', { name }).focus();
-  const cdp = await page.context().newCDPSession(page);
-  const key = { key: 'ArrowRight', code: 'ArrowRight', windowsVirtualKeyCode: 39, nativeVirtualKeyCode: 39 };
-  for (let i = 0; i < presses; i++) {
-    await cdp.send('Input.dispatchKeyEvent', { type: 'rawKeyDown', ...key });
-    await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', ...key });
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-  await cdp.detach();
-}
 const heatmapPixels = (page: Page) => page.getByTestId('gate-heatmap').evaluate((c) => (c as unknown as PageCanvas).toDataURL());
 
 test('open → analyze → tune → spectrum → side by side → export → crane inspect', async ({ page }) => {
   test.setTimeout(15 * 60_000);
   const errors = collectPageErrors(page);
-  let alphaLatency: Record<string, { p95: number | null; n: number }> = {};
-  let tauLatency: Record<string, { p95: number | null; n: number }> = {};
+  let alphaLatency: LatencyReport = {};
+  let tauLatency: LatencyReport = {};
   await page.setViewportSize({ width: 1280, height: 800 });
 
   await test.step('open: the demo pair and its compatibility report show at start', async () => {
