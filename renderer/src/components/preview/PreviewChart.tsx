@@ -39,7 +39,7 @@ import { formatNumber } from '../../lib/format.ts';
 import { PAINT_PROBE_ATTRIBUTE } from '../../lib/latency.ts';
 import { usePaintProbe } from '../../lib/use-paint-probe.ts';
 import { useApp } from '../../store/app-context.tsx';
-import { curveAt, niceRange, type CurveRow, type MeasuredPoint } from './preview-data.ts';
+import { curveAt, niceRange, niceTicks, type CurveRow, type MeasuredPoint } from './preview-data.ts';
 
 export interface PreviewChartProps {
   rows: readonly CurveRow[];
@@ -66,7 +66,7 @@ export const PreviewChart = memo(function PreviewChart({ rows, measured, width, 
   const probeRoot = usePaintProbe<HTMLDivElement>('preview');
   const xMax = rows.at(-1)?.alpha ?? 1;
   const [yMin, yMax, yStep] = useYRange(rows, measured);
-  const yTicks = useMemo(() => Array.from({ length: Math.round((yMax - yMin) / yStep) + 1 }, (_, i) => yMin + i * yStep), [yMin, yMax, yStep]);
+  const yTicks = useMemo(() => niceTicks(yMin, yMax, yStep), [yMin, yMax, yStep]);
   const chart = useMemo(
     () => (
       <ComposedChart width={width} height={height} margin={MARGIN}>

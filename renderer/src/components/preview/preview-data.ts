@@ -64,10 +64,18 @@ export function niceRange(values: readonly number[]): [number, number, number] {
   const rough = (hi - lo) / 5;
   const power = 10 ** Math.floor(Math.log10(rough));
   const step = ([1, 2, 5, 10].find((m) => m * power >= rough) ?? 10) * power;
-  // Rounded to the step's own precision, so ticks print as 0.5, not 0.49999999999999994.
+  return [roundToStep(Math.floor(lo / step) * step, step), roundToStep(Math.ceil(hi / step) * step, step), step];
+}
+
+/** Ticks from min to max every step, each rounded like the range (0, not 1.1e-16). */
+export function niceTicks(min: number, max: number, step: number): number[] {
+  return Array.from({ length: Math.round((max - min) / step) + 1 }, (_, i) => roundToStep(min + i * step, step));
+}
+
+/** Rounded to the step's own precision, so values print as 0.5, not 0.49999999999999994. */
+function roundToStep(value: number, step: number): number {
   const digits = Math.max(0, -Math.floor(Math.log10(step)) + 1);
-  const round = (v: number) => Number(v.toFixed(Math.min(20, digits)));
-  return [round(Math.floor(lo / step) * step), round(Math.ceil(hi / step) * step), step];
+  return Number(value.toFixed(Math.min(20, digits)));
 }
 
 /** Measured ΔL = edited − base, for CRANE results (the only ones with an α). */
