@@ -7,8 +7,7 @@ import type { TensorSpec } from '../../io/tensor-encoding.ts';
 import { SeededRandom } from '../../util/seeded-random.ts';
 import { parseModelSpec, type ModelSpec } from '../config.ts';
 import type { LossSequence } from '../layer-grads.ts';
-import type { WeightSource } from '../weights.ts';
-import { allParamNames, allParamShapes, wholeModelLoss } from '../whole-model.ts';
+import { allParamShapes, wholeModelLoss } from '../whole-model.ts';
 
 export interface NamedTensor {
   readonly spec: TensorSpec;
@@ -34,16 +33,6 @@ export class TrainableModel {
       params.set(name, tf.variable(tf.tensor(values, [...shape]), true));
     }
     return new TrainableModel(config, spec, params);
-  }
-
-  /** Starts from a checkpoint's weights (fine-tuning). */
-  static async fromSource(source: WeightSource): Promise<TrainableModel> {
-    const spec = parseModelSpec(source.config, source.dir);
-    const params = new Map<string, tf.Variable>();
-    for (const name of allParamNames(spec)) {
-      params.set(name, tf.variable(tf.tensor(await source.readFloat32(name), [...source.tensor(name).shape]), true));
-    }
-    return new TrainableModel(source.config, spec, params);
   }
 
   /** An independent copy (a fine-tune starts from a copy of the base). */
