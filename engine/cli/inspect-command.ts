@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { comparePair, type PairReport } from '../io/pair-report.ts';
+import { checkpointSummary, tensorRows } from '../server/checkpoint-views.ts';
 import { UsageError, type CliCommand } from './command.ts';
 import { formatBytes, formatTable } from './format.ts';
 
@@ -41,17 +42,9 @@ export const inspectCommand: CliCommand = {
   },
 };
 
-export function describeCheckpoint(checkpoint: Checkpoint) {
-  return {
-    dir: checkpoint.dir,
-    modelType: checkpoint.config['model_type'] ?? null,
-    architectures: checkpoint.config['architectures'] ?? null,
-    layers: checkpoint.config['num_hidden_layers'] ?? null,
-    totalBytes: checkpoint.totalBytes,
-    shards: checkpoint.shardFiles,
-    sideFiles: checkpoint.sideFiles,
-    tensors: [...checkpoint.tensors.values()].map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape, shard: t.shard, bytes: t.bytes })),
-  };
+/** The same facts the studio's inspectCheckpoint answers with: summary plus tensor table. */
+function describeCheckpoint(checkpoint: Checkpoint) {
+  return { ...checkpointSummary(checkpoint), tensors: tensorRows(checkpoint) };
 }
 
 function formatCheckpoint(checkpoint: Checkpoint): string {
