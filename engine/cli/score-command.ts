@@ -9,7 +9,7 @@ import { ChatTemplate } from '../calibration/chat-template.ts';
 import { tokenizeChat, type TokenizedChat } from '../calibration/chat-tokens.ts';
 import { ModelTokenizer } from '../calibration/tokenizer.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
-import { loadCausalLM } from '../model/causal-lm.ts';
+import { loadCausalLM, type CausalLM } from '../model/causal-lm.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { UsageError, type CliCommand, type CliIo } from './command.ts';
 import { formatTable } from './format.ts';
@@ -61,8 +61,10 @@ export const scoreCommand: CliCommand = {
     await initBackend();
     const checkpoint = await Checkpoint.open(dir);
     try {
-      const scores = await scoreChats(checkpoint, tokenized, chats.map((c) => c.line), batchSize, io);
-      if (logitRows > 0) await addLogits(checkpoint, tokenized, scores, logitRows);
+      // One model for both passes: its embedding is read from disk once.
+      const model = loadCausalLM(checkpoint);
+      const scores = await scoreChats(model, tokenized, chats.map((c) => c.line), batchSize, io);
+      if (logitRows > 0) await addLogits(model, tokenized, scores, logitRows);
       const mean = meanLoss(scores);
       if (values.json === true || logitRows > 0) io.out(JSON.stringify({ checkpoint: dir, data, meanLoss: mean, chats: scores }));
       else io.out(formatScores(scores, mean));
@@ -73,8 +75,7 @@ export const scoreCommand: CliCommand = {
   },
 };
 
-async function scoreChats(checkpoint: Checkpoint, chats: readonly TokenizedChat[], lines: readonly number[], batchSize: number, io: CliIo): Promise<ChatScore[]> {
-  const model = loadCausalLM(checkpoint);
+async function scoreChats(model: CausalLM, chats: readonly TokenizedChat[], lines: readonly number[], batchSize: number, io: CliIo): Promise<ChatScore[]> {
   const scores: ChatScore[] = [];
   for (let start = 0; start < chats.length; start += batchSize) {
     const batch = chats.slice(start, start + batchSize);
@@ -85,8 +86,7 @@ async function scoreChats(checkpoint: Checkpoint, chats: readonly TokenizedChat[
   return scores;
 }
 
-async function addLogits(checkpoint: Checkpoint, chats: readonly TokenizedChat[], scores: ChatScore[], rows: number): Promise<void> {
-  const model = loadCausalLM(checkpoint);
+async function addLogits(model: CausalLM, chats: readonly TokenizedChat[], scores: ChatScore[], rows: number): Promise<void> {
   for (const [i, chat] of chats.entries()) {
     const positions = Array.from({ length: Math.min(rows, chat.ids.length) }, (_, t) => t);
     const logits = await model.forwardLogits(chat.ids, positions);
