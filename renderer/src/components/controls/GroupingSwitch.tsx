@@ -1,24 +1,19 @@
 import type { Grouping } from '../../protocol.ts';
 import { useApp } from '../../store/app-context.tsx';
+import { SegmentedRadio, type SegmentOption } from '../common/SegmentedRadio.tsx';
+
+const OPTIONS: readonly SegmentOption<Grouping>[] = [
+  { value: 'coarse', label: 'Coarse groups' },
+  { value: 'fine', label: 'Per projection' },
+];
 
 export function GroupingSwitch() {
   const grouping = useApp((s) => s.settings.current.grouping);
   const update = useApp((s) => s.updateSettings);
-  const options: { value: Grouping; label: string }[] = [
-    { value: 'coarse', label: 'Coarse groups' },
-    { value: 'fine', label: 'Per projection' },
-  ];
   return (
     <fieldset className="group">
       <legend>Blocks</legend>
-      <div className="segmented" role="radiogroup" aria-label="Block grouping">
-        {options.map((o) => (
-          <label key={o.value} className={o.value === grouping ? 'segment active' : 'segment'}>
-            <input type="radio" name="grouping" value={o.value} checked={o.value === grouping} onChange={() => update({ grouping: o.value })} />
-            {o.label}
-          </label>
-        ))}
-      </div>
+      <SegmentedRadio label="Block grouping" name="grouping" options={OPTIONS} value={grouping} onChange={(value) => update({ grouping: value })} />
     </fieldset>
   );
 }

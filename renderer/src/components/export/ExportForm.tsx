@@ -1,8 +1,8 @@
 import type { FormEvent } from 'react';
 import { checkPath } from '../../lib/path-check.ts';
-import { METHOD_KINDS, METHOD_LABELS } from '../../lib/presets.ts';
-import type { ExportDtype, MergeMethodKind } from '../../protocol.ts';
+import type { ExportDtype } from '../../protocol.ts';
 import { useApp } from '../../store/app-context.tsx';
+import { MethodSelect } from '../common/MethodSelect.tsx';
 import { PathField } from '../pair/PathField.tsx';
 
 const DTYPES: { value: ExportDtype; label: string }[] = [
@@ -40,13 +40,7 @@ export function ExportForm({ disabled, onSubmit }: { disabled: boolean; onSubmit
         </label>
         <label>
           Method
-          <select value={form.method} onChange={(e) => setForm({ method: e.currentTarget.value as MergeMethodKind })}>
-            {METHOD_KINDS.map((k) => (
-              <option key={k} value={k}>
-                {METHOD_LABELS[k]}
-              </option>
-            ))}
-          </select>
+          <MethodSelect value={form.method} onChange={(method) => setForm({ method })} />
         </label>
       </div>
       <label className="check">

@@ -1,8 +1,7 @@
 /** Which block and method one pane shows. */
-import { METHOD_KINDS, METHOD_LABELS } from '../../lib/presets.ts';
-import type { MergeMethodKind } from '../../protocol.ts';
 import { useApp } from '../../store/app-context.tsx';
 import type { PaneIndex } from '../../store/side-by-side-slice.ts';
+import { MethodSelect } from '../common/MethodSelect.tsx';
 
 const DEFAULT_GROUPS = ['attention', 'ffn', 'expert', 'shared_expert', 'router', 'linear_attn', 'norm'];
 
@@ -42,13 +41,7 @@ export function PanePicker({ index }: { index: PaneIndex }) {
       </label>
       <label>
         Method
-        <select aria-label={`Pane ${name} method`} value={pane.method} disabled={methodShared} onChange={(e) => setPane(index, { method: e.currentTarget.value as MergeMethodKind })}>
-          {METHOD_KINDS.map((k) => (
-            <option key={k} value={k}>
-              {METHOD_LABELS[k]}
-            </option>
-          ))}
-        </select>
+        <MethodSelect ariaLabel={`Pane ${name} method`} value={pane.method} disabled={methodShared} onChange={(method) => setPane(index, { method })} />
       </label>
     </div>
   );
