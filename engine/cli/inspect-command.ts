@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { comparePair, type PairReport } from '../io/pair-report.ts';
-import { checkpointSummary, tensorRows } from '../server/checkpoint-views.ts';
+import { checkpointSummary, tensorRows } from '../handlers/checkpoint-views.ts';
 import { UsageError, type CliCommand } from './command.ts';
 import { formatBytes, formatTable } from './format.ts';
 

@@ -15,7 +15,7 @@ import type { HandlerContext } from '../protocol/handlers.ts';
 import type { Params, Result } from '../protocol/methods.ts';
 import { projectPaths } from '../project/project-layout.ts';
 import { projectPipelineSettings } from '../project/pipeline-settings.ts';
-import { validatePath } from '../server/path-validator.ts';
+import { validatePath } from './path-validator.ts';
 import { ensureBackend } from './compute-backend.ts';
 import type { EngineSession } from './engine-session.ts';
 import { guarded } from './handler-errors.ts';

@@ -1,7 +1,7 @@
 /** Opens validated checkpoint folders for one request and always closes them; errors become protocol errors. */
 import { Checkpoint } from '../io/checkpoint.ts';
-import { toProtocolError } from '../server/checkpoint-views.ts';
-import { validatePath } from '../server/path-validator.ts';
+import { toProtocolError } from './checkpoint-views.ts';
+import { validatePath } from './path-validator.ts';
 
 export async function withCheckpointDirs<T>(dirs: readonly string[], body: (checkpoints: [Checkpoint, Checkpoint]) => Promise<T>): Promise<T> {
   const checkpoints: Checkpoint[] = [];

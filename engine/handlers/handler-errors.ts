@@ -8,7 +8,7 @@
 import { CalibrationError } from '../calibration/calibration-error.ts';
 import { CancelledError } from '../pipeline/progress.ts';
 import { ProtocolError } from '../protocol/errors.ts';
-import { toProtocolError } from '../server/checkpoint-views.ts';
+import { toProtocolError } from './checkpoint-views.ts';
 
 export function asProtocolError(error: unknown, signal?: AbortSignal): unknown {
   if (error instanceof ProtocolError) return error;

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { comparePair } from '../io/pair-report.ts';
 import type { Params, Result } from '../protocol/methods.ts';
-import { checkpointSummary, pairReportView } from '../server/checkpoint-views.ts';
+import { checkpointSummary, pairReportView } from './checkpoint-views.ts';
 import type { EngineSession } from './engine-session.ts';
 import { withCheckpointDirs } from './checkpoint-dirs.ts';
 

@@ -7,7 +7,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, normalize, sep } from 'node:path';
 import { ProtocolError } from '../protocol/errors.ts';
-import { validatePath } from '../server/path-validator.ts';
+import { validatePath } from './path-validator.ts';
 
 export async function validateOutputDir(path: string): Promise<string> {
   if (!isAbsolute(path)) throw new ProtocolError('invalid-path', `${path}: must be an absolute path`);

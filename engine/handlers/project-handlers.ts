@@ -9,7 +9,7 @@
 import type { Params, Result } from '../protocol/methods.ts';
 import { protocolProject } from '../project/project-file.ts';
 import { projectStageStates } from '../project/stage-states.ts';
-import { validatePath } from '../server/path-validator.ts';
+import { validatePath } from './path-validator.ts';
 import type { EngineSession, OpenProject } from './engine-session.ts';
 import { guarded } from './handler-errors.ts';
 import { validateOutputDir } from './output-path.ts';

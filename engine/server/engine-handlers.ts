@@ -21,7 +21,7 @@ import { spectrumHandler } from '../handlers/spectrum-handler.ts';
 import { verifyHandler } from '../handlers/verify-handler.ts';
 import type { Handlers } from '../protocol/handlers.ts';
 import { PROTOCOL_VERSION } from '../protocol/methods.ts';
-import { checkpointSummary, tensorRows } from './checkpoint-views.ts';
+import { checkpointSummary, tensorRows } from '../handlers/checkpoint-views.ts';
 
 export interface EngineHandlerOptions {
   readonly session?: EngineSession;
