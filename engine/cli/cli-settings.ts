@@ -1,7 +1,6 @@
 /**
  * Command-line flags → the engine's settings types, shared by `crane preview`, `verify` and
- * `merge` (each command owns one file in engine/cli; what they share lives here, beside the
- * types it fills).
+ * `merge` (each command owns one file in engine/cli; the flag parsing they share lives here).
  *
  *   EDIT_FLAGS                      parseArgs option specs of every edit flag
  *   craneSettingsFromFlags(values, tokens) → CraneSettings
@@ -12,7 +11,7 @@
  * --alpha is the strength of every method: α for CRANE, λ for Task Arithmetic/TIES/DARE/AIM,
  * t for SLERP. Defaults follow the spec: α 0.25 for CRANE, 0.30 for the baselines.
  */
-import { UsageError } from '../cli/command.ts';
+import { UsageError } from './command.ts';
 import { DEFAULT_AIM_OMEGA } from '../crane/aim.ts';
 import { DEFAULT_TIES_DENSITY } from '../crane/baselines.ts';
 import type { CraneSettings } from '../crane/crane-edit.ts';
@@ -20,7 +19,7 @@ import { DEFAULT_TAU } from '../crane/gsp-projector.ts';
 import { DEFAULT_KEEP_QUANTILE } from '../crane/magnitude-threshold.ts';
 import type { TokenRows } from '../crane/special-tensors.ts';
 import type { ExportDtype } from '../export/recipe.ts';
-import { aimImportance, type EditMethod } from './edit-method.ts';
+import { aimImportance, type EditMethod } from '../pipeline/edit-method.ts';
 
 export const EDIT_FLAGS = {
   method: { type: 'string' },

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { InstantPreview } from '../analysis/preview.ts';
-import { craneSettingsFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP } from '../pipeline/cli-settings.ts';
+import { craneSettingsFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP } from './cli-settings.ts';
 import { loadPipelineAnalysis } from '../pipeline/pipeline-folder.ts';
 import { UsageError, type CliCommand } from './command.ts';
 import { formatTable } from './format.ts';

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ModelTokenizer } from '../calibration/tokenizer.ts';
-import { editMethodFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP } from '../pipeline/cli-settings.ts';
+import { editMethodFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP } from './cli-settings.ts';
 import { tokenRowsOf } from '../pipeline/edit-method.ts';
 import { pipelinePaths, readPipelineRecord } from '../pipeline/pipeline-folder.ts';
 import { formatDuration, ProgressPrinter } from '../pipeline/progress-text.ts';
