@@ -13,7 +13,7 @@ import type { Handlers } from '../engine/protocol/handlers.ts';
 import { EngineSession } from '../engine/handlers/engine-session.ts';
 import { defaultDataDir } from '../engine/project/data-dir.ts';
 import { ensureDemoProject } from '../engine/project/demo-project.ts';
-import { createEngineHandlers } from '../engine/server/engine-handlers.ts';
+import { createEngineHandlers } from '../engine/handlers/engine-handlers.ts';
 
 export const DATA_DIR_FLAG = '--data-dir';
 

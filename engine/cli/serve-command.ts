@@ -6,7 +6,7 @@ import { EngineSession } from '../handlers/engine-session.ts';
 import { defaultDataDir } from '../project/data-dir.ts';
 import { ensureDemoProject } from '../project/demo-project.ts';
 import { isLoopback } from '../server/bind-address.ts';
-import { createEngineHandlers } from '../server/engine-handlers.ts';
+import { createEngineHandlers } from '../handlers/engine-handlers.ts';
 import { startServer } from '../server/serve.ts';
 import { UsageError, type CliCommand } from './command.ts';
 

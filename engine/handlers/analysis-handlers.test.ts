@@ -13,7 +13,7 @@ import { classifyTensor } from '../crane/tensor-classification.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { DEFAULT_EDIT_SETTINGS } from '../project/default-settings.ts';
 import { initBackend } from '../tensor/backend.ts';
-import { createEngineHandlers } from '../server/engine-handlers.ts';
+import { createEngineHandlers } from './engine-handlers.ts';
 import { craneSettingsOf } from './edit-settings.ts';
 import { EngineSession } from './engine-session.ts';
 import { call, harness, recordingContext, type Harness } from './testing/handler-harness.ts';

@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { ProtocolError } from '../protocol/errors.ts';
 import { sampleHandlers } from '../protocol/testing/in-memory.ts';
 import { SAMPLE_PARAMS, SAMPLE_RESULTS } from '../protocol/testing/samples.ts';
-import { createEngineHandlers } from './engine-handlers.ts';
+import { createEngineHandlers } from '../handlers/engine-handlers.ts';
 import { startServer, type RunningServer } from './serve.ts';
 import { connectClient, rawGet, upgradeStatus, wsUrl } from './testing/http.ts';
 

@@ -9,7 +9,7 @@ import type { EventName, EventPayload } from '../../protocol/methods.ts';
 import type { HandlerContext, Handlers } from '../../protocol/handlers.ts';
 import { REQUESTS } from '../../protocol/methods.ts';
 import { writeTinyProject, type TinyProject } from '../../pipeline/testing/tiny-project.ts';
-import { createEngineHandlers } from '../../server/engine-handlers.ts';
+import { createEngineHandlers } from '../engine-handlers.ts';
 import { EngineSession } from '../engine-session.ts';
 
 export interface RecordingContext extends HandlerContext {

@@ -8,20 +8,20 @@
  * `dataDir` is the host's per-user folder: a pair opened with no project open gets its project
  * there. Hosts open a start-up project (the demo pair's) with `session.open(dir)`.
  */
-import { analyzeHandler } from '../handlers/analyze-handler.ts';
-import { withCheckpointDirs } from '../handlers/checkpoint-dirs.ts';
-import { EngineSession } from '../handlers/engine-session.ts';
-import { exportHandler } from '../handlers/export-handler.ts';
-import { gateMetricsHandler } from '../handlers/gate-metrics-handler.ts';
-import { inspectLayerHandler } from '../handlers/inspect-layer-handler.ts';
-import { openPairHandler } from '../handlers/open-pair-handler.ts';
-import { previewHandler } from '../handlers/preview-handler.ts';
-import { projectHandlers } from '../handlers/project-handlers.ts';
-import { spectrumHandler } from '../handlers/spectrum-handler.ts';
-import { verifyHandler } from '../handlers/verify-handler.ts';
+import { analyzeHandler } from './analyze-handler.ts';
+import { withCheckpointDirs } from './checkpoint-dirs.ts';
+import { EngineSession } from './engine-session.ts';
+import { exportHandler } from './export-handler.ts';
+import { gateMetricsHandler } from './gate-metrics-handler.ts';
+import { inspectLayerHandler } from './inspect-layer-handler.ts';
+import { openPairHandler } from './open-pair-handler.ts';
+import { previewHandler } from './preview-handler.ts';
+import { projectHandlers } from './project-handlers.ts';
+import { spectrumHandler } from './spectrum-handler.ts';
+import { verifyHandler } from './verify-handler.ts';
 import type { Handlers } from '../protocol/handlers.ts';
 import { PROTOCOL_VERSION } from '../protocol/methods.ts';
-import { checkpointSummary, tensorRows } from '../handlers/checkpoint-views.ts';
+import { checkpointSummary, tensorRows } from './checkpoint-views.ts';
 
 export interface EngineHandlerOptions {
   readonly session?: EngineSession;
