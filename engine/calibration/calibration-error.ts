@@ -6,6 +6,7 @@
 export type CalibrationErrorCode =
   | 'not-found'
   | 'io'
+  | 'encoding'
   | 'json'
   | 'tokenizer'
   | 'missing-token'

@@ -89,4 +89,17 @@ describe('readChatJsonl', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('refuses invalid UTF-8 naming the file and line instead of replacing the bytes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'crane-chat-'));
+    try {
+      const path = join(dir, 'latin1.jsonl');
+      // Line 2 is Latin-1 "café" (0xE9): Node's 'utf8' reading would have turned it into U+FFFD.
+      const latin1 = Buffer.from('{"messages":[{"role":"user","content":"caf\xe9"}]}', 'latin1');
+      await writeFile(path, Buffer.concat([Buffer.from(`${good.split('\n')[0] ?? ''}\n`), latin1, Buffer.from('\n')]));
+      await expect(readChatJsonl(path)).rejects.toThrow(`${path}:2: is not valid UTF-8 (invalid byte 0xe9 at byte 43 of the line)`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -2,14 +2,15 @@
  * JSONL files of chats, one per line: {"messages": [...], "tools"?: [...]} (see chat-schema.ts).
  *
  * API: `parseChatJsonl(text, file)` → `ChatRecord[]`; `await readChatJsonl(path)`.
- * Blank lines are skipped. Any bad line fails the whole file with a CalibrationError whose message
- * lists each problem as `file:line: field: problem` (up to MAX_REPORTED), because a calibration set
- * that silently loses lines skews gradients without anyone noticing.
+ * The file must be valid UTF-8 (utf8-text.ts). Blank lines are skipped. Any bad line fails the
+ * whole file with a CalibrationError whose message lists each problem as `file:line: field:
+ * problem` (up to MAX_REPORTED), because a calibration set that silently loses lines skews
+ * gradients without anyone noticing.
  */
-import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { CalibrationError } from './calibration-error.ts';
 import { chatSchema, type Chat } from './chat-schema.ts';
+import { readUtf8File } from './utf8-text.ts';
 
 export interface ChatRecord extends Chat {
   readonly file: string;
@@ -20,14 +21,7 @@ export interface ChatRecord extends Chat {
 const MAX_REPORTED = 20;
 
 export async function readChatJsonl(path: string): Promise<ChatRecord[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new CalibrationError(code === 'ENOENT' ? 'not-found' : 'io', path, `cannot be read (${code ?? (error as Error).message})`);
-  }
-  return parseChatJsonl(text, path);
+  return parseChatJsonl(await readUtf8File(path), path);
 }
 
 export function parseChatJsonl(text: string, file: string): ChatRecord[] {

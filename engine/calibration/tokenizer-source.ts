@@ -5,11 +5,11 @@
  * tokenizer.json is required; tokenizer_config.json is optional (older checkpoints lack it, and
  * then nothing is added automatically and there is no chat template); chat_template.jinja, when
  * present, is kept so the chat-template module can prefer it, as recent transformers releases do.
- * Every failure is a CalibrationError naming the file.
+ * Every failure is a CalibrationError naming the file; invalid UTF-8 names the line too.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CalibrationError } from './calibration-error.ts';
+import { readUtf8File } from './utf8-text.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -60,11 +60,10 @@ export async function readTokenizerSource(dir: string): Promise<TokenizerSource>
 
 async function readOptional(path: string): Promise<string | undefined> {
   try {
-    return await readFile(path, 'utf8');
+    return await readUtf8File(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    throw new CalibrationError('io', path, `cannot be read (${code ?? (error as Error).message})`);
+    if (error instanceof CalibrationError && error.code === 'not-found') return undefined;
+    throw error;
   }
 }
 

@@ -130,6 +130,10 @@ describe('ModelTokenizer.load', () => {
     await writeFile(join(dir, 'tokenizer.json'), JSON.stringify(built.tokenizerJson));
     await writeFile(join(dir, 'tokenizer_config.json'), '[1, 2]');
     await expect(ModelTokenizer.load(dir)).rejects.toThrow(`${join(dir, 'tokenizer_config.json')}: is not a JSON object`);
+    // A Latin-1 byte in the template file: read leniently it would render U+FFFD into every chat.
+    await writeFile(join(dir, 'tokenizer_config.json'), '{}');
+    await writeFile(join(dir, 'chat_template.jinja'), Buffer.from('{{ "caf\xe9" }}\n', 'latin1'));
+    await expect(ModelTokenizer.load(dir)).rejects.toThrow(`${join(dir, 'chat_template.jinja')}:1: is not valid UTF-8`);
   });
 
   it('rejects a tokenizer.json without a usable model', () => {
