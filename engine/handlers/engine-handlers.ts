@@ -10,6 +10,7 @@
  */
 import { analyzeHandler } from './analyze-handler.ts';
 import { withCheckpointDirs } from './checkpoint-dirs.ts';
+import { checkpointSummary, tensorRows } from './checkpoint-views.ts';
 import { EngineSession } from './engine-session.ts';
 import { exportHandler } from './export-handler.ts';
 import { gateMetricsHandler } from './gate-metrics-handler.ts';
@@ -21,7 +22,6 @@ import { spectrumHandler } from './spectrum-handler.ts';
 import { verifyHandler } from './verify-handler.ts';
 import type { Handlers } from '../protocol/handlers.ts';
 import { PROTOCOL_VERSION } from '../protocol/methods.ts';
-import { checkpointSummary, tensorRows } from './checkpoint-views.ts';
 
 export interface EngineHandlerOptions {
   readonly session?: EngineSession;
