@@ -4,6 +4,7 @@
  * SameSite=Strict cookie so asset requests and the WebSocket carry it without page script).
  */
 import type { IncomingMessage } from 'node:http';
+import type { RequestTarget } from './request-target.ts';
 import { tokensEqual } from './session-token.ts';
 
 export type GuardResult =
@@ -16,18 +17,20 @@ export interface GuardOptions {
   readonly hosts: ReadonlySet<string> | 'any';
 }
 
+export type RequestGuard = ReturnType<typeof createRequestGuard>;
+
 export function createRequestGuard({ token, port, hosts }: GuardOptions) {
   // Cookies ignore ports: a per-port name keeps two servers on one machine from clobbering each other.
   const cookieName = `crane_session_${port}`;
   const cookie = `${cookieName}=${token}; HttpOnly; SameSite=Strict; Path=/`;
 
-  return (request: IncomingMessage, { websocket }: { websocket: boolean }): GuardResult => {
+  return (request: IncomingMessage, target: RequestTarget, { websocket }: { websocket: boolean }): GuardResult => {
     const host = request.headers.host ?? '';
     if (hosts !== 'any' && !hosts.has(host)) return refuse(403, `unexpected Host "${host}"`);
     const origin = request.headers.origin;
     // Browsers always send Origin on WebSocket upgrades; on plain HTTP only cross-origin or POST-like requests do.
     if ((websocket || origin !== undefined) && origin !== `http://${host}`) return refuse(403, `foreign Origin "${origin ?? '(none)'}"`);
-    const fromQuery = new URL(request.url ?? '/', 'http://x').searchParams.get('token');
+    const fromQuery = target.token;
     const fromCookie = readCookie(request.headers.cookie, cookieName);
     const candidate = fromQuery ?? fromCookie;
     if (candidate === undefined) return refuse(401, 'session token required');

@@ -14,3 +14,8 @@ export function tokensEqual(candidate: string, token: string): boolean {
   const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
   return timingSafeEqual(digest(candidate), digest(token));
 }
+
+/** What a token handed in from outside (a restarted server's previous one) must look like. */
+export function isSessionToken(candidate: string): boolean {
+  return /^[A-Za-z0-9_-]{43,}$/.test(candidate);
+}
