@@ -16,7 +16,7 @@ import { PreviewCoefficientBuilder } from '../engine/analysis/preview-coefficien
 import { GateAccumulator } from '../engine/crane/gate-accumulator.ts';
 import { computeGateTable } from '../engine/crane/gate-scales.ts';
 import type { GspProjector } from '../engine/crane/gsp-projector.ts';
-import { uniformStream } from '../engine/crane/seeded-random.ts';
+import { uniformStream } from '../engine/crane/tensor-random-stream.ts';
 import { classifyTensor, projectorKey } from '../engine/crane/tensor-classification.ts';
 
 const LAYERS = 48;

@@ -9,6 +9,7 @@ import { exportOpenArtifacts } from '../pipeline/open-artifacts.ts';
 import { formatDuration, ProgressPrinter } from '../pipeline/progress-text.ts';
 import { CancelledError } from '../pipeline/progress.ts';
 import { runAnalysis } from '../pipeline/run-analysis.ts';
+import { ANALYSIS_STAGES } from '../protocol/common-schemas.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { UsageError, type CliCommand } from './command.ts';
 
@@ -43,7 +44,7 @@ Options:
 
 export const analyzeCommand: CliCommand = {
   name: 'analyze',
-  summary: 'run the CRANE analysis of a pair (targets, projectors, gradients, gates), cached and resumable',
+  summary: `run the CRANE analysis of a pair (${ANALYSIS_STAGES.join(', ')}), cached and resumable`,
   help: HELP,
   run: async (args, io) => {
     const { values, positionals } = parseArgs({

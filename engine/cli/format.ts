@@ -1,15 +1,4 @@
-/** Plain-text formatting shared by the CLI's tables and summaries. */
-
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${bytes} B` : `${value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
-}
+/** Plain-text tables for the CLI (byte sizes: engine/util/format-bytes.ts, shared with the UI). */
 
 /** Left-aligned columns; the last column is not padded. */
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {

@@ -3,8 +3,9 @@ import { parseArgs } from 'node:util';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { comparePair, type PairReport } from '../io/pair-report.ts';
 import { checkpointSummary, tensorRows } from '../handlers/checkpoint-views.ts';
+import { formatBytes } from '../util/format-bytes.ts';
 import { UsageError, type CliCommand } from './command.ts';
-import { formatBytes, formatTable } from './format.ts';
+import { formatTable } from './format.ts';
 
 const HELP = `Usage: crane inspect DIR [DIR2] [--json]
 

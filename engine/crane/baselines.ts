@@ -19,7 +19,7 @@
 import { kthSmallestAbs } from '../linalg/kth-smallest.ts';
 import { aimScaleInPlace } from './aim.ts';
 import { countOfFraction } from './magnitude-threshold.ts';
-import { uniformStream } from './seeded-random.ts';
+import { uniformStream } from './tensor-random-stream.ts';
 import { slerpInto } from './slerp.ts';
 import { addDelta, taskVector, type PairedEdit } from './tensor-pair.ts';
 

@@ -2,22 +2,12 @@
  * Deterministic randomness for DARE: the same seed and tensor name give the same mask on any
  * machine, in any tensor order.
  *
- *   hashName(name) → uint32          FNV-1a over the UTF-8 bytes
  *   uniformStream(seed, name) → () => number in [0, 1)
  *
- * The stream is mulberry32 seeded with a splitmix-style mix of (seed, hash(name)), so
- * neighbouring seeds and similar names do not give correlated streams.
+ * The stream is mulberry32 (SeededRandom) seeded with a splitmix-style mix of (seed,
+ * FNV-1a(name)), so neighbouring seeds and similar names do not give correlated streams.
  */
-import { SeededRandom } from '../util/seeded-random.ts';
-
-export function hashName(name: string): number {
-  let hash = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode(name)) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash;
-}
+import { hashName, SeededRandom } from '../util/seeded-random.ts';
 
 export function uniformStream(seed: number, name: string): () => number {
   const rng = new SeededRandom(mix32((seed >>> 0) ^ mix32(hashName(name))));

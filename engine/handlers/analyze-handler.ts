@@ -5,8 +5,7 @@
  *
  * The settings sent are saved into the project first (they are what the cache is keyed by).
  * Progress, stageDone and log events carry the request id; ctx.signal cancels (the pipeline
- * checks it between sequences, batches and layers). 'delta' has no stage of its own in this
- * pipeline (the δ statistics are summed in the gates stage), so it is reported with 'gates'.
+ * checks it between sequences, batches and layers).
  * One analysis at a time per engine: two runs writing one cache would corrupt it.
  */
 import { runAnalysis } from '../pipeline/run-analysis.ts';
@@ -35,22 +34,15 @@ export function analyzeHandler(session: EngineSession) {
         const pair = requirePair(project);
         await ensureBackend();
         const callbacks = pipelineCallbacks(ctx, 'targets');
-        const onStageDone = callbacks.onStageDone;
         log(ctx, `analysing ${pair.instruct} + ${pair.thinking} into ${projectPaths(dir).analysis}`);
         const run = await runAnalysis({
           ...pair,
           ...callbacks,
           outDir: projectPaths(dir).analysis,
           settings: projectPipelineSettings(project, params.settings),
-          onStageDone: (event) => {
-            if (event.stage === 'gates') onStageDone?.({ ...event, stage: 'delta' });
-            onStageDone?.(event);
-          },
         });
         session.forgetAnalysis();
-        const stages = run.stages.map(({ stage, cached, seconds }) => ({ stage, cached, seconds }));
-        const gates = stages.find((s) => s.stage === 'gates');
-        return { projectDir: dir, stages: gates === undefined ? stages : [...stages, { ...gates, stage: 'delta' as const }] };
+        return { projectDir: dir, stages: run.stages.map(({ stage, cached, seconds }) => ({ stage, cached, seconds })) };
       } finally {
         running = null;
       }

@@ -1,8 +1,9 @@
 /**
- * spectrum: one layer/key projector's singular spectrum σ_i/σ₁ with the sigmoid mask w(σ) over
- * it (sigmoidWeights, the function the edit itself uses), Σw — how many directions are
- * effectively removed — and the retained fraction ‖Δ'‖²/‖Δ‖² of T(δ) over the tensors this
- * projector acts on, from the preview coefficients: ‖Δ'‖² = ‖Δ‖² − Σ_i (2w_i − w_i²)‖ΔV_i‖².
+ * spectrum: one layer/key projector's singular spectrum σ_i/σ₁ and the retained fraction
+ * ‖Δ'‖²/‖Δ‖² of T(δ) over the tensors this projector acts on, from the preview coefficients:
+ * ‖Δ'‖² = ‖Δ‖² − Σ_i (2w_i − w_i²)‖ΔV_i‖², with w the sigmoid mask at the request's τ and k
+ * (sigmoidWeights, the function the edit itself uses). The weights themselves are not sent: the
+ * UI derives them from σ_i/σ₁ (see spectrumSchema).
  */
 import { sigmoidWeights } from '../crane/gsp-projector.ts';
 import { projectorKey } from '../crane/tensor-classification.ts';
@@ -21,14 +22,7 @@ export function spectrumHandler(session: EngineSession) {
       const ratios = artifacts.coefficients.spectra.get(name) ?? ratiosOf(artifacts.projectors.get(name)?.sigma);
       if (ratios === undefined) throw new ProtocolError('not-found', `no GSP projector ${name} in this analysis`);
       const weights = sigmoidWeights(ratios, tau, steepness);
-      return {
-        layer,
-        key,
-        sigmaRatio: Float32Array.from(ratios),
-        weights: Float32Array.from(weights),
-        removedDirections: weights.reduce((a, b) => a + b, 0),
-        retainedFraction: retainedFraction(artifacts.coefficients, name, weights),
-      };
+      return { layer, key, sigmaRatio: Float32Array.from(ratios), retainedFraction: retainedFraction(artifacts.coefficients, name, weights) };
     });
 }
 

@@ -5,6 +5,8 @@
 export type CheckpointErrorCode =
   | 'not-found'
   | 'io'
+  | 'not-a-file'
+  | 'encoding'
   | 'truncated'
   | 'header-length'
   | 'header-json'

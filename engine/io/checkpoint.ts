@@ -2,10 +2,11 @@
  * A Hugging Face checkpoint directory: config.json, the weights (model.safetensors or a sharded
  * index) and the tokenizer files. Opening reads only headers; tensors are read one at a time.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CheckpointError } from './checkpoint-error.ts';
 import type { RawTensorData } from './dtype.ts';
+import { readJsonObject, readTextFile } from './input-file.ts';
 import { readShardIndex } from './shard-index.ts';
 import { INDEX_FILE_NAME, SINGLE_FILE_NAME } from './shard-plan.ts';
 import type { TensorInfo } from './safetensors-header.ts';
@@ -48,7 +49,7 @@ export class Checkpoint {
     const config = await readConfig(dir, entries);
     const index = entries.includes(INDEX_FILE_NAME) ? await readShardIndex(dir, entries) : undefined;
     const shardFiles = index !== undefined
-      ? [...new Set(Object.values(index.weight_map))]
+      ? [...new Set(index.weightMap.values())]
       : entries.includes(SINGLE_FILE_NAME)
         ? [SINGLE_FILE_NAME]
         : [];
@@ -59,8 +60,9 @@ export class Checkpoint {
     try {
       for (const file of shardFiles) shards.set(file, await SafetensorsFile.open(join(dir, file)));
       const tensors = collectTensors(dir, shards);
-      if (index !== undefined) checkIndexAgrees(dir, index.weight_map, tensors);
+      if (index !== undefined) checkIndexAgrees(dir, index.weightMap, tensors);
       const sideFiles = TOKENIZER_FILES.filter((f) => entries.includes(f));
+      for (const file of sideFiles) await assertRegularFile(join(dir, file));
       return new Checkpoint(dir, config, tensors, shardFiles, sideFiles, shards);
     } catch (error) {
       await Promise.all([...shards.values()].map((s) => s.close()));
@@ -90,7 +92,7 @@ export class Checkpoint {
 
   async readSideFile(file: string): Promise<string | undefined> {
     if (!this.sideFiles.includes(file)) return undefined;
-    return readFile(join(this.dir, file), 'utf8');
+    return readTextFile(join(this.dir, file));
   }
 
   async close(): Promise<void> {
@@ -114,14 +116,15 @@ async function listDirectory(dir: string): Promise<string[]> {
 async function readConfig(dir: string, entries: readonly string[]): Promise<ModelConfig> {
   const path = join(dir, 'config.json');
   if (!entries.includes('config.json')) throw new CheckpointError('config', path, 'missing (every checkpoint needs its config.json)');
-  let json: unknown;
-  try {
-    json = JSON.parse(await readFile(path, 'utf8'));
-  } catch (error) {
-    throw new CheckpointError('config', path, `is not valid JSON (${(error as Error).message})`);
-  }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new CheckpointError('config', path, 'is not a JSON object');
-  return json as ModelConfig;
+  return readJsonObject(path, 'config');
+}
+
+/** A side file that is a folder or a FIFO would fail (or block) only when copied or hashed later. */
+async function assertRegularFile(path: string): Promise<void> {
+  const stats = await stat(path).catch((error: unknown) => {
+    throw new CheckpointError('io', path, `cannot be read: ${(error as Error).message}`);
+  });
+  if (!stats.isFile()) throw new CheckpointError('not-a-file', path, 'is not a regular file');
 }
 
 function collectTensors(dir: string, shards: ReadonlyMap<string, SafetensorsFile>): Map<string, CheckpointTensor> {
@@ -138,15 +141,15 @@ function collectTensors(dir: string, shards: ReadonlyMap<string, SafetensorsFile
   return tensors;
 }
 
-function checkIndexAgrees(dir: string, weightMap: Readonly<Record<string, string>>, tensors: ReadonlyMap<string, CheckpointTensor>): void {
+function checkIndexAgrees(dir: string, weightMap: ReadonlyMap<string, string>, tensors: ReadonlyMap<string, CheckpointTensor>): void {
   const indexPath = join(dir, INDEX_FILE_NAME);
-  for (const [name, file] of Object.entries(weightMap)) {
+  for (const [name, file] of weightMap) {
     const tensor = tensors.get(name);
     if (tensor === undefined) throw new CheckpointError('index', indexPath, `maps it to ${file}, which does not contain it`, name);
     if (tensor.shard !== file) throw new CheckpointError('index', indexPath, `maps it to ${file} but it is stored in ${tensor.shard}`, name);
   }
   for (const tensor of tensors.values()) {
-    if (!Object.hasOwn(weightMap, tensor.name)) {
+    if (!weightMap.has(tensor.name)) {
       throw new CheckpointError('index', indexPath, `is stored in ${tensor.shard} but missing from weight_map`, tensor.name);
     }
   }

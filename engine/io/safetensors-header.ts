@@ -2,9 +2,17 @@
  * Parsing and validation of a safetensors header. Everything is checked before any tensor byte is
  * touched, so a corrupt file fails here with a message naming the file and the entry, and never
  * drives a huge allocation or a read outside the data area.
+ *
+ * The rules are the reference loader's (huggingface/safetensors `Metadata::validate` and
+ * `SafeTensors::read_metadata`): the header is strict UTF-8 holding one JSON object, padded only
+ * with trailing spaces; the tensors, sorted by offset, tile the data area exactly — the first
+ * starts at 0, each begins where the previous ends, the last ends at the end of the file. So a
+ * length prefix that is off by a few bytes (into the header's padding) is an error, not a file
+ * whose every tensor is read shifted.
  */
 import { CheckpointError } from './checkpoint-error.ts';
 import { DTYPE_BYTES, isDType, type DType } from './dtype.ts';
+import { decodeUtf8 } from './input-file.ts';
 import { topLevelKeys } from './json-keys.ts';
 
 /** Same cap as the reference Rust implementation: headers are metadata, never model data. */
@@ -47,7 +55,11 @@ export function checkHeaderLength(file: string, prefix: Buffer, fileSize: number
 
 /** Parses and validates the JSON header; dataLength is the size of the data area in bytes. */
 export function parseHeader(file: string, headerBytes: Buffer, dataLength: number): SafetensorsHeader {
-  const text = headerBytes.toString('utf8');
+  const text = decodeUtf8(file, headerBytes, 'header').replace(/ +$/, '');
+  if (!text.startsWith('{') || !text.endsWith('}')) {
+    const at = text.startsWith('{') ? `ends with ${printable(text.slice(-8))}` : `starts with ${printable(text.slice(0, 8))}`;
+    throw new CheckpointError('header-json', file, `header is not a JSON object padded with spaces (it ${at}; header length prefix wrong?)`);
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -69,12 +81,19 @@ export function parseHeader(file: string, headerBytes: Buffer, dataLength: numbe
     if (name === '__metadata__') continue;
     tensors.set(name, parseEntry(file, name, entry, dataLength));
   }
-  checkNoOverlap(file, tensors);
+  checkTiling(file, tensors, dataLength);
   return { dataStart: 8 + headerBytes.length, tensors, metadata };
 }
 
+/** A null-prototype record: a key such as "constructor" or "__proto__" is only ever its own value. */
+/** A JSON string literal with everything outside printable ASCII escaped (a BOM is invisible otherwise). */
+function printable(text: string): string {
+  return JSON.stringify(text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 function parseMetadata(file: string, value: unknown): Record<string, string> {
-  if (value === undefined) return {};
+  const metadata = Object.create(null) as Record<string, string>;
+  if (value === undefined) return metadata;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new CheckpointError('metadata', file, '__metadata__ must be an object of strings');
   }
@@ -82,8 +101,9 @@ function parseMetadata(file: string, value: unknown): Record<string, string> {
     if (typeof item !== 'string') {
       throw new CheckpointError('metadata', file, `__metadata__["${key}"] is ${typeof item}, not a string`);
     }
+    metadata[key] = item;
   }
-  return value as Record<string, string>;
+  return metadata;
 }
 
 function parseEntry(file: string, name: string, entry: unknown, dataLength: number): TensorInfo {
@@ -118,13 +138,27 @@ function parseEntry(file: string, name: string, entry: unknown, dataLength: numb
   return { name, dtype, shape: shape as number[], begin, end };
 }
 
-function checkNoOverlap(file: string, tensors: ReadonlyMap<string, TensorInfo>): void {
-  const sorted = [...tensors.values()].filter((t) => t.end > t.begin).sort((a, b) => a.begin - b.begin);
-  for (let i = 1; i < sorted.length; i++) {
-    const prev = sorted[i - 1] as TensorInfo;
-    const cur = sorted[i] as TensorInfo;
-    if (cur.begin < prev.end) {
-      throw new CheckpointError('overlap', file, `bytes [${cur.begin}, ${cur.end}) overlap tensor "${prev.name}" [${prev.begin}, ${prev.end})`, cur.name);
+/** Sorted by offset, the tensors must cover [0, dataLength) exactly: no overlap, gap or trailing byte. */
+function checkTiling(file: string, tensors: ReadonlyMap<string, TensorInfo>, dataLength: number): void {
+  const sorted = [...tensors.values()].sort((a, b) => a.begin - b.begin || a.end - b.end);
+  let covered = 0;
+  let previous: TensorInfo | undefined;
+  for (const tensor of sorted) {
+    if (tensor.begin < covered) {
+      const other = previous as TensorInfo;
+      throw new CheckpointError('overlap', file, `bytes [${tensor.begin}, ${tensor.end}) overlap tensor "${other.name}" [${other.begin}, ${other.end})`, tensor.name);
     }
+    if (tensor.begin > covered) {
+      throw new CheckpointError('offsets', file, `starts at byte ${tensor.begin} of the data area, leaving bytes [${covered}, ${tensor.begin}) unused (the reference loader refuses gaps)`, tensor.name);
+    }
+    covered = tensor.end;
+    previous = tensor;
+  }
+  if (covered !== dataLength) {
+    throw new CheckpointError(
+      'offsets',
+      file,
+      `the tensors cover ${covered} bytes but the data area after the header is ${dataLength} (${dataLength - covered} bytes unaccounted for: header length prefix or file size wrong)`,
+    );
   }
 }

@@ -2,10 +2,11 @@
  * Lazy safetensors reader: opens a file handle, validates the header, and reads one tensor at a
  * time by offset. Never maps or reads the whole file, so memory stays at one tensor.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { CheckpointError } from './checkpoint-error.ts';
 import { isFloatDType, viewAs, type RawTensorData } from './dtype.ts';
 import { decodeHalf } from './half-float.ts';
+import { openRegularFile } from './input-file.ts';
 import { checkHeaderLength, parseHeader, type SafetensorsHeader, type TensorInfo } from './safetensors-header.ts';
 
 export class SafetensorsFile {
@@ -16,9 +17,11 @@ export class SafetensorsFile {
   ) {}
 
   static async open(path: string): Promise<SafetensorsFile> {
-    const handle = await openForRead(path);
+    const handle = await openRegularFile(path);
     try {
-      const { size } = await handle.stat();
+      const { size } = await handle.stat().catch((error: unknown) => {
+        throw new CheckpointError('io', path, `cannot read its size: ${(error as Error).message}`);
+      });
       const prefix = await readExactly(handle, path, 0, Math.min(8, size));
       const headerLength = checkHeaderLength(path, prefix, size);
       const headerBytes = await readExactly(handle, path, 8, headerLength);
@@ -66,15 +69,6 @@ export class SafetensorsFile {
   }
 }
 
-async function openForRead(path: string): Promise<FileHandle> {
-  try {
-    return await open(path, 'r');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new CheckpointError(code === 'ENOENT' ? 'not-found' : 'io', path, code === 'ENOENT' ? 'file not found' : (error as Error).message);
-  }
-}
-
 /** Reads exactly `length` bytes at `position` into a fresh (aligned) buffer. */
 async function readExactly(handle: FileHandle, path: string, position: number, length: number, tensor?: string): Promise<Buffer> {
   // Allocate the backing store ourselves: Buffer.alloc of small sizes may share a pool at an
@@ -82,7 +76,9 @@ async function readExactly(handle: FileHandle, path: string, position: number, l
   const buffer = Buffer.from(new ArrayBuffer(Math.max(length, 0)));
   let done = 0;
   while (done < length) {
-    const { bytesRead } = await handle.read(buffer, done, length - done, position + done);
+    const { bytesRead } = await handle.read(buffer, done, length - done, position + done).catch((error: unknown) => {
+      throw new CheckpointError('io', path, `read failed at offset ${position + done}: ${(error as Error).message}`, tensor);
+    });
     if (bytesRead === 0) {
       throw new CheckpointError('truncated', path, `file ended after ${done} of ${length} bytes at offset ${position}`, tensor);
     }

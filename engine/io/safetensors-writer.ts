@@ -6,17 +6,24 @@ import { open, rm, type FileHandle } from 'node:fs/promises';
 import { CheckpointError } from './checkpoint-error.ts';
 import { byteSize, encodeTensor, type TensorPayload, type TensorSpec } from './tensor-encoding.ts';
 
-/** The header JSON, space-padded so the data area starts 8-byte aligned (as HF's writer does). */
+/** The header key reserved for string metadata; no tensor may have this name. */
+const METADATA_KEY = '__metadata__';
+
+/**
+ * The header JSON, space-padded so the data area starts 8-byte aligned (as HF's writer does).
+ * Built with Object.fromEntries, which defines every key as its own property: assigning into a
+ * plain object would turn a tensor named "__proto__" into a prototype change and drop it.
+ */
 export function buildHeader(specs: readonly TensorSpec[], metadata?: Readonly<Record<string, string>>): Buffer {
-  const entries: Record<string, unknown> = {};
-  if (metadata !== undefined && Object.keys(metadata).length > 0) entries['__metadata__'] = metadata;
+  const entries: [string, unknown][] = [];
+  if (metadata !== undefined && Object.keys(metadata).length > 0) entries.push([METADATA_KEY, Object.fromEntries(Object.entries(metadata))]);
   let offset = 0;
   for (const spec of specs) {
     const size = byteSize(spec);
-    entries[spec.name] = { dtype: spec.dtype, shape: spec.shape, data_offsets: [offset, offset + size] };
+    entries.push([spec.name, { dtype: spec.dtype, shape: spec.shape, data_offsets: [offset, offset + size] }]);
     offset += size;
   }
-  const json = Buffer.from(JSON.stringify(entries), 'utf8');
+  const json = Buffer.from(JSON.stringify(Object.fromEntries(entries)), 'utf8');
   const padded = Buffer.alloc(Math.ceil((json.length + 8) / 8) * 8 - 8, 0x20);
   json.copy(padded);
   const prefix = Buffer.alloc(8);
@@ -41,6 +48,7 @@ export class SafetensorsFileWriter {
     const names = new Set<string>();
     for (const spec of specs) {
       if (names.has(spec.name)) throw new CheckpointError('duplicate', path, 'is planned twice', spec.name);
+      if (spec.name === METADATA_KEY) throw new CheckpointError('header-entry', path, 'is the name safetensors reserves for metadata', spec.name);
       names.add(spec.name);
     }
     const header = buildHeader(specs, metadata);

@@ -49,8 +49,8 @@ export interface ShardIndex {
   weight_map: Record<string, string>;
 }
 
+/** Object.fromEntries defines own keys, so a tensor named "__proto__" stays in the weight map. */
 export function buildIndex(shards: readonly Shard[]): ShardIndex {
-  const weightMap: Record<string, string> = {};
-  for (const shard of shards) for (const spec of shard.specs) weightMap[spec.name] = shard.file;
+  const weightMap = Object.fromEntries(shards.flatMap((shard) => shard.specs.map((spec) => [spec.name, shard.file] as const)));
   return { metadata: { total_size: shards.reduce((sum, s) => sum + s.bytes, 0) }, weight_map: weightMap };
 }

@@ -9,9 +9,11 @@
  * enough (batches, layers, sequences) for that, and it needs no model of the machine.
  */
 import type { z } from 'zod';
-import type { stageSchema } from '../protocol/common-schemas.ts';
+import type { analysisStageSchema, stageSchema } from '../protocol/common-schemas.ts';
 
 export type StageName = z.infer<typeof stageSchema>;
+/** The stages runAnalysis runs (protocol ANALYSIS_STAGES), each with its own cache. */
+export type AnalysisStageName = z.infer<typeof analysisStageSchema>;
 
 export interface ProgressEvent {
   readonly stage: StageName;
@@ -21,8 +23,8 @@ export interface ProgressEvent {
   readonly message?: string;
 }
 
-export interface StageDoneEvent {
-  readonly stage: StageName;
+export interface StageDoneEvent<S extends StageName = StageName> {
+  readonly stage: S;
   /** True when the stage's cached result was reused. */
   readonly cached: boolean;
   readonly seconds: number;

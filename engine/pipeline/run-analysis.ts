@@ -25,7 +25,7 @@ import { hashInputs } from './input-hashing.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { pipelinePaths, resultKey, writePipelineRecord, type InputHashes } from './pipeline-folder.ts';
 import { assertAnalysablePair } from './preflight.ts';
-import { CancelledError, StageClock, type PipelineCallbacks, type StageDoneEvent, type StageName } from './progress.ts';
+import { CancelledError, StageClock, type AnalysisStageName, type PipelineCallbacks, type StageDoneEvent } from './progress.ts';
 import { projectorsKey, runProjectors } from './projectors-stage.ts';
 import { markStageDone, openStage, stageStatus, type StageKey } from './stage-store.ts';
 import { runTargets, targetsKey } from './targets-stage.ts';
@@ -40,7 +40,7 @@ export interface AnalyzeOptions extends PipelineCallbacks {
 export interface AnalysisRun {
   readonly dir: string;
   readonly resultDir: string;
-  readonly stages: readonly StageDoneEvent[];
+  readonly stages: readonly StageDoneEvent<AnalysisStageName>[];
   readonly artifacts: AnalysisArtifacts;
   readonly inputs: InputHashes;
   readonly seconds: number;
@@ -59,7 +59,7 @@ export async function runAnalysis(options: AnalyzeOptions): Promise<AnalysisRun>
       await mkdir(paths.dir, { recursive: true });
       await writePipelineRecord(paths.dir, { instruct: instruct.dir, thinking: thinking.dir, settings: options.settings, inputs });
       const ctx: PipelineContext = { instruct, thinking, inputs, settings: options.settings, paths, callbacks: options };
-      const stages: StageDoneEvent[] = [];
+      const stages: StageDoneEvent<AnalysisStageName>[] = [];
       const targets = targetsKey(ctx);
       stages.push(await runStage(ctx, 'targets', paths.targets, targets, (clock) => runTargets(ctx, clock)));
       const projectors = projectorsKey(ctx, targets);
@@ -77,7 +77,7 @@ export async function runAnalysis(options: AnalyzeOptions): Promise<AnalysisRun>
   }
 }
 
-async function runStage(ctx: PipelineContext, stage: StageName, dir: string, key: StageKey, work: (clock: StageClock) => Promise<void>): Promise<StageDoneEvent> {
+async function runStage(ctx: PipelineContext, stage: AnalysisStageName, dir: string, key: StageKey, work: (clock: StageClock) => Promise<void>): Promise<StageDoneEvent<AnalysisStageName>> {
   const status = await stageStatus(dir, key);
   if (status.state === 'cached') return done(ctx, { stage, cached: true, seconds: 0 });
   const clock = new StageClock(stage, ctx.callbacks.onProgress);
@@ -92,7 +92,7 @@ async function runStage(ctx: PipelineContext, stage: StageName, dir: string, key
  * The gates stage's marker is the analysis-store manifest itself: its key (every input hash and
  * every result-shaping setting) determines all upstream stage keys, so nothing else is needed.
  */
-async function runGatesStage(ctx: PipelineContext): Promise<{ event: StageDoneEvent; artifacts: AnalysisArtifacts }> {
+async function runGatesStage(ctx: PipelineContext): Promise<{ event: StageDoneEvent<AnalysisStageName>; artifacts: AnalysisArtifacts }> {
   const key = resultKey(ctx.inputs, ctx.settings);
   const loaded = await loadAnalysis(ctx.paths.result, key);
   if (loaded.state === 'cached') return { event: done(ctx, { stage: 'gates', cached: true, seconds: 0 }), artifacts: loaded.artifacts };
@@ -103,7 +103,7 @@ async function runGatesStage(ctx: PipelineContext): Promise<{ event: StageDoneEv
   return { event: done(ctx, { stage: 'gates', cached: false, seconds: clock.seconds, ...staleReasons }), artifacts };
 }
 
-async function cancellable<T>(ctx: PipelineContext, stage: StageName, work: () => Promise<T>): Promise<T> {
+async function cancellable<T>(ctx: PipelineContext, stage: AnalysisStageName, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -113,7 +113,7 @@ async function cancellable<T>(ctx: PipelineContext, stage: StageName, work: () =
   }
 }
 
-function done(ctx: PipelineContext, event: StageDoneEvent): StageDoneEvent {
+function done(ctx: PipelineContext, event: StageDoneEvent<AnalysisStageName>): StageDoneEvent<AnalysisStageName> {
   ctx.callbacks.onStageDone?.(event);
   return event;
 }

@@ -9,26 +9,26 @@
  * and settings, 'stale' when the record differs (other pair, other settings). The final result
  * is checked through the analysis store (artifact hashes). Changed file CONTENTS under the same
  * paths are only noticed by analyze, which re-hashes every input and redoes what changed.
- * 'delta' mirrors 'gates': this pipeline computes the δ statistics inside the gates stage.
  */
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadAnalysis } from '../analysis/analysis-store.ts';
 import { canonicalJson } from '../io/tokenizer-files.ts';
+import type { AnalysisStageName } from '../pipeline/progress.ts';
 import { pipelinePaths, readPipelineRecord, resultKey, resultSettings, type PipelineRecord } from '../pipeline/pipeline-folder.ts';
 import { STAGE_MARKER } from '../pipeline/stage-store.ts';
+import { ANALYSIS_STAGES } from '../protocol/common-schemas.ts';
 import type { StoredProject } from './project-file.ts';
 import { projectPaths } from './project-layout.ts';
 import { projectPipelineSettings } from './pipeline-settings.ts';
 
 export type CacheState = 'missing' | 'cached' | 'stale';
-export type AnalysisStage = 'targets' | 'delta' | 'projectors' | 'gradients' | 'gates';
 export interface StageState {
-  readonly stage: AnalysisStage;
+  readonly stage: AnalysisStageName;
   readonly state: CacheState;
 }
 
-const ALL_MISSING: readonly StageState[] = (['targets', 'delta', 'projectors', 'gradients', 'gates'] as const).map((stage) => ({ stage, state: 'missing' }));
+const ALL_MISSING: readonly StageState[] = ANALYSIS_STAGES.map((stage) => ({ stage, state: 'missing' }));
 
 export async function projectStageStates(dir: string, project: StoredProject): Promise<StageState[]> {
   const analysisDir = projectPaths(dir).analysis;
@@ -45,14 +45,13 @@ export async function projectStageStates(dir: string, project: StoredProject): P
     return !done ? 'missing' : matches ? 'cached' : 'stale';
   };
   const loaded = await loadAnalysis(paths.result, resultKey(record.inputs, record.settings)).catch(() => ({ state: 'stale' as const }));
-  const gates: CacheState = loaded.state === 'cached' && !matches ? 'stale' : loaded.state;
-  return [
-    { stage: 'targets', state: await marker(paths.targets) },
-    { stage: 'delta', state: gates },
-    { stage: 'projectors', state: await marker(paths.projectors) },
-    { stage: 'gradients', state: await marker(paths.gradients) },
-    { stage: 'gates', state: gates },
-  ];
+  const states: Record<AnalysisStageName, CacheState> = {
+    targets: await marker(paths.targets),
+    projectors: await marker(paths.projectors),
+    gradients: await marker(paths.gradients),
+    gates: loaded.state === 'cached' && !matches ? 'stale' : loaded.state,
+  };
+  return ANALYSIS_STAGES.map((stage) => ({ stage, state: states[stage] }));
 }
 
 /** Whether the cache was computed for this project's pair, calibration paths and result-shaping settings. */

@@ -4,12 +4,12 @@
  * Bulk values are Float32Array so they travel in binary frames.
  */
 import { z } from 'zod';
-import { blockSchema, float32Schema, matrixSchema, pathSchema, stageSchema } from './common-schemas.ts';
+import { analysisStageSchema, blockSchema, float32Schema, matrixSchema, pathSchema } from './common-schemas.ts';
 import { mergeMethodSchema } from './settings-schemas.ts';
 
 export const analysisSummarySchema = z.strictObject({
   projectDir: pathSchema,
-  stages: z.array(z.strictObject({ stage: stageSchema, cached: z.boolean(), seconds: z.number().nonnegative() })),
+  stages: z.array(z.strictObject({ stage: analysisStageSchema, cached: z.boolean(), seconds: z.number().nonnegative() })),
 });
 
 /** Settings-independent per-block metrics: one matrix each, rows = layers, cols = groups. */
@@ -41,21 +41,20 @@ export const previewSchema = z.strictObject({
 
 export const activationKeySchema = z.enum(['attn_input', 'ffn_input']);
 
-/** The singular spectrum of one layer's format activations with the sigmoid mask over it. */
-export const spectrumSchema = z
-  .strictObject({
-    layer: z.int().nonnegative(),
-    key: activationKeySchema,
-    /** σ_i / σ₁, descending. */
-    sigmaRatio: float32Schema,
-    /** w_i = sigmoid(k · (σ_i/σ₁ − τ)). */
-    weights: float32Schema,
-    /** Σ w_i: how many directions are effectively removed. */
-    removedDirections: z.number().nonnegative(),
-    /** ‖Δ'‖² / ‖Δ‖² over the tensors this key projects. */
-    retainedFraction: z.number().min(0).max(1),
-  })
-  .refine((s) => s.weights.length === s.sigmaRatio.length, 'one weight per singular value');
+/**
+ * The singular spectrum of one layer's format activations and what the sigmoid mask at the
+ * request's τ and k keeps of the update. The mask weights w_i = sigmoid(k · (σ_i/σ₁ − τ)) and
+ * Σw are not sent: the UI derives them from sigmaRatio with the shared mask function, so they
+ * follow the τ/k sliders at paint speed instead of waiting for a reply.
+ */
+export const spectrumSchema = z.strictObject({
+  layer: z.int().nonnegative(),
+  key: activationKeySchema,
+  /** σ_i / σ₁, descending. */
+  sigmaRatio: float32Schema,
+  /** ‖Δ'‖² / ‖Δ‖² over the tensors this key projects: needs the preview coefficients, so the engine computes it. */
+  retainedFraction: z.number().min(0).max(1),
+});
 
 const histogramSchema = z
   .strictObject({ edges: float32Schema, counts: float32Schema })

@@ -17,8 +17,8 @@ describe('EngineClient against an EngineHost', () => {
     const pong = await client.call('ping', {});
     expect(pong.protocolVersion).toBe(1);
     const spectrum = await client.call('spectrum', { layer: 1, key: 'ffn_input', tau: 0.03, steepness: 153 });
-    expect(spectrum.weights).toBeInstanceOf(Float32Array);
-    expect([...spectrum.weights]).toEqual([...SAMPLE_RESULTS.spectrum.weights]);
+    expect(spectrum.sigmaRatio).toBeInstanceOf(Float32Array);
+    expect([...spectrum.sigmaRatio]).toEqual([...SAMPLE_RESULTS.spectrum.sigmaRatio]);
   });
 
   it('delivers push events to subscribers until they unsubscribe', async () => {

@@ -38,17 +38,26 @@ export const blockSchema = z.strictObject({
   group: z.string().regex(/^[a-z_]+(\.\d+)?$/, 'must be a group name such as "attention" or "gate.17"'),
 });
 
-/** The stages of the long jobs, named in progress and stageDone events. */
-export const STAGES = [
+/**
+ * The analysis stages in the order they run, each with its own cache (engine/pipeline): what
+ * analyze reports and what a project's stage states list. The one list the engine, the CLI, the
+ * UI and the synthetic engine all use.
+ */
+export const ANALYSIS_STAGES = [
   'targets', // greedy-decode the calibration answers (D_R by Thinking, D_A by Instruct)
-  'delta', // per-tensor statistics of δ = θ_T − θ_I
   'projectors', // format activations and their SVD (GSP)
   'gradients', // g_R and g_A at θ_I, layer by layer
-  'gates', // per-block gate sums and the preview coefficients
+  'gates', // per-block gate sums, δ statistics and the preview coefficients
+] as const;
+
+/** The stages of the long jobs, named in progress and stageDone events. */
+export const STAGES = [
+  ...ANALYSIS_STAGES,
   'verify', // edited weights, measured held-out losses
   'export', // streamed, sharded, atomic write
 ] as const;
 
+export const analysisStageSchema = z.enum(ANALYSIS_STAGES);
 export const stageSchema = z.enum(STAGES);
 
 export const logLevelSchema = z.enum(['debug', 'info', 'warn', 'error']);

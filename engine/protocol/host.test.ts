@@ -113,14 +113,14 @@ describe('EngineHost runs handlers', () => {
     const { exchange } = hostHarness(
       sampleHandlers({
         analyze: async (_params, ctx) => {
-          ctx.emit('progress', { requestId: ctx.requestId, stage: 'delta', fraction: 0.5, etaSeconds: null });
-          ctx.emit('progress', { requestId: ctx.requestId, stage: 'delta', fraction: 2, etaSeconds: null });
+          ctx.emit('progress', { requestId: ctx.requestId, stage: 'gates', fraction: 0.5, etaSeconds: null });
+          ctx.emit('progress', { requestId: ctx.requestId, stage: 'gates', fraction: 2, etaSeconds: null });
           throw new Error('unreachable');
         },
       }),
     );
     const replies = await exchange(JSON.stringify({ id: 4, method: 'analyze', params: { projectDir: '/p', settings: SAMPLE_PARAMS.analyze.settings } }));
-    expect(replies[0]).toEqual({ event: 'progress', payload: { requestId: 4, stage: 'delta', fraction: 0.5, etaSeconds: null } });
+    expect(replies[0]).toEqual({ event: 'progress', payload: { requestId: 4, stage: 'gates', fraction: 0.5, etaSeconds: null } });
     expect(replies[1]).toMatchObject({ id: 4, ok: false, error: { code: 'engine-error' } });
     expect(errorOf(replies[1])?.message).toContain('invalid progress event');
   });

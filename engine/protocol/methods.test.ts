@@ -52,6 +52,13 @@ describe('schemas refuse what the contract does not allow', () => {
     expect(REQUESTS.getGateMetrics.result.safeParse(metrics).success).toBe(false);
   });
 
+  it.each(['delta', 'verify'])('an analysis summary or stage state naming %s, which has no analysis cache', (stage) => {
+    const summary = { ...SAMPLE_RESULTS.analyze, stages: [{ stage, cached: true, seconds: 0 }] };
+    expect(REQUESTS.analyze.result.safeParse(summary).success).toBe(false);
+    const state = { ...SAMPLE_RESULTS.openProject, stages: [{ stage, state: 'cached' }] };
+    expect(REQUESTS.openProject.result.safeParse(state).success).toBe(false);
+  });
+
   it('bulk arrays as plain numbers instead of Float32Array', () => {
     const spectrum = { ...SAMPLE_RESULTS.spectrum, sigmaRatio: [1, 0.1, 0.001] };
     expect(REQUESTS.spectrum.result.safeParse(spectrum).success).toBe(false);

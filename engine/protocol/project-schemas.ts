@@ -1,6 +1,6 @@
 /** A project: the pair, calibration sets, settings and measured points, saved in its folder. */
 import { z } from 'zod';
-import { pathSchema, stageSchema } from './common-schemas.ts';
+import { analysisStageSchema, pathSchema } from './common-schemas.ts';
 import { verifyResultSchema } from './analysis-schemas.ts';
 import { analysisSettingsSchema, craneSettingsSchema } from './settings-schemas.ts';
 
@@ -15,7 +15,7 @@ export const projectFileSchema = z.strictObject({
 
 /** 'stale': cached, but computed with other inputs or analysis settings than the project's now. */
 export const stageStateSchema = z.strictObject({
-  stage: stageSchema,
+  stage: analysisStageSchema,
   state: z.enum(['missing', 'cached', 'stale']),
 });
 

@@ -1,6 +1,8 @@
 /**
- * The project's one seeded PRNG (mulberry32, Box–Muller normals): demo data, training, DARE masks
- * and test fixtures are all reproducible from a seed on any machine.
+ * The project's one seeded PRNG (mulberry32, Box–Muller normals) and string hash (FNV-1a): demo
+ * data, training, DARE masks, test fixtures and the renderer's synthetic engine are all
+ * reproducible from a seed on any machine. Pure and import-free, so engine/protocol.ts can hand
+ * it to the renderer.
  */
 export class SeededRandom {
   private state: number;
@@ -53,4 +55,14 @@ export class SeededRandom {
     for (let i = 0; i < n; i++) out[i] = mean + std * this.normal();
     return out;
   }
+}
+
+/** 32-bit FNV-1a over the UTF-8 bytes of a name: a seed per tensor or layer name. */
+export function hashName(name: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(name)) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
 }

@@ -2,7 +2,7 @@
  * The protocol types the UI uses, named once. Everything comes from engine/protocol.ts, the
  * renderer's only door into engine/ (eslint enforces it).
  */
-import type { Params, Result } from '../../engine/protocol.ts';
+import type { EventPayload, Params, Result } from '../../engine/protocol.ts';
 
 export type {
   CallOptions,
@@ -14,7 +14,7 @@ export type {
   RequestName,
   Result,
 } from '../../engine/protocol.ts';
-export { EngineClient, ProtocolError, STAGES, PROTOCOL_VERSION, connectWebSocket, engineUrl } from '../../engine/protocol.ts';
+export { ANALYSIS_STAGES, EngineClient, ProtocolError, PROTOCOL_VERSION, connectWebSocket, engineUrl, formatBytes, hashName, SeededRandom } from '../../engine/protocol.ts';
 
 export type CraneSettings = Params<'preview'>['settings'];
 export type AnalysisSettings = Params<'analyze'>['settings'];
@@ -25,7 +25,9 @@ export type BlockOverride = CraneSettings['overrides'][number];
 export type ActivationKey = Params<'spectrum'>['key'];
 export type ExportDtype = Params<'export'>['dtype'];
 export type Grouping = CraneSettings['grouping'];
-export type Stage = Result<'analyze'>['stages'][number]['stage'];
+/** Any job's stage (progress events); the analysis stages are the ones a project's cache has. */
+export type Stage = EventPayload<'progress'>['stage'];
+export type AnalysisStage = Result<'analyze'>['stages'][number]['stage'];
 
 export type PairSummary = Result<'openPair'>;
 export type ProjectState = Result<'openProject'>;

@@ -14,9 +14,9 @@ export async function withTempDir<T>(body: (dir: string) => Promise<T>): Promise
   }
 }
 
-/** A safetensors file from a header (object or raw text) and data bytes, with an optional lying length prefix. */
+/** A safetensors file from a header (object, raw text or raw bytes) and data bytes, with an optional lying length prefix. */
 export function rawSafetensors(header: unknown, data: Uint8Array = new Uint8Array(0), lengthPrefix?: bigint): Buffer {
-  const json = Buffer.from(typeof header === 'string' ? header : JSON.stringify(header), 'utf8');
+  const json = Buffer.isBuffer(header) ? header : Buffer.from(typeof header === 'string' ? header : JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(8);
   prefix.writeBigUInt64LE(lengthPrefix ?? BigInt(json.length));
   return Buffer.concat([prefix, json, data]);

@@ -33,7 +33,7 @@ const ANALYSIS = {
 };
 const VERIFIED = { method: CRANE, edited: { reasoning: 1.2, agent: 0.4 }, base: { reasoning: 1.5, agent: 0.41 }, tokens: { reasoning: 900, agent: 300 }, seconds: 12.5 };
 const PROJECT_FILE = { instruct: '/m/instruct', thinking: '/m/thinking', analysis: ANALYSIS, settings: SETTINGS, verified: [VERIFIED] };
-const PROJECT_STATE: Result<'openProject'> = { projectDir: '/p', project: PROJECT_FILE, stages: [{ stage: 'delta', state: 'cached' }, { stage: 'gradients', state: 'stale' }] };
+const PROJECT_STATE: Result<'openProject'> = { projectDir: '/p', project: PROJECT_FILE, stages: [{ stage: 'targets', state: 'cached' }, { stage: 'gradients', state: 'stale' }] };
 
 export const SAMPLE_PARAMS: { readonly [K in RequestName]: Params<K> } = {
   ping: {},
@@ -81,7 +81,7 @@ export const SAMPLE_RESULTS: { readonly [K in RequestName]: Result<K> } = {
     effectiveScale: matrix(2, 3),
     retainedNorm: matrix(2, 3),
   },
-  spectrum: { layer: 1, key: 'ffn_input', sigmaRatio: f32(1, 0.1, 0.001), weights: f32(0.99, 0.97, 0.01), removedDirections: 1.97, retainedFraction: 0.93 },
+  spectrum: { layer: 1, key: 'ffn_input', sigmaRatio: f32(1, 0.1, 0.001), retainedFraction: 0.93 },
   inspectLayer: {
     block: { layer: 0, group: 'gate.17' },
     tensors: [

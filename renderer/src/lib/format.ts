@@ -1,15 +1,4 @@
-/** Number and size formatting shared by the views. */
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(value >= 100 || unit === 0 ? 0 : 1)} ${units[unit]}`;
-}
-
+/** Number and duration formatting shared by the views (byte sizes: formatBytes from the protocol entry). */
 /** Compact significant-digit formatting; exponent form for very small or large magnitudes. */
 export function formatNumber(value: number, digits = 3): string {
   if (!Number.isFinite(value)) return '—';

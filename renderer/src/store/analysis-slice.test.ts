@@ -6,10 +6,10 @@ describe('analysis slice', () => {
     const store = createAppStore();
     const s = () => store.getState();
     s().applyStageStates([
-      { stage: 'delta', state: 'cached' },
+      { stage: 'gates', state: 'cached' },
       { stage: 'gradients', state: 'stale' },
     ]);
-    expect(s().analysis.stages.delta.state).toBe('cached');
+    expect(s().analysis.stages.gates.state).toBe('cached');
     expect(s().analysis.stages.gradients.state).toBe('stale');
     s().analysisStarted();
     s().applyProgress({ requestId: 1, stage: 'projectors', fraction: 0.4, etaSeconds: 30 });

@@ -1,10 +1,7 @@
 /** The analysis job: per-stage progress, ETA, cached/stale state, and the engine's log lines. */
-import type { AnalysisSettings, ErrorInfo, EventPayload, ProjectState, Stage } from '../protocol.ts';
+import { ANALYSIS_STAGES, type AnalysisSettings, type AnalysisStage, type ErrorInfo, type EventPayload, type ProjectState, type Stage } from '../protocol.ts';
 import { DEFAULT_ANALYSIS } from '../lib/presets.ts';
 import type { SliceCreator } from './slice.ts';
-
-export const ANALYSIS_STAGES = ['targets', 'delta', 'projectors', 'gradients', 'gates'] as const satisfies readonly Stage[];
-export type AnalysisStage = (typeof ANALYSIS_STAGES)[number];
 
 export type StageState = 'missing' | 'cached' | 'stale' | 'running' | 'done';
 
@@ -69,7 +66,7 @@ export const createAnalysisSlice: SliceCreator<AnalysisSlice> = (set) => {
     applyStageStates: (stages) =>
       set((s) => {
         const next = { ...s.analysis.stages };
-        for (const { stage, state } of stages) if (isAnalysisStage(stage)) next[stage] = { ...missing, state, fraction: state === 'missing' ? 0 : 1 };
+        for (const { stage, state } of stages) next[stage] = { ...missing, state, fraction: state === 'missing' ? 0 : 1 };
         return { analysis: { ...s.analysis, stages: next } };
       }),
     appendLog: ({ level, message }) =>

@@ -1,13 +1,13 @@
 import { formatSeconds } from '../../lib/format.ts';
-import { ANALYSIS_STAGES, type AnalysisStage, type StageView } from '../../store/analysis-slice.ts';
+import { ANALYSIS_STAGES, type AnalysisStage } from '../../protocol.ts';
+import type { StageView } from '../../store/analysis-slice.ts';
 import { ProgressBar } from '../common/ProgressBar.tsx';
 
 const LABELS: Record<AnalysisStage, string> = {
   targets: 'Calibration targets (greedy decode)',
-  delta: 'δ statistics',
   projectors: 'GSP projectors (format activations, SVD)',
   gradients: 'Gradients g_R, g_A at θ_I',
-  gates: 'Gate sums and preview coefficients',
+  gates: 'Gate sums, δ statistics and preview coefficients',
 };
 
 const STATE_TEXT: Record<StageView['state'], string> = { missing: 'not run', cached: 'cached', stale: 'stale', running: 'running', done: 'done' };

@@ -1,5 +1,5 @@
-import { formatBytes, formatSeconds } from '../../lib/format.ts';
-import type { ExportSummary } from '../../protocol.ts';
+import { formatSeconds } from '../../lib/format.ts';
+import { formatBytes, type ExportSummary } from '../../protocol.ts';
 
 export function ExportSummaryView({ summary }: { summary: ExportSummary }) {
   return (

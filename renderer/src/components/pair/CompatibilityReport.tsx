@@ -1,6 +1,5 @@
 /** The pair report: both checkpoints side by side, the verdict, findings and mismatches. */
-import { formatBytes } from '../../lib/format.ts';
-import type { PairSummary } from '../../protocol.ts';
+import { formatBytes, type PairSummary } from '../../protocol.ts';
 import { MismatchList } from './MismatchList.tsx';
 
 export function CompatibilityReport({ summary }: { summary: PairSummary }) {

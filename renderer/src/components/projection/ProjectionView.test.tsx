@@ -39,7 +39,7 @@ describe('<ProjectionView>', () => {
     const { store } = renderWithStore(<ProjectionView />);
     act(() => {
       store.getState().select({ layer: 2, group: 'attention' });
-      store.getState().setSpectrum(ready({ layer: 2, key: 'attn_input', sigmaRatio, weights: new Float32Array(6), removedDirections: 0, retainedFraction: 0.81 }));
+      store.getState().setSpectrum(ready({ layer: 2, key: 'attn_input', sigmaRatio, retainedFraction: 0.81 }));
     });
     const expected = Array.from(sigmaRatio).reduce((a, r) => a + maskWeight(r, tau, k), 0);
     const stats = screen.getByTestId('projection-stats').textContent ?? '';

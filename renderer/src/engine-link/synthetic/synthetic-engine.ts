@@ -3,14 +3,13 @@
  * cancel like the real engine, instant ones answer on the next task.
  */
 import type { CallOptions, EventName, EventPayload, Params, RequestName, Result } from '../../protocol.ts';
-import { PROTOCOL_VERSION, ProtocolError } from '../../protocol.ts';
+import { ANALYSIS_STAGES, PROTOCOL_VERSION, ProtocolError } from '../../protocol.ts';
 import type { EngineApi } from '../engine-api.ts';
 import { syntheticLayerView } from './synthetic-layer-view.ts';
 import { SyntheticModel, type SyntheticShape } from './synthetic-model.ts';
 import { syntheticPair } from './synthetic-pair.ts';
 
 type Listener = (payload: never) => void;
-const ANALYSIS_STAGES = ['targets', 'delta', 'projectors', 'gradients', 'gates'] as const;
 
 export class SyntheticEngine implements EngineApi {
   private readonly model: SyntheticModel;

@@ -1,6 +1,5 @@
 /** Synthetic side-by-side tensors: small random θ_I/θ_T matrices and the edit a method makes of them. */
-import type { Block, LayerView, MergeMethod, TensorView } from '../../protocol.ts';
-import { gaussian, hashString, seededRandom } from './seeded-random.ts';
+import { hashName, SeededRandom, type Block, type LayerView, type MergeMethod, type TensorView } from '../../protocol.ts';
 
 const ROWS = 48;
 const COLS = 64;
@@ -48,7 +47,8 @@ function methodScale(method: MergeMethod, gate: number): { scale: number; keep: 
 }
 
 function tensorView(name: string, method: MergeMethod, gate: number, bins: number, mapSize: number, projected: boolean): TensorView {
-  const normal = gaussian(seededRandom(hashString(name)));
+  const random = new SeededRandom(hashName(name));
+  const normal = () => random.normal();
   const instruct = new Float32Array(ROWS * COLS).map(() => 0.05 * normal());
   const delta = new Float32Array(ROWS * COLS).map((_, i) => 0.004 * normal() * (1 + 2 * Math.exp(-(((i % COLS) - 20) ** 2) / 40)));
   const thinking = instruct.map((v, i) => v + (delta[i] ?? 0));

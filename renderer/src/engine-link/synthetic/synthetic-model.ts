@@ -4,8 +4,8 @@
  * Every view labels synthetic data as such.
  */
 import type { ActivationKey, CraneSettings, GateMetrics, Grouping, Matrix, Params, Preview, Spectrum } from '../../protocol.ts';
+import { SeededRandom } from '../../protocol.ts';
 import { maskWeight } from '../../lib/sigmoid-mask.ts';
-import { gaussian, seededRandom } from './seeded-random.ts';
 
 export interface SyntheticShape {
   readonly layers: number;
@@ -38,8 +38,8 @@ export class SyntheticModel {
     const groups = groupsFor(this.shape, grouping);
     const rows = this.shape.layers;
     const cols = groups.length;
-    const random = seededRandom(grouping === 'coarse' ? 11 : 12);
-    const normal = gaussian(random);
+    const random = new SeededRandom(grouping === 'coarse' ? 11 : 12);
+    const normal = () => random.normal();
     const m = () => ({ rows, cols, values: new Float32Array(rows * cols) });
     const out: GateMetrics = { layers: rows, groups, gate: m(), sumReasoning: m(), sumAgent: m(), conflictShare: m(), relativeDelta: m() };
     const ref = groups.findIndex((g) => g === 'ffn' || g === 'expert' || g.startsWith('gate'));
@@ -66,7 +66,7 @@ export class SyntheticModel {
     const id = `${layer}:${key}`;
     const cached = this.spectra.get(id);
     if (cached !== undefined) return cached;
-    const decay = 1.3 + 0.9 * seededRandom(layer * 2 + (key === 'attn_input' ? 0 : 1))();
+    const decay = 1.3 + 0.9 * new SeededRandom(layer * 2 + (key === 'attn_input' ? 0 : 1)).next();
     const values: number[] = [];
     for (let i = 0; i < RANK; i++) {
       const r = (i + 1) ** -decay;
@@ -93,9 +93,7 @@ export class SyntheticModel {
 
   spectrum({ layer, key, tau, steepness }: Params<'spectrum'>): Spectrum {
     const sigmaRatio = this.sigmaRatio(Math.min(layer, this.shape.layers - 1), key);
-    const weights = sigmaRatio.map((r) => maskWeight(r, tau, steepness));
-    const removedDirections = weights.reduce((a, b) => a + b, 0);
-    return { layer, key, sigmaRatio, weights, removedDirections, retainedFraction: 1 - this.removedEnergy(layer, key, tau, steepness) };
+    return { layer, key, sigmaRatio, retainedFraction: 1 - this.removedEnergy(layer, key, tau, steepness) };
   }
 
   preview(settings: CraneSettings, alphas: number[]): Preview {

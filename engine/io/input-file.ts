@@ -1,0 +1,116 @@
+/**
+ * Opening and reading a checkpoint's input files so that nothing about them can hang, crash or
+ * silently alter the engine.
+ *
+ *   openRegularFile(path) → FileHandle      refuses folders, FIFOs, sockets and devices
+ *   readTextFile(path) → string              a regular file, at most MAX_TEXT_FILE_BYTES, strict UTF-8
+ *   readJsonObject(path, code) → object      readTextFile + JSON.parse, top level must be an object
+ *   decodeUtf8(path, bytes, what) → string   invalid UTF-8 is an error, never replaced with U+FFFD
+ *
+ * The file is opened non-blocking and its type checked on the open handle (fstat), not by a
+ * stat before the open: opening a FIFO for reading otherwise blocks until a writer appears (a
+ * hang that no timeout can end, since it holds a libuv thread), and the checked file is the one
+ * that is read. Every failure is a CheckpointError naming the file.
+ */
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { CheckpointError, type CheckpointErrorCode } from './checkpoint-error.ts';
+
+/** config.json, the index and tokenizer files are metadata: a real tokenizer.json is ~10 MB. */
+export const MAX_TEXT_FILE_BYTES = 256 * 1024 * 1024;
+
+// O_NONBLOCK is POSIX-only (undefined on Windows, where a FIFO cannot appear under a file name).
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+export async function openRegularFile(path: string): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, OPEN_FLAGS);
+  } catch (error) {
+    throw readError(path, error);
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      const kind = stats.isDirectory() ? 'a folder' : stats.isFIFO() ? 'a FIFO (named pipe)' : stats.isSocket() ? 'a socket' : 'a device';
+      throw new CheckpointError('not-a-file', path, `is ${kind}, not a regular file`);
+    }
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw error instanceof CheckpointError ? error : readError(path, error);
+  }
+}
+
+export async function readTextFile(path: string): Promise<string> {
+  const handle = await openRegularFile(path);
+  try {
+    const { size } = await handle.stat();
+    if (size > MAX_TEXT_FILE_BYTES) {
+      throw new CheckpointError('io', path, `is ${size} bytes; config and tokenizer files are at most ${MAX_TEXT_FILE_BYTES}`);
+    }
+    const bytes = await handle.readFile().catch((error: unknown) => { throw readError(path, error); });
+    return decodeUtf8(path, bytes, 'file');
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function readJsonObject(path: string, code: CheckpointErrorCode): Promise<Record<string, unknown>> {
+  const text = await readTextFile(path);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new CheckpointError(code, path, `is not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new CheckpointError(code, path, 'is not a JSON object');
+  return json as Record<string, unknown>;
+}
+
+// ignoreBOM keeps a leading BOM in the text, so JSON parsing refuses it as the reference
+// loaders (Rust safetensors, Python json) do, instead of silently dropping it.
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+export function decodeUtf8(path: string, bytes: Uint8Array, what: string): string {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    throw new CheckpointError('encoding', path, `${what} is not valid UTF-8 (byte ${firstInvalidUtf8(bytes)})`);
+  }
+}
+
+/**
+ * Offset at which a streaming strict decoder first fails: chunks find the failing chunk, then
+ * that chunk is fed byte by byte (only on the error path, so the cost does not matter).
+ */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  const CHUNK = 65536;
+  const strict = () => new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  let chunkStart = 0;
+  const scan = strict();
+  try {
+    for (; chunkStart < bytes.length; chunkStart += CHUNK) scan.decode(bytes.subarray(chunkStart, chunkStart + CHUNK), { stream: true });
+    // Every chunk decoded: only the end of the input (a cut multi-byte character) is invalid.
+    return bytes.length;
+  } catch {
+    const exact = strict();
+    exact.decode(bytes.subarray(0, chunkStart), { stream: true });
+    for (let i = chunkStart; i < bytes.length; i++) {
+      try {
+        exact.decode(bytes.subarray(i, i + 1), { stream: true });
+      } catch {
+        return i;
+      }
+    }
+    return bytes.length;
+  }
+}
+
+function readError(path: string, error: unknown): CheckpointError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return new CheckpointError('not-found', path, 'file not found');
+  if (code === 'EACCES' || code === 'EPERM') return new CheckpointError('io', path, 'permission denied while reading');
+  if (code === 'EISDIR') return new CheckpointError('not-a-file', path, 'is a folder, not a regular file');
+  return new CheckpointError('io', path, `read failed: ${(error as Error).message}`);
+}
