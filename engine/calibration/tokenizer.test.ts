@@ -105,6 +105,24 @@ describe('ModelTokenizer', () => {
     expect(other.encode('<tool_call>')).toEqual([find('<tool_call>')]);
   });
 
+  it('loads a sparse vocabulary in time proportional to its tokens, and refuses ids that are not non-negative integers', () => {
+    const withId = (id: unknown, where: 'vocab' | 'added') => {
+      const json = structuredClone(built.tokenizerJson) as { model: { vocab: Record<string, unknown> }; added_tokens: { id: unknown }[] };
+      if (where === 'vocab') json.model.vocab['Ġweather'] = id;
+      else (json.added_tokens[0] as { id: unknown }).id = id;
+      return () => ModelTokenizer.fromContents({ tokenizerJson: json as never, tokenizerConfig: built.tokenizerConfig });
+    };
+    // The library's get_vocab walks an array up to the largest id: this load used to hang.
+    const sparse = withId(2 ** 31, 'vocab')();
+    expect(sparse.vocabSize).toBe(2 ** 31 + 1);
+    expect(() => sparse.assertIdsBelow(tokenizer.vocabSize, 'the embedding')).toThrow(`tokenizer.json: token "Ġweather" has id ${2 ** 31}, outside the embedding (${tokenizer.vocabSize} rows`);
+    expect(() => tokenizer.assertIdsBelow(tokenizer.vocabSize, 'the embedding')).not.toThrow();
+    for (const bad of [-1, 1.5, '7', 2 ** 53, null]) {
+      expect(withId(bad, 'vocab')).toThrow(`tokenizer.json: model.vocab gives token "Ġweather" the id ${JSON.stringify(bad)}; token ids must be non-negative integers`);
+    }
+    expect(withId(-3, 'added')).toThrow(`tokenizer.json: added_tokens[0] gives token "${added[0]?.content ?? ''}" the id -3`);
+  });
+
   it('reports missing tokens with the file name', () => {
     expect(tokenizer.tokenId('<|fim_prefix|>')).toBeUndefined();
     expect(() => tokenizer.requireTokenId('<|fim_prefix|>')).toThrow('tokenizer.json: has no token "<|fim_prefix|>"');

@@ -11,11 +11,14 @@
  *   `specialTokenIds()` → every added token marked `special: true` (the lm_head rows CRANE resets).
  *   `tokenBytes(id)` → the exact UTF-8 bytes a token stands for (to rebuild offsets; the library
  *     has none).
+ *   `assertIdsBelow(rows, embedding)` → refuses ids the model's embedding has no row for.
+ * Loading refuses ids that are not non-negative integers (token-ids.ts).
  * Ids are never hard-coded: checkpoints of one family can and do number their added tokens differently.
  */
 import { Tokenizer } from '@huggingface/tokenizers';
 import { fromByteLevel } from './byte-level.ts';
 import { CalibrationError } from './calibration-error.ts';
+import { scanTokenIds, type HighestToken } from './token-ids.ts';
 import {
   readTokenizerSource,
   tokenizerSourceFromContents,
@@ -60,14 +63,13 @@ export class ModelTokenizer {
   private constructor(
     private readonly inner: Tokenizer,
     readonly source: TokenizerSource,
+    private readonly highestToken: HighestToken | undefined,
   ) {
     this.addedTokens = [...inner.get_added_tokens_decoder().values()]
       .map((t) => ({ id: t.id, content: t.content, special: t.special }))
       .sort((a, b) => a.id - b.id);
     this.addedById = new Map(this.addedTokens.map((t) => [t.id, t]));
-    let maxId = -1;
-    for (const id of inner.get_vocab(true).values()) maxId = Math.max(maxId, id);
-    this.vocabSize = maxId + 1;
+    this.vocabSize = (highestToken?.id ?? -1) + 1;
     this.byteLevel = usesByteLevelDecoder(source.tokenizerJson['decoder']);
     const config = source.tokenizerConfig;
     this.addsSpecialTokensByDefault = config['add_bos_token'] === true || config['add_eos_token'] === true;
@@ -78,13 +80,14 @@ export class ModelTokenizer {
     if (typeof model !== 'object' || model === null) {
       throw new CalibrationError('tokenizer', source.labels.tokenizerJson, 'has no "model" object');
     }
+    const { highest } = scanTokenIds(source.tokenizerJson, source.labels.tokenizerJson);
     let inner: Tokenizer;
     try {
       inner = new Tokenizer(source.tokenizerJson, source.tokenizerConfig);
     } catch (error) {
       throw new CalibrationError('tokenizer', source.labels.tokenizerJson, `cannot be loaded (${(error as Error).message})`);
     }
-    return new ModelTokenizer(inner, source);
+    return new ModelTokenizer(inner, source, highest);
   }
 
   static async load(dir: string): Promise<ModelTokenizer> {
@@ -93,6 +96,18 @@ export class ModelTokenizer {
 
   static fromContents(contents: TokenizerContents): ModelTokenizer {
     return ModelTokenizer.fromSource(tokenizerSourceFromContents(contents));
+  }
+
+  /**
+   * Refuses a tokenizer with ids that are not rows of the model's embedding (`rows` of them,
+   * `embedding` says whose): the runtime would fail mid-run, an edit would address rows that do
+   * not exist.
+   */
+  assertIdsBelow(rows: number, embedding: string): void {
+    const highest = this.highestToken;
+    if (highest === undefined || highest.id < rows) return;
+    throw new CalibrationError('tokenizer', this.source.labels.tokenizerJson,
+      `token ${JSON.stringify(highest.content)} has id ${highest.id}, outside ${embedding} (${rows} rows, ids 0…${rows - 1})`);
   }
 
   get config(): JsonObject {

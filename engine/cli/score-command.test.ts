@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeTokenizerFiles } from '../calibration/build-tokenizer.ts';
@@ -6,6 +6,7 @@ import { ChatTemplate } from '../calibration/chat-template.ts';
 import { tokenizeChat } from '../calibration/chat-tokens.ts';
 import { loadTestTokenizer, testTokenizer } from '../calibration/testing/fixture.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
+import { writeSafetensors } from '../io/safetensors-writer.ts';
 import { withTempDir } from '../io/testing/fixtures.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import { writeTinyCheckpoint } from '../model/testing/tiny-checkpoint.ts';
@@ -32,6 +33,29 @@ async function checkpointWithTokenizer(dir: string): Promise<string> {
   await writeTinyCheckpoint({ vocab: tokenizer.vocabSize, seed: 7 }, dir);
   await writeTokenizerFiles(dir, await testTokenizer());
   return dir;
+}
+
+/** The test tokenizer with token `content` renumbered to `id` (the model keeps its rows). */
+async function renumberToken(dir: string, content: string, id: number): Promise<void> {
+  const { tokenizerJson, tokenizerConfig } = await testTokenizer();
+  const json = structuredClone(tokenizerJson) as { model: { vocab: Record<string, number> } };
+  json.model.vocab[content] = id;
+  await writeFile(join(dir, 'tokenizer.json'), JSON.stringify(json));
+  await writeFile(join(dir, 'tokenizer_config.json'), JSON.stringify(tokenizerConfig));
+}
+
+/** Rewrites the checkpoint's model.safetensors with `value` at index 5 of tensor `name`. */
+async function poisonWeight(dir: string, name: string, value: number): Promise<void> {
+  const checkpoint = await Checkpoint.open(dir);
+  const tensors = [];
+  for (const t of checkpoint.tensors.values()) {
+    const data = await checkpoint.readFloat32(t.name);
+    if (t.name === name) data[5] = value;
+    tensors.push({ spec: { name: t.name, dtype: 'F32' as const, shape: t.shape }, data });
+  }
+  await checkpoint.close();
+  await rm(join(dir, 'model.safetensors'));
+  await writeSafetensors(join(dir, 'model.safetensors'), tensors);
 }
 
 /** Independent route: full logits, then the masked cross-entropy computed here in float64. */
@@ -100,6 +124,44 @@ describe('crane score', () => {
       const { code, err } = await runCli(['score', dir, data]);
       expect(code).toBe(1);
       expect(err).toContain(`${data}:2`);
+    });
+  });
+
+  it('refuses, in one line naming tokenizer.json and the token, ids the embedding has no row for', async () => {
+    await withTempDir(async (root) => {
+      const dir = await checkpointWithTokenizer(join(root, 'model'));
+      const data = join(root, 'chats.jsonl');
+      await writeFile(data, `${JSON.stringify(CHATS[0])}\n`);
+      const rows = (await loadTestTokenizer()).vocabSize;
+      // 2³¹ made loading hang (a loop up to the largest id); `rows` is one past the embedding.
+      for (const id of [2 ** 31, rows]) {
+        await renumberToken(dir, 'Ġweather', id);
+        const { code, out, err } = await runCli(['score', dir, data]);
+        expect(code).toBe(1);
+        expect(out).toBe('');
+        expect(err).toBe(`crane score: ${join(dir, 'tokenizer.json')}: token "Ġweather" has id ${id}, outside the embedding model.embed_tokens.weight of ${dir} (${rows} rows, ids 0…${rows - 1})`);
+      }
+      await renumberToken(dir, 'Ġweather', -1);
+      const negative = await runCli(['score', dir, data]);
+      expect(negative.code).toBe(1);
+      expect(negative.err).toBe(`crane score: ${join(dir, 'tokenizer.json')}: model.vocab gives token "Ġweather" the id -1; token ids must be non-negative integers`);
+    });
+  });
+
+  it('refuses NaN and Inf weights like analyze and merge, naming shard and tensor, and prints no scores', async () => {
+    await withTempDir(async (root) => {
+      const dir = await checkpointWithTokenizer(join(root, 'model'));
+      const data = join(root, 'chats.jsonl');
+      await writeFile(data, `${JSON.stringify(CHATS[0])}\n`);
+      for (const value of [Number.NaN, Number.NEGATIVE_INFINITY]) {
+        await poisonWeight(dir, 'model.layers.1.self_attn.v_proj.weight', value);
+        const { code, out, err } = await runCli(['score', dir, data, '--json']);
+        expect(code).toBe(1);
+        expect(out).toBe('');
+        expect(err).toContain(join(dir, 'model.safetensors'));
+        expect(err).toContain('model.layers.1.self_attn.v_proj.weight');
+        expect(err).toContain(`contains ${value} at flat index 5; nothing was scored`);
+      }
     });
   });
 });

@@ -7,9 +7,10 @@ import { parseArgs } from 'node:util';
 import { readChatJsonl } from '../calibration/chat-dataset.ts';
 import { ChatTemplate } from '../calibration/chat-template.ts';
 import { tokenizeChat, type TokenizedChat } from '../calibration/chat-tokens.ts';
-import { ModelTokenizer } from '../calibration/tokenizer.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM, type CausalLM } from '../model/causal-lm.ts';
+import { loadCheckpointTokenizer } from '../pipeline/checkpoint-tokenizer.ts';
+import { assertFiniteWeights } from '../model/finite-weights.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { UsageError, type CliCommand, type CliIo } from './command.ts';
 import { formatTable } from './format.ts';
@@ -20,7 +21,9 @@ Scores a checkpoint on chats: for each line of DATA.jsonl ({"messages": [...], "
 OpenAI-style fields) the chat is rendered with the checkpoint's chat template and tokenized,
 and the mean next-token cross-entropy over the assistant turns' tokens (their content, tool
 calls and end-of-turn token; not the prompt) is reported with the number of target tokens.
-The last line is the mean over chats.
+The last line is the mean over chats. Before anything is scored the tokenizer's ids are checked
+against the model's embedding and every weight is checked to be finite (NaN/Inf are refused,
+naming shard and tensor).
 
 Options:
   --json           machine-readable output
@@ -55,12 +58,14 @@ export const scoreCommand: CliCommand = {
     const logitRows = values.logits === undefined ? 0 : positiveInt(values.logits, '--logits');
     const maxTokens = values['max-tokens'] === undefined ? undefined : positiveInt(values['max-tokens'], '--max-tokens');
     const chats = await readChatJsonl(data);
-    const tokenizer = await ModelTokenizer.load(dir);
-    const template = ChatTemplate.fromTokenizer(tokenizer);
-    const tokenized = chats.map((chat) => tokenizeChat(chat, tokenizer, template, { label: `${data}:${chat.line}`, ...(maxTokens === undefined ? {} : { maxTokens }) }));
-    await initBackend();
     const checkpoint = await Checkpoint.open(dir);
     try {
+      const tokenizer = await loadCheckpointTokenizer(checkpoint);
+      const template = ChatTemplate.fromTokenizer(tokenizer);
+      const tokenized = chats.map((chat) => tokenizeChat(chat, tokenizer, template, { label: `${data}:${chat.line}`, ...(maxTokens === undefined ? {} : { maxTokens }) }));
+      // Same refusal as analyze and merge: one NaN weight would make every loss NaN, exit 0.
+      await assertFiniteWeights([checkpoint], { outcome: 'nothing was scored' });
+      await initBackend();
       // One model for both passes: its embedding is read from disk once.
       const model = loadCausalLM(checkpoint);
       const scores = await scoreChats(model, tokenized, chats.map((c) => c.line), batchSize, io);

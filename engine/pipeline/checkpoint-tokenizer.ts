@@ -1,0 +1,42 @@
+/**
+ * A checkpoint's tokenizer, checked against the checkpoint's own embedding.
+ *
+ *   await loadCheckpointTokenizer(checkpoint | dir) → ModelTokenizer
+ *
+ * Every token id must be a row of `model.embed_tokens.weight` and below config.json's vocab_size
+ * (the runtime reads the embedding as [vocab_size, hidden]; an edit blends rows by id). A
+ * tokenizer that numbers a token past them is refused here, at load, with one line naming
+ * tokenizer.json and the token — not later as a RangeError from inside a forward pass or an edit.
+ * Only headers are looked at; no weight is read.
+ */
+import { ModelTokenizer } from '../calibration/tokenizer.ts';
+import { Checkpoint } from '../io/checkpoint.ts';
+import { EMBED_NAME, type WeightSource } from '../model/weights.ts';
+
+type CheckpointHeaders = Pick<WeightSource, 'dir' | 'config' | 'tensors'>;
+
+export async function loadCheckpointTokenizer(checkpoint: CheckpointHeaders | string): Promise<ModelTokenizer> {
+  if (typeof checkpoint === 'string') {
+    const opened = await Checkpoint.open(checkpoint);
+    try {
+      return await loadCheckpointTokenizer(opened);
+    } finally {
+      await opened.close();
+    }
+  }
+  const tokenizer = await ModelTokenizer.load(checkpoint.dir);
+  const { rows, embedding } = embeddingRows(checkpoint);
+  if (rows !== undefined) tokenizer.assertIdsBelow(rows, embedding);
+  return tokenizer;
+}
+
+/** The fewest rows any consumer of token ids has: the embedding tensor's and config.json's vocab_size. */
+function embeddingRows(checkpoint: CheckpointHeaders): { rows: number | undefined; embedding: string } {
+  const tensorRows = checkpoint.tensors.get(EMBED_NAME)?.shape[0];
+  const vocabSize = checkpoint.config['vocab_size'];
+  const configRows = typeof vocabSize === 'number' && Number.isSafeInteger(vocabSize) && vocabSize > 0 ? vocabSize : undefined;
+  if (tensorRows !== undefined && (configRows === undefined || tensorRows <= configRows)) {
+    return { rows: tensorRows, embedding: `the embedding ${EMBED_NAME} of ${checkpoint.dir}` };
+  }
+  return { rows: configRows, embedding: `vocab_size of ${checkpoint.dir}/config.json` };
+}
