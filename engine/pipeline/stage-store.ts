@@ -14,6 +14,7 @@
  * was interrupted: it is never read as a result (a stage may keep its own resumable progress
  * inside it, see gradient-store.ts).
  */
+import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { canonicalJson } from '../io/tokenizer-files.ts';
@@ -63,10 +64,16 @@ export async function openStage(dir: string, key: StageKey): Promise<'resumed' |
   return 'fresh';
 }
 
+/** Each call has its own temp name: concurrent writers of one file all succeed, the last rename wins. */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  const temp = `${path}.partial`;
-  await writeFile(temp, data);
-  await rename(temp, path);
+  const temp = `${path}.${randomUUID()}.partial`;
+  try {
+    await writeFile(temp, data);
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
 }
 
 /** Through JSON, so what is compared is what a marker can store (no undefined, no Map). */
