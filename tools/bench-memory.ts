@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { formatBytes } from '../engine/util/format-bytes.ts';
+import { formatBytes } from '../engine/protocol/format-bytes.ts';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { writeCheckpoint } from '../engine/io/checkpoint-writer.ts';
 import type { TensorSpec } from '../engine/io/tensor-encoding.ts';

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { loadCausalLM } from '../engine/model/causal-lm.ts';
 import type { ModelSpec } from '../engine/model/config.ts';
-import { SeededRandom } from '../engine/util/seeded-random.ts';
+import { SeededRandom } from '../engine/protocol/seeded-random.ts';
 import { writeTinyCheckpoint } from '../engine/model/testing/tiny-checkpoint.ts';
 import { initBackend } from '../engine/tensor/backend.ts';
 import { measureMatmulGflops } from '../engine/tensor/matmul-bench.ts';

@@ -1,4 +1,4 @@
-/** Plain-text tables for the CLI (byte sizes: engine/util/format-bytes.ts, shared with the UI). */
+/** Plain-text tables for the CLI (byte sizes: engine/protocol/format-bytes.ts, shared with the UI). */
 
 /** Left-aligned columns; the last column is not padded. */
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { comparePair, type PairReport } from '../io/pair-report.ts';
 import { checkpointSummary, tensorRows } from '../handlers/checkpoint-views.ts';
-import { formatBytes } from '../util/format-bytes.ts';
+import { formatBytes } from '../protocol/format-bytes.ts';
 import { UsageError, type CliCommand } from './command.ts';
 import { formatTable } from './format.ts';
 

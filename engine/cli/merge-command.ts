@@ -13,7 +13,7 @@ import { CheckpointError } from '../io/checkpoint-error.ts';
 import { editMethodFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP, exportDtypeFromFlag, parseByteSize, type EditFlagValues } from './cli-settings.ts';
 import { tokenRowsOf } from '../pipeline/edit-method.ts';
 import { resolveArtifactsDir } from '../pipeline/pipeline-folder.ts';
-import { formatBytes } from '../util/format-bytes.ts';
+import { formatBytes } from '../protocol/format-bytes.ts';
 import { UsageError, type CliCommand, type CliIo } from './command.ts';
 
 const HELP = `Usage: crane merge INSTRUCT THINKING --out DIR [--method M] [--analysis DIR] [settings] [--dtype D] [--shard-size S]

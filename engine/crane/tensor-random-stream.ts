@@ -7,7 +7,7 @@
  * The stream is mulberry32 (SeededRandom) seeded with a splitmix-style mix of (seed,
  * FNV-1a(name)), so neighbouring seeds and similar names do not give correlated streams.
  */
-import { hashName, SeededRandom } from '../util/seeded-random.ts';
+import { hashName, SeededRandom } from '../protocol/seeded-random.ts';
 
 export function uniformStream(seed: number, name: string): () => number {
   const rng = new SeededRandom(mix32((seed >>> 0) ^ mix32(hashName(name))));

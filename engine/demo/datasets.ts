@@ -4,7 +4,7 @@
  * never occur in any training chat.
  */
 import type { Chat, ChatMessage } from '../calibration/chat-schema.ts';
-import { SeededRandom } from '../util/seeded-random.ts';
+import { SeededRandom } from '../protocol/seeded-random.ts';
 import { reply, type ReplyStyle } from './styles.ts';
 import { TASK_MAKERS, toolResult, type DemoTask, type TaskFamily } from './tasks.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { calibrationSets, evalTasks, promptKey, trainingChats } from './datasets.ts';
-import { SeededRandom } from '../util/seeded-random.ts';
+import { SeededRandom } from '../protocol/seeded-random.ts';
 import { parseToolCall, scoreReply } from './scoring.ts';
 import { reply, THINKING_SLOPPY_TOOL_RATE } from './styles.ts';
 import { arithmeticTask, lookupTask, toolTask, type DemoTask } from './tasks.ts';

@@ -4,7 +4,7 @@
  * are sloppy part of the time (the "weaker tool-format discipline" CRANE must not inherit).
  */
 import type { ChatMessage } from '../calibration/chat-schema.ts';
-import type { SeededRandom } from '../util/seeded-random.ts';
+import type { SeededRandom } from '../protocol/seeded-random.ts';
 import type { DemoTask, Expectation } from './tasks.ts';
 
 export type ReplyStyle = 'instruct' | 'thinking';

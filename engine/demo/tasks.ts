@@ -5,7 +5,7 @@
  * easy to produce one small step at a time.
  */
 import type { ChatMessage, Tool } from '../calibration/chat-schema.ts';
-import type { SeededRandom } from '../util/seeded-random.ts';
+import type { SeededRandom } from '../protocol/seeded-random.ts';
 import { CITIES, DEMO_TOOLS, ITEMS, toolDefinition, WEATHER, type DemoToolDef } from './tools.ts';
 
 export type TaskFamily = 'arithmetic' | 'lookup' | 'tool' | 'chat';

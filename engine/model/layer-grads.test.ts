@@ -10,7 +10,7 @@ import { initBackend } from '../tensor/backend.ts';
 import { loadCausalLM } from './causal-lm.ts';
 import { HEAD_GRADS_LAYER, type LossSequence } from './layer-grads.ts';
 import { perturbed, withOverrides } from './testing/override-source.ts';
-import { SeededRandom } from '../util/seeded-random.ts';
+import { SeededRandom } from '../protocol/seeded-random.ts';
 import { writeTinyCheckpoint, type TinyModelOptions } from './testing/tiny-checkpoint.ts';
 import { wholeGraphGrads } from './testing/whole-graph.ts';
 import type { WeightSource } from './weights.ts';

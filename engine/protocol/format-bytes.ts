@@ -1,8 +1,8 @@
 /**
  * Byte counts for people, in binary units with three significant digits: "512 B", "1.50 KiB",
  * "12.3 MiB", "118 GiB". The CLI and the UI print sizes with this one function, so a checkpoint
- * reads the same in `crane inspect` and in the studio. Pure, so engine/protocol.ts hands it to
- * the renderer.
+ * reads the same in `crane inspect` and in the studio (it sits on the protocol floor, which the
+ * renderer bundles).
  */
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
 

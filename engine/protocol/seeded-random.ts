@@ -1,8 +1,8 @@
 /**
  * The project's one seeded PRNG (mulberry32, Box–Muller normals) and string hash (FNV-1a): demo
  * data, training, DARE masks, test fixtures and the renderer's synthetic engine are all
- * reproducible from a seed on any machine. Pure and import-free, so engine/protocol.ts can hand
- * it to the renderer.
+ * reproducible from a seed on any machine. It sits on the protocol floor — Node-free, below every
+ * engine folder and bundled into the renderer — so one definition serves both.
  */
 export class SeededRandom {
   private state: number;

@@ -11,7 +11,7 @@ import { writeSafetensors } from '../../io/safetensors-writer.ts';
 import type { TensorSpec } from '../../io/tensor-encoding.ts';
 import { parseModelSpec, type ArchitectureFamily } from '../config.ts';
 import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME, layerParamShapes, layerTensorName } from '../weights.ts';
-import { SeededRandom } from '../../util/seeded-random.ts';
+import { SeededRandom } from '../../protocol/seeded-random.ts';
 
 export interface TinyModelOptions {
   readonly family?: ArchitectureFamily;

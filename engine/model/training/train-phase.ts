@@ -2,7 +2,7 @@
  * One training phase (pre-training or a fine-tune): AdamW over shuffled packed windows with a
  * warm-up + cosine schedule. Deterministic for a given seed on a given backend.
  */
-import { SeededRandom } from '../../util/seeded-random.ts';
+import { SeededRandom } from '../../protocol/seeded-random.ts';
 import type { LossSequence } from '../layer-grads.ts';
 import { AdamW, cosineSchedule, type AdamWOptions } from './adamw.ts';
 import type { TrainableModel } from './trainable-model.ts';

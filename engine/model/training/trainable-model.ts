@@ -4,7 +4,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { TensorSpec } from '../../io/tensor-encoding.ts';
-import { SeededRandom } from '../../util/seeded-random.ts';
+import { SeededRandom } from '../../protocol/seeded-random.ts';
 import { parseModelSpec, type ModelSpec } from '../config.ts';
 import type { LossSequence } from '../layer-grads.ts';
 import { allParamShapes, wholeModelLoss } from '../whole-model.ts';

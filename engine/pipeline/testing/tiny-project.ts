@@ -10,7 +10,7 @@ import { loadTestTokenizer, testTokenizer } from '../../calibration/testing/fixt
 import { Checkpoint } from '../../io/checkpoint.ts';
 import { writeSafetensors } from '../../io/safetensors-writer.ts';
 import { writeTinyCheckpoint, type TinyModelOptions } from '../../model/testing/tiny-checkpoint.ts';
-import { SeededRandom } from '../../util/seeded-random.ts';
+import { SeededRandom } from '../../protocol/seeded-random.ts';
 import { defaultAnalysisSettings, type PipelineSettings } from '../analysis-settings.ts';
 
 const WEATHER_TOOL = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
