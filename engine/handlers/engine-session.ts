@@ -12,15 +12,15 @@
  * The loaded analysis is dropped whenever the project's pair changes or an analysis run ends,
  * so no view is ever computed from another pair's cache.
  */
-import { mkdir } from 'node:fs/promises';
 import type { AnalysisArtifacts } from '../analysis/analysis-store.ts';
 import { InstantPreview } from '../analysis/preview.ts';
 import { ModelTokenizer } from '../calibration/tokenizer.ts';
-import type { TokenRows } from '../crane/special-tensors.ts';
+import type { TokenRows } from '../protocol/settings-schemas.ts';
 import { tokenRowsOf } from '../pipeline/edit-method.ts';
 import { loadPipelineAnalysis, pipelinePaths, type PipelineRecord } from '../pipeline/pipeline-folder.ts';
 import { ProtocolError } from '../protocol/errors.ts';
-import { newProject, readProjectFile, writeProjectFile, type StoredProject } from '../project/project-file.ts';
+import { newProject, readProjectFile, type StoredProject } from '../project/project-file.ts';
+import { saveProjectFolder } from '../project/project-folder.ts';
 import { projectPaths } from '../project/project-layout.ts';
 import { blockColumns, type BlockColumns } from './block-columns.ts';
 import { asProtocolError } from './handler-errors.ts';
@@ -54,11 +54,11 @@ export class EngineSession {
     return this.current;
   }
 
-  /** Opens the project in `dir`; a folder without project.json becomes a new, empty project. */
+  /** Opens the project in `dir`; an empty folder becomes a new project, any other folder is refused. */
   async open(dir: string): Promise<OpenProject> {
     const existing = await readProjectFile(dir);
     const stored = existing ?? newProject();
-    if (existing === null) await writeProjectFile(dir, stored);
+    if (existing === null) await saveProjectFolder(dir, stored);
     if (this.current?.dir !== dir) this.loaded = null;
     return this.replace({ dir, project: stored });
   }
@@ -70,8 +70,7 @@ export class EngineSession {
   }
 
   async save(dir: string, project: StoredProject): Promise<OpenProject> {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    await writeProjectFile(dir, project);
+    await saveProjectFolder(dir, project);
     return this.replace({ dir, project });
   }
 

@@ -8,11 +8,12 @@
  * evaluation decodes 96), and 8192-token budgets would only make a never-stopping decode slow.
  * An existing demo project keeps its settings; only paths are refreshed (a moved checkout).
  */
-import { access, mkdir } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { demoPaths } from '../demo/demo-layout.ts';
 import { defaultAnalysisSettings, type AnalysisSettings } from '../pipeline/analysis-settings.ts';
-import { newProject, readProjectFile, writeProjectFile } from './project-file.ts';
+import { newProject, readProjectFile } from './project-file.ts';
+import { saveProjectFolder } from './project-folder.ts';
 
 export const DEMO_PROJECT_NAME = 'demo';
 
@@ -25,14 +26,13 @@ export async function ensureDemoProject(dataDir: string, demo = demoPaths()): Pr
   const built = await Promise.all([demo.instruct, demo.thinking].map((d) => access(join(d, 'config.json')).then(() => true, () => false)));
   if (built.includes(false)) return null;
   const dir = join(dataDir, 'projects', DEMO_PROJECT_NAME);
-  // The data folder is the user's own: nobody else may plant a project or a cache in it.
-  await mkdir(dir, { recursive: true, mode: 0o700 });
   const pair = { instruct: demo.instruct, thinking: demo.thinking };
   const analysis = demoAnalysisSettings(demo);
   const existing = await readProjectFile(dir).catch(() => null);
   const project = existing === null
     ? { ...newProject(pair), analysis }
     : { ...existing, ...pair, analysis: existing.analysis === null ? analysis : { ...existing.analysis, calibration: analysis.calibration } };
-  await writeProjectFile(dir, project);
+  // Made owner-only, like every project folder: nobody else may plant a project or a cache in it.
+  await saveProjectFolder(dir, project);
   return dir;
 }
