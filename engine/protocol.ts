@@ -17,9 +17,3 @@ export * from './protocol/seeded-random.ts';
 export * from './protocol/settings-schemas.ts';
 export * from './protocol/transport-constants.ts';
 export * from './protocol/websocket-client.ts';
-
-// Pure helpers the UI shares with the engine, one definition each (engine/util/ has no imports,
-// so they bundle for the browser like everything else here): byte sizes as the CLI prints them,
-// and the seeded PRNG and name hash the synthetic engine draws its made-up analysis from.
-export { formatBytes } from './util/format-bytes.ts';
-export { hashName, SeededRandom } from './util/seeded-random.ts';
