@@ -8,7 +8,7 @@ import { expect, test } from '@playwright/test';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { respondToAppRequest } from '../../electron/app-protocol.ts';
+import { respondToAppRequest } from '../../electron/main/app-protocol.ts';
 import { ROOT } from '../../tools/setup/build-electron.ts';
 import { collectPageErrors } from '../support/console-errors.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Just enough of Electron's main-process API, recording what main.ts does with it, so main's
+ * Just enough of Electron's main-process API, recording what main/main.ts does with it, so main's
  * wiring runs in vitest where no Electron binary exists (`vi.mock('electron', …)`).
  */
 import { EventEmitter } from 'node:events';
@@ -60,7 +60,7 @@ export class FakeChild extends EventEmitter {
   }
 }
 
-export function createFakeElectron(userData: string) {
+export function createFakeElectron(userData: string, { packaged = false } = {}) {
   const appEvents = new EventEmitter();
   const record = {
     privilegedSchemes: [] as unknown[],
@@ -78,7 +78,7 @@ export function createFakeElectron(userData: string) {
   let port = 0;
   const electron = {
     app: {
-      isPackaged: false,
+      isPackaged: packaged,
       enableSandbox: () => (record.sandboxEnabledBeforeReady = !record.ready),
       whenReady: () => Promise.resolve().then(() => void (record.ready = true)),
       on: (event: string, listener: (...args: unknown[]) => void) => appEvents.on(event, listener),

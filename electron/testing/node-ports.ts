@@ -4,7 +4,7 @@
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { MessagePortLike } from '../../engine/protocol/message-port-transport.ts';
-import type { PortEndpoint } from '../engine-port-host.ts';
+import type { PortEndpoint } from '../engine-process/engine-port-host.ts';
 
 /** The engine end over a Node port (transfers frame buffers, as the renderer end does). */
 export function nodePortEndpoint(port: MessagePort): PortEndpoint {

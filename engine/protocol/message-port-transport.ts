@@ -4,8 +4,8 @@
  * never passes through main. Strings carry plain JSON; CRF1 frames travel as Uint8Arrays whose
  * buffers are transferred, not copied.
  *
- * Also the desktop bridge contract (what the preload exposes as `window.crane`): types only.
- * No Node or Electron imports: this file is bundled into the renderer.
+ * No Node or Electron imports: this file is bundled into the renderer. How the page obtains its
+ * port from the preload is desktop-connection.ts.
  */
 import { EngineClient } from './client.ts';
 import type { EncodedMessage, WireData } from './frame.ts';
@@ -49,47 +49,4 @@ export function connectMessagePort(port: MessagePortLike, maxMessageBytes = DEFA
   client.onClose(() => port.close());
   port.start();
   return client;
-}
-
-// ---- The desktop bridge (window.crane), implemented by electron/preload.ts ----
-// renderer/src/engine-link/crane-bridge.ts is the UI's view of the same contract (version 1);
-// this definition is what the preload is type-checked against.
-
-/** `type` of the window message that carries the engine port into the page (with its nonce). */
-export const ENGINE_PORT_MESSAGE = 'crane:engine-port';
-
-export interface EnginePortMessage {
-  readonly type: typeof ENGINE_PORT_MESSAGE;
-  /** The nonce `requestEnginePort` resolved with: the page takes only the port it asked for. */
-  readonly nonce: string;
-}
-
-export type DirectoryPurpose = 'instruct' | 'thinking' | 'project' | 'export' | 'calibration';
-
-/** Menu items the UI carries out itself (it picks folders with pickDirectory). */
-export type MenuCommand = 'open-pair' | 'open-project' | 'export' | 'undo' | 'redo';
-
-/** Something to open that main already knows the paths of (a recent project, the launch pair). */
-export type OpenRequest =
-  | { readonly kind: 'pair'; readonly instruct: string; readonly thinking: string }
-  | { readonly kind: 'project'; readonly projectDir: string };
-
-export interface EngineExit {
-  readonly code: number | null;
-  readonly reason: string;
-}
-
-export interface CraneBridge {
-  readonly bridgeVersion: 1;
-  readonly platform: string;
-  /** Main makes a new channel to the engine; its port follows as an EnginePortMessage. Rejects if the engine is down. */
-  requestEnginePort(): Promise<{ nonce: string }>;
-  onEngineExit(listener: (exit: EngineExit) => void): () => void;
-  /** Starts a fresh engine process; then request a new port. */
-  restartEngine(): Promise<void>;
-  /** The native folder picker; null when dismissed. */
-  pickDirectory(purpose: DirectoryPurpose): Promise<string | null>;
-  onMenuCommand(listener: (command: MenuCommand) => void): () => void;
-  /** Recent projects and the pair given at launch; subscribing releases requests made before. */
-  onOpenRequest(listener: (request: OpenRequest) => void): () => void;
 }

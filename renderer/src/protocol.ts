@@ -6,15 +6,18 @@ import type { EventPayload, Params, Result } from '../../engine/protocol.ts';
 
 export type {
   CallOptions,
+  CraneBridge,
   ErrorCode,
   ErrorInfo,
   EventName,
   EventPayload,
+  MenuCommand,
+  OpenRequest,
   Params,
   RequestName,
   Result,
 } from '../../engine/protocol.ts';
-export { ANALYSIS_STAGES, EngineClient, ProtocolError, PROTOCOL_VERSION, connectWebSocket, engineUrl, formatBytes, hashName, SeededRandom } from '../../engine/protocol.ts';
+export { ANALYSIS_STAGES, EngineClient, ProtocolError, PROTOCOL_VERSION, connectDesktopEngine, connectWebSocket, engineUrl, formatBytes, hashName, SeededRandom } from '../../engine/protocol.ts';
 
 export type CraneSettings = Params<'preview'>['settings'];
 export type AnalysisSettings = Params<'analyze'>['settings'];

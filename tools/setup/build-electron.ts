@@ -1,9 +1,15 @@
 /**
- * Builds electron/ into dist/electron with esbuild:
- *   main.mjs, engine-process.mjs   ESM for Node (Electron's main and utility process)
- *   preload.cjs                    one CommonJS file: a sandboxed preload cannot load modules
+ * Builds electron/ into dist/electron with esbuild, one bundle per runtime target:
+ *   main.mjs            electron/main/main.ts                     ESM, Electron's main process
+ *   engine-process.mjs  electron/engine-process/engine-process.ts ESM, the engine's utility process
+ *   preload.cjs         electron/preload/preload.ts               one CommonJS file: a sandboxed
+ *                                                                 preload cannot load modules
  * npm packages stay external (resolved from node_modules at run time: native and wasm packages
  * cannot be bundled), our TypeScript is bundled.
+ *
+ * Main must stay free of the engine (tfjs, tokenizers, jinja load only in the utility process):
+ * eslint holds electron/main/ to the bridge contract and the static-file resolver, and this
+ * build refuses a main.mjs that bundles engine code anyway (mainBundleProblems).
  *
  * engine/ code computes paths from `import.meta.url` (assets, package.json, wasm files). In a
  * bundle that would be the bundle's URL, so in engine/ files `import.meta.url` is replaced by
@@ -33,26 +39,55 @@ const sourceFileUrls: Plugin = {
   },
 };
 
+const NODE_BUNDLE: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  target: 'node22',
+  packages: 'external',
+  external: ['electron'],
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  // Module comments in the bundle (`// engine/…`) are then relative to the repository.
+  absWorkingDir: ROOT,
+  plugins: [sourceFileUrls],
+};
+
+/** Text that must not appear in main.mjs: the engine's packages. */
+const ENGINE_PACKAGES = ['@tensorflow/', 'tfjs', '@huggingface/tokenizers', '@huggingface/jinja'];
+/** The engine/ sources main may bundle: the protocol (bridge contract) and the static-file resolver. */
+const MAIN_MAY_BUNDLE = /^engine\/(protocol\.ts|protocol\/[\w-]+\.ts|server\/static-files\.ts)$/;
+
+/** What in a main bundle's text belongs to the engine (empty when main is clean). */
+export function mainBundleProblems(bundleText: string): string[] {
+  const packages = ENGINE_PACKAGES.filter((name) => bundleText.includes(name)).map((name) => `mentions ${name}`);
+  // esbuild heads each bundled module with a `// path` comment.
+  const sources = [...bundleText.matchAll(/^\/\/ (engine\/\S+)$/gm)]
+    .map((match) => match[1] as string)
+    .filter((path) => !MAIN_MAY_BUNDLE.test(path))
+    .map((path) => `bundles ${path}`);
+  return [...packages, ...sources];
+}
+
+/** Bundles a main-process entry to `outDir/main.mjs` and refuses it if engine code got in. */
+export async function buildMain(entry: string, outDir: string): Promise<void> {
+  const outfile = join(outDir, 'main.mjs');
+  await build({ ...NODE_BUNDLE, format: 'esm', entryPoints: [entry], outfile });
+  const problems = mainBundleProblems(await readFile(outfile, 'utf8'));
+  if (problems.length > 0) {
+    throw new Error(`${outfile} must not contain engine code (it belongs in the engine's utility process): ${problems.join('; ')}`);
+  }
+}
+
 export async function buildElectron(outDir = ELECTRON_OUT): Promise<void> {
-  const common: BuildOptions = {
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    packages: 'external',
-    external: ['electron'],
-    sourcemap: 'linked',
-    logLevel: 'warning',
-    plugins: [sourceFileUrls],
-  };
   await Promise.all([
+    buildMain(join(ROOT, 'electron/main/main.ts'), outDir),
     build({
-      ...common,
+      ...NODE_BUNDLE,
       format: 'esm',
-      entryPoints: { main: join(ROOT, 'electron/main.ts'), 'engine-process': join(ROOT, 'electron/engine-process.ts') },
-      outdir: outDir,
-      outExtension: { '.js': '.mjs' },
+      entryPoints: [join(ROOT, 'electron/engine-process/engine-process.ts')],
+      outfile: join(outDir, 'engine-process.mjs'),
     }),
-    build({ ...common, format: 'cjs', entryPoints: [join(ROOT, 'electron/preload.ts')], outfile: join(outDir, 'preload.cjs') }),
+    build({ ...NODE_BUNDLE, format: 'cjs', entryPoints: [join(ROOT, 'electron/preload/preload.ts')], outfile: join(outDir, 'preload.cjs') }),
   ]);
 }
 

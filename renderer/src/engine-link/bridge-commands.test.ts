@@ -12,6 +12,7 @@ function fakeBridge() {
     platform: 'linux',
     requestEnginePort: () => Promise.resolve({ nonce: 'n'.repeat(16) }),
     onEngineExit: () => () => undefined,
+    onEngineStart: () => () => undefined,
     restartEngine: () => Promise.resolve(),
     pickDirectory: () => Promise.resolve(null),
     onMenuCommand: (l) => (menu.push(l), () => undefined),

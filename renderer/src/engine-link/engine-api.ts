@@ -16,5 +16,14 @@ export interface EngineConnector {
   readonly kind: 'websocket' | 'electron' | 'synthetic';
   /** Human-readable: shown in the header. */
   readonly label: string;
+  /**
+   * A new connection each call: after the previous EngineApi closed, calling it again reconnects
+   * (WebSocket: a new socket; Electron: a new port to the engine process running now).
+   */
   connect(): Promise<EngineApi>;
+  /**
+   * Electron only: a new engine process is starting (Restart Engine, from the menu or the
+   * bridge), so a page whose connection closed can connect() now instead of waiting to retry.
+   */
+  onEngineRestart?(listener: () => void): () => void;
 }

@@ -1,13 +1,13 @@
 /**
- * main.ts wired against a recording fake of Electron (no binary here): what it registers before
+ * main/main.ts wired against a recording fake of Electron (no binary here): what it registers before
  * `ready`, the window it creates, the protocol it serves, and the IPC it answers and refuses.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { IPC } from './ipc-channels.ts';
-import { createFakeElectron, FakeBrowserWindow, FakeChild, FakeWebContents } from './testing/fake-electron.ts';
+import { IPC } from '../common/ipc-channels.ts';
+import { createFakeElectron, FakeBrowserWindow, FakeChild, FakeWebContents } from '../testing/fake-electron.ts';
 
 const userData = mkdtempSync(join(tmpdir(), 'crane-main-test-'));
 const fake = vi.hoisted(() => ({ current: undefined as ReturnType<typeof createFakeElectron> | undefined }));
@@ -46,9 +46,13 @@ describe('electron main (against a fake Electron)', () => {
   });
 
   it('serves the app protocol with the CSP, and denies permissions and network requests', async () => {
-    const response = await record.protocolHandlers.get('crane')?.({ url: 'crane://app/../../etc/passwd', method: 'GET' });
-    expect(response?.status).toBe(404);
-    expect(response?.headers.get('content-security-policy')).toContain("default-src 'none'");
+    // Run from the sources no renderer build sits next to main, so GET answers the "not built"
+    // page; path traversal is refused in app-protocol.test.ts against a real build folder.
+    const handler = record.protocolHandlers.get('crane');
+    const page = await handler?.({ url: 'crane://app/index.html', method: 'GET' });
+    expect(page?.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await page?.text()).toContain('has not been built');
+    expect((await handler?.({ url: 'crane://app/index.html', method: 'POST' }))?.status).toBe(405);
     const answer = vi.fn();
     record.permissionRequest?.(...([null, 'media', answer] as never[]));
     expect(answer).toHaveBeenCalledWith(false);
@@ -123,5 +127,36 @@ describe('electron main (against a fake Electron)', () => {
     const reply = request(eventFrom(window().webContents));
     engine().emit('spawn');
     await expect(reply).resolves.toMatchObject({ nonce: expect.any(String) });
+    // A page left without an engine learns that a new one is starting.
+    expect(window().webContents.sent).toContainEqual([IPC.engineStart, undefined]);
+  });
+
+  it('Engine ▸ Restart Engine: the page hears its engine exit, then a start, and its next port leads to the new process', async () => {
+    const old = engine();
+    old.emit('spawn');
+    const sent = window().webContents.sent;
+    const before = sent.length;
+    const engineMenu = (record.menus.at(-1) as Array<{ label?: string; submenu?: Array<{ click?: () => void }> }>).find((m) => m.label === 'Engine');
+    engineMenu?.submenu?.[0]?.click?.();
+    expect(sent.slice(before)).toEqual([
+      [IPC.engineExit, { code: null, reason: 'the engine was restarted' }],
+      [IPC.engineStart, undefined],
+    ]);
+    // The killed process's own exit (code 15) is not reported as a crash.
+    await flush();
+    expect(sent.slice(before + 2).filter(([channel]) => channel === IPC.engineExit)).toEqual([]);
+    const fresh = engine();
+    expect(fresh).not.toBe(old);
+    const reply = (record.ipcHandle.get(IPC.requestEnginePort) as (event: unknown) => Promise<{ nonce: string }>)(eventFrom(window().webContents));
+    fresh.emit('spawn');
+    const { nonce } = await reply;
+    expect(fresh.posted.map(([message]) => message)).toEqual([{ type: 'connect' }]);
+    expect(window().webContents.posted.at(-1)?.slice(0, 2)).toEqual([IPC.enginePort, { nonce }]);
+  });
+
+  it('development builds keep DevTools and reload', () => {
+    expect(window().options.webPreferences['devTools']).toBe(true);
+    expect(JSON.stringify(record.menus.at(-1))).toContain('toggleDevTools');
+    expect(window().webContents.listenerCount('before-input-event')).toBe(0);
   });
 });

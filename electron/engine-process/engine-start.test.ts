@@ -7,11 +7,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { defaultDataDir } from '../engine/project/data-dir.ts';
-import { DEMO_PROJECT_NAME } from '../engine/project/demo-project.ts';
-import { demoPaths } from '../engine/demo/demo-layout.ts';
-import type { HandlerContext } from '../engine/protocol/handlers.ts';
-import { dataDirFromArgs, engineProcessArgs, hostDataDir, startEngineHandlers } from './engine-start.ts';
+import { defaultDataDir } from '../../engine/project/data-dir.ts';
+import { DEMO_PROJECT_NAME } from '../../engine/project/demo-project.ts';
+import { demoPaths } from '../../engine/demo/demo-layout.ts';
+import type { HandlerContext } from '../../engine/protocol/handlers.ts';
+import { engineProcessArgs } from '../common/engine-process-args.ts';
+import { dataDirFromArgs, startEngineHandlers } from './engine-start.ts';
 
 const ctx: HandlerContext = { requestId: 1, signal: new AbortController().signal, emit: () => undefined };
 let scratch: string;
@@ -23,15 +24,13 @@ afterEach(async () => {
 });
 
 describe('engine process start-up', () => {
-  it('main passes userData, or CRANE_DATA_DIR when set, and the engine reads it back from its argv', () => {
-    expect(hostDataDir({}, '/home/u/.config/CRANE Studio')).toBe('/home/u/.config/CRANE Studio');
-    expect(hostDataDir({ CRANE_DATA_DIR: '' }, '/u')).toBe('/u');
-    expect(hostDataDir({ CRANE_DATA_DIR: '/tmp/crane-e2e' }, '/u')).toBe('/tmp/crane-e2e');
+  it('reads the data folder main passed from its argv, else the headless default', () => {
     const argv = ['/usr/lib/electron', '/app/engine-process.mjs', ...engineProcessArgs('/home/u/.config/CRANE Studio')];
     expect(dataDirFromArgs(argv, {})).toBe('/home/u/.config/CRANE Studio');
     // Without the flag (or with a flag where the value should be), the headless default.
     expect(dataDirFromArgs(['node', 'x.mjs'], { CRANE_DATA_DIR: '/tmp/d' })).toBe(defaultDataDir({ CRANE_DATA_DIR: '/tmp/d' }));
     expect(dataDirFromArgs(['node', '--data-dir', '--inspect'], { CRANE_DATA_DIR: '/tmp/d' })).toBe('/tmp/d');
+    expect(dataDirFromArgs(['node', '--data-dir', ''], { CRANE_DATA_DIR: '/tmp/d' })).toBe('/tmp/d');
   });
 
   it('opens the project prepared in the data folder before serving, so the window starts on it', async () => {

@@ -4,10 +4,10 @@
  * (in the utility process; `on('message', e => e.data)`) and Node's worker_threads MessagePort
  * (in tests; `on('message', data => …)`). No Electron import, so it is unit-tested in Node.
  */
-import type { EncodedMessage } from '../engine/protocol/frame.ts';
-import type { Handlers } from '../engine/protocol/handlers.ts';
-import { EngineHost, type EngineHostOptions } from '../engine/protocol/host.ts';
-import { toWireData } from '../engine/protocol/message-port-transport.ts';
+import type { EncodedMessage } from '../../engine/protocol/frame.ts';
+import type { Handlers } from '../../engine/protocol/handlers.ts';
+import { EngineHost, type EngineHostOptions } from '../../engine/protocol/host.ts';
+import { toWireData } from '../../engine/protocol/message-port-transport.ts';
 
 export interface PortEndpoint {
   post(data: EncodedMessage): void;

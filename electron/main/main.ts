@@ -1,7 +1,9 @@
 /**
  * Electron main process: security set-up, the app protocol, the engine's utility process, the
  * studio window, its menu and IPC. Main only wires things together: engine traffic flows over a
- * MessagePort directly between the window and the engine process.
+ * MessagePort directly between the window and the engine process. It imports no engine code
+ * but the desktop-bridge contract and the static-file resolver (eslint rule for electron/main/,
+ * and the build refuses a main.mjs that bundles tfjs, tokenizers or jinja).
  *
  * Built by tools/setup/build-electron.ts into dist/electron/main.mjs; the renderer build is
  * read from dist/renderer next to it.
@@ -13,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { APP_SCHEME } from './app-origin.ts';
 import { respondToAppRequest } from './app-protocol.ts';
 import { pickDirectory } from './dialogs.ts';
-import { engineProcessArgs, hostDataDir } from './engine-start.ts';
+import { engineProcessArgs } from '../common/engine-process-args.ts';
+import { hostDataDir } from './engine-launch.ts';
 import { EngineSupervisor } from './engine-supervisor.ts';
 import { registerIpc } from './ipc.ts';
 import { launchRequests } from './launch-args.ts';
@@ -49,6 +52,7 @@ const supervisor = new EngineSupervisor<MessagePortMain>(
     },
   },
   (status) => {
+    if (status.state === 'starting') studio?.engineStarting();
     if (status.state !== 'exited') return;
     console.error(`crane: ${status.reason}`);
     studio?.engineExited({ code: status.exitCode, reason: status.reason });
@@ -106,7 +110,7 @@ async function main(): Promise<void> {
   supervisor.start();
 
   const openWindow = () => {
-    studio = new StudioWindow(PRELOAD);
+    studio = new StudioWindow(PRELOAD, { packaged: app.isPackaged });
     studio.window.on('closed', () => (studio = undefined));
     void studio.load();
   };

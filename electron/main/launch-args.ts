@@ -5,7 +5,7 @@
  * Unknown arguments are ignored: Electron and Chromium add switches of their own.
  */
 import { resolve } from 'node:path';
-import type { OpenRequest } from '../engine/protocol/message-port-transport.ts';
+import type { OpenRequest } from '../../engine/protocol/desktop-bridge.ts';
 
 export interface LaunchPlan {
   readonly requests: OpenRequest[];

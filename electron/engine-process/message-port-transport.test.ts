@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { encodeMessage } from '../engine/protocol/frame.ts';
-import type { EngineClient } from '../engine/protocol/client.ts';
-import { ProtocolError } from '../engine/protocol/errors.ts';
-import { connectMessagePort, postEncoded, toWireData } from '../engine/protocol/message-port-transport.ts';
-import { sampleHandlers } from '../engine/protocol/testing/in-memory.ts';
-import { SAMPLE_EVENTS, SAMPLE_PARAMS, SAMPLE_RESULTS } from '../engine/protocol/testing/samples.ts';
-import { REQUESTS, type RequestName } from '../engine/protocol/methods.ts';
+import { encodeMessage } from '../../engine/protocol/frame.ts';
+import type { EngineClient } from '../../engine/protocol/client.ts';
+import { ProtocolError } from '../../engine/protocol/errors.ts';
+import { connectMessagePort, postEncoded, toWireData } from '../../engine/protocol/message-port-transport.ts';
+import { sampleHandlers } from '../../engine/protocol/testing/in-memory.ts';
+import { SAMPLE_EVENTS, SAMPLE_PARAMS, SAMPLE_RESULTS } from '../../engine/protocol/testing/samples.ts';
+import { REQUESTS, type RequestName } from '../../engine/protocol/methods.ts';
 import { serveEnginePort } from './engine-port-host.ts';
-import { asPortLike, nodeChannel, nodePortEndpoint, until } from './testing/node-ports.ts';
+import { asPortLike, nodeChannel, nodePortEndpoint, until } from '../testing/node-ports.ts';
 
 const open: Array<() => void> = [];
 afterEach(() => open.splice(0).forEach((close) => close()));
@@ -35,7 +35,7 @@ describe('MessagePort transport', () => {
       expect(result, method).toEqual(SAMPLE_RESULTS[method]);
     }
     const spectrum = await client.call('spectrum', SAMPLE_PARAMS.spectrum);
-    expect(spectrum.weights).toBeInstanceOf(Float32Array);
+    expect(spectrum.sigmaRatio).toBeInstanceOf(Float32Array);
   });
 
   it('delivers push events, binary-free and with the request id', async () => {

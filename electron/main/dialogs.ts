@@ -1,6 +1,6 @@
 /** Native folder pickers, one per kind of folder the studio asks for. */
 import { dialog, type BrowserWindow, type OpenDialogOptions } from 'electron';
-import type { DirectoryPurpose } from '../engine/protocol/message-port-transport.ts';
+import type { DirectoryPurpose } from '../../engine/protocol/desktop-bridge.ts';
 
 const PICKERS: Readonly<Record<DirectoryPurpose, OpenDialogOptions>> = {
   instruct: { title: 'Choose the Instruct checkpoint folder', properties: ['openDirectory'] },

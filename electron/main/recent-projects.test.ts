@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { withTempDir } from '../engine/io/testing/fixtures.ts';
+import { withTempDir } from '../../engine/io/testing/fixtures.ts';
 import { addRecent, loadRecentProjects, MAX_RECENT_PROJECTS, RecentProjects, removeRecent } from './recent-projects.ts';
 
 describe('recent projects', () => {

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { EngineSupervisor, type ChildLike, type EngineStatus } from './engine-supervisor.ts';
+import { EngineSupervisor, RESTARTED, type ChildLike, type EngineStatus } from './engine-supervisor.ts';
 
 class FakeChild extends EventEmitter implements ChildLike<string> {
   static count = 0;
@@ -63,15 +63,28 @@ describe('EngineSupervisor', () => {
     expect(statuses.map((s) => s.state)).toEqual(['starting', 'running', 'exited', 'starting', 'running']);
   });
 
-  it('a deliberate restart of a running engine reports no crash for the old process', async () => {
+  it('a deliberate restart reports the old process as restarted (no crash), then a fresh start whose port comes from the new process', async () => {
     const { supervisor, children, statuses } = setup();
     supervisor.start();
     children[0]?.emit('spawn');
     supervisor.restart();
     await Promise.resolve();
     expect(children[0]?.killed).toBe(true);
-    expect(statuses.map((s) => s.state)).toEqual(['starting', 'running', 'starting']);
+    expect(statuses.slice(2)).toEqual([{ state: 'exited', reason: RESTARTED, exitCode: null }, { state: 'starting' }]);
     expect(supervisor.pid).toBe(children[1]?.pid);
+    const port = supervisor.connect();
+    children[1]?.emit('spawn');
+    expect(await port).toBe('window-1');
+    expect(children[0]?.posted).toEqual([]);
+    expect(children[1]?.posted).toEqual([[{ type: 'connect' }, ['engine-1']]]);
+  });
+
+  it('restarting a dead engine reports no second exit', () => {
+    const { supervisor, children, statuses } = setup();
+    supervisor.start();
+    children[0]?.emit('exit', 9);
+    supervisor.restart();
+    expect(statuses.map((s) => s.state)).toEqual(['starting', 'exited', 'starting']);
   });
 
   it('gives no port when the engine dies before it spawned', async () => {

@@ -3,7 +3,7 @@
  * the recent-projects list changes.
  */
 import type { MenuItemConstructorOptions } from 'electron';
-import type { MenuCommand } from '../engine/protocol/message-port-transport.ts';
+import type { MenuCommand } from '../../engine/protocol/desktop-bridge.ts';
 
 export interface MenuActions {
   /** Open Pair…, Open Project…, Export…, Undo, Redo: the UI carries them out. */

@@ -3,8 +3,8 @@
  * see sender-check.ts) and then its arguments; anything else is dropped or rejected.
  */
 import { ipcMain, type IpcMainEvent, type IpcMainInvokeEvent } from 'electron';
-import type { DirectoryPurpose } from '../engine/protocol/message-port-transport.ts';
-import { IPC, isDirectoryPurpose } from './ipc-channels.ts';
+import { isDirectoryPurpose, type DirectoryPurpose } from '../../engine/protocol/desktop-bridge.ts';
+import { IPC } from '../common/ipc-channels.ts';
 import { isTrustedSender } from './sender-check.ts';
 import type { StudioWindow } from './studio-window.ts';
 

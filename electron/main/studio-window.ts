@@ -1,18 +1,20 @@
 /**
  * The studio's window: locked-down web preferences, the app URL, and the main → renderer
- * messages (menu commands, open requests queued until the UI listens, engine exits and ports).
+ * messages (menu commands, open requests queued until the UI listens, engine exits, starts and
+ * ports). Packaged builds get no DevTools and no reload (developer-shortcuts.ts).
  */
 import { BrowserWindow, type MessagePortMain } from 'electron';
-import type { EngineExit, MenuCommand, OpenRequest } from '../engine/protocol/message-port-transport.ts';
+import type { EngineExit, MenuCommand, OpenRequest } from '../../engine/protocol/desktop-bridge.ts';
+import { IPC } from '../common/ipc-channels.ts';
 import { APP_ENTRY_URL } from './app-origin.ts';
-import { IPC } from './ipc-channels.ts';
+import { isDeveloperShortcut } from './developer-shortcuts.ts';
 
 export class StudioWindow {
   readonly window: BrowserWindow;
   private pending: OpenRequest[] = [];
   private uiListening = false;
 
-  constructor(preloadPath: string) {
+  constructor(preloadPath: string, { packaged }: { readonly packaged: boolean }) {
     this.window = new BrowserWindow({
       width: 1440,
       height: 900,
@@ -33,11 +35,17 @@ export class StudioWindow {
         navigateOnDragDrop: false,
         spellcheck: false,
         experimentalFeatures: false,
+        devTools: !packaged,
       },
     });
     this.window.once('ready-to-show', () => this.window.show());
     // A reload starts a new page: its UI has to subscribe again before requests are delivered.
     this.window.webContents.on('did-start-loading', () => (this.uiListening = false));
+    if (packaged) {
+      this.window.webContents.on('before-input-event', (event, input) => {
+        if (isDeveloperShortcut(input)) event.preventDefault();
+      });
+    }
   }
 
   load(): Promise<void> {
@@ -69,6 +77,11 @@ export class StudioWindow {
 
   engineExited(exit: EngineExit): void {
     if (this.isAlive()) this.contents.send(IPC.engineExit, exit);
+  }
+
+  /** A new engine process is starting: a page without a live port can ask for one now. */
+  engineStarting(): void {
+    if (this.isAlive()) this.contents.send(IPC.engineStart);
   }
 
   /** The window's end of a fresh engine channel; the preload forwards it to the page. */

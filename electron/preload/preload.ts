@@ -1,6 +1,6 @@
 /**
  * The preload: the page's only door to main. It exposes one narrow object, `window.crane`
- * (CraneBridge, engine/protocol/message-port-transport.ts), never ipcRenderer itself or an IPC
+ * (CraneBridge, engine/protocol/desktop-bridge.ts), never ipcRenderer itself or an IPC
  * event (whose `sender` would be ipcRenderer). Listeners get payloads only.
  *
  * contextBridge cannot carry MessagePorts, so the engine port takes the documented route:
@@ -10,8 +10,17 @@
  * Runs sandboxed: bundled to one CommonJS file; only `electron` may be required.
  */
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import type { CraneBridge, DirectoryPurpose, EngineExit, MenuCommand, OpenRequest } from '../engine/protocol/message-port-transport.ts';
-import { ENGINE_PORT_WINDOW_MESSAGE, IPC, isNonce } from './ipc-channels.ts';
+import {
+  ENGINE_PORT_MESSAGE,
+  isNonce,
+  type CraneBridge,
+  type DirectoryPurpose,
+  type EngineExit,
+  type EnginePortMessage,
+  type MenuCommand,
+  type OpenRequest,
+} from '../../engine/protocol/desktop-bridge.ts';
+import { IPC } from '../common/ipc-channels.ts';
 
 /** The page's window; the root tsconfig has no DOM lib, so only what is used is typed. */
 const page = globalThis as unknown as { postMessage(message: unknown, targetOrigin: string, transfer: readonly unknown[]): void };
@@ -22,11 +31,12 @@ function subscribe<T>(channel: string, listener: (payload: T) => void): () => vo
   return () => void ipcRenderer.removeListener(channel, forward);
 }
 
-ipcRenderer.on(IPC.enginePort, (event, message: { nonce?: unknown } | null) => {
-  const nonce = message?.nonce;
+ipcRenderer.on(IPC.enginePort, (event, payload: { nonce?: unknown } | null) => {
+  const nonce = payload?.nonce;
   if (event.ports.length !== 1 || !isNonce(nonce)) return;
   // '*' is safe: the target is this very window, and navigation away from the app is blocked.
-  page.postMessage({ type: ENGINE_PORT_WINDOW_MESSAGE, nonce }, '*', event.ports);
+  const message: EnginePortMessage = { type: ENGINE_PORT_MESSAGE, nonce };
+  page.postMessage(message, '*', event.ports);
 });
 
 const bridge: CraneBridge = {
@@ -34,6 +44,7 @@ const bridge: CraneBridge = {
   platform: process.platform,
   requestEnginePort: async () => (await ipcRenderer.invoke(IPC.requestEnginePort)) as { nonce: string },
   onEngineExit: (listener) => subscribe<EngineExit>(IPC.engineExit, listener),
+  onEngineStart: (listener) => subscribe<unknown>(IPC.engineStart, () => listener()),
   restartEngine: async () => {
     await ipcRenderer.invoke(IPC.restartEngine);
   },

@@ -5,7 +5,7 @@
  * Node-only (no Electron import), so it is unit-tested without an Electron binary.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { CONTENT_TYPES, contentType, resolveStaticPath } from '../engine/server/static-files.ts';
+import { CONTENT_TYPES, contentType, resolveStaticPath } from '../../engine/server/static-files.ts';
 import { APP_HOST, APP_SCHEME } from './app-origin.ts';
 import { APP_RESPONSE_HEADERS } from './content-security.ts';
 

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { demoPaths } from '../engine/demo/demo-layout.ts';
-import { buildElectron, ROOT } from '../tools/setup/build-electron.ts';
+import { demoPaths } from '../../engine/demo/demo-layout.ts';
+import { buildElectron, ROOT } from '../../tools/setup/build-electron.ts';
 
 describe('electron bundle', () => {
   it('builds, and the engine-process bundle answers over a port in plain Node, on the demo project of its --data-dir', async () => {

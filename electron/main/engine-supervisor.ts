@@ -1,6 +1,6 @@
 /**
  * Owns the engine's utility process: starts it, hands out ports to it, notices when it dies and
- * starts a fresh one on request. The project lives in the renderer's state and on disk (the
+ * starts a fresh one on request (reporting the replaced one as exited). The project lives in the renderer's state and on disk (the
  * analysis cache), so a restart loses only the requests that were running; the UI re-issues them.
  *
  * Electron is reached through the small `EngineProcessApi` (wired in main.ts), so this logic is
@@ -81,9 +81,15 @@ export class EngineSupervisor<Port> {
     return windowPort;
   }
 
-  /** Replaces the engine process (running or dead) with a fresh one. */
+  /**
+   * Replaces the engine process (running or dead) with a fresh one. A replaced live process is
+   * reported as exited (code null) at once — its own exit event is ignored — so the page drops
+   * the port that led to it and asks for a new one, which the fresh process answers.
+   */
   restart(): void {
+    const replacing = this.child !== undefined;
     this.stop();
+    if (replacing) this.setStatus({ state: 'exited', reason: RESTARTED, exitCode: null });
     this.start();
   }
 
@@ -98,6 +104,8 @@ export class EngineSupervisor<Port> {
     this.onStatus(status);
   }
 }
+
+export const RESTARTED = 'the engine was restarted';
 
 function describeExit(code: number): string {
   // The code is the raw waitpid/GetExitCodeProcess value, so it is reported, not interpreted.

@@ -1,7 +1,7 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { withTempDir } from '../engine/io/testing/fixtures.ts';
+import { withTempDir } from '../../engine/io/testing/fixtures.ts';
 import { isAppUrl } from './app-origin.ts';
 import { resolveAppPath, respondToAppRequest } from './app-protocol.ts';
 import { CONTENT_SECURITY_POLICY } from './content-security.ts';
