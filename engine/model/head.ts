@@ -6,7 +6,6 @@
  * in chunks of `chunkRows`, so the [rows, vocab] logits never exceed one chunk.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import '../tensor/gradients.ts';
 import type { ModelSpec } from './config.ts';
 import type { ModelContext } from './forward.ts';
 import { linear, rmsNorm } from './ops.ts';

@@ -6,7 +6,6 @@
  * the checkpoint's names and layouts. Everything in tfjs memory is released before returning.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import '../tensor/gradients.ts';
 import { decoderLayer } from './decoder-layer.ts';
 import type { ModelContext, RopeCache } from './forward.ts';
 import { accumulate } from './head.ts';

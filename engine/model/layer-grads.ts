@@ -21,7 +21,6 @@
  * model also gets model.embed_tokens.weight). These are vocab-sized: only ask when needed.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import '../tensor/gradients.ts';
 import { RopeCache, embedTokens, forwardLayers, type ModelContext } from './forward.ts';
 import { backwardLayer } from './layer-backward.ts';
 import { accumulate, disposeHead, headLossAndGrads, readHead, targetRows } from './head.ts';

@@ -7,7 +7,6 @@
  * weights; they are transposed inside the graph).
  */
 import * as tf from '@tensorflow/tfjs-core';
-import '../tensor/gradients.ts';
 import type { ModelSpec } from './config.ts';
 import { decoderLayer } from './decoder-layer.ts';
 import { crossEntropySum, headLogits, targetRows } from './head.ts';

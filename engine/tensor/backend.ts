@@ -14,6 +14,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { registerGradients } from './gradients.ts';
 
 export const BACKEND_NAMES = ['node-gpu', 'node', 'wasm', 'cpu'] as const;
 export type BackendName = (typeof BACKEND_NAMES)[number];
@@ -48,10 +49,18 @@ export function parseBackendName(value: string, source: string): BackendName {
 }
 
 /**
- * Loads and activates a backend. With `requested` (or CRANE_BACKEND) set, only that backend is
- * tried; otherwise the first of node-gpu, node, wasm, cpu that loads wins.
+ * Loads and activates a backend, then registers the runtime's gradients (gradients.ts) for the
+ * kernels that have none. With `requested` (or CRANE_BACKEND) set, only that backend is tried;
+ * otherwise the first of node-gpu, node, wasm, cpu that loads wins.
  */
 export async function initBackend(requested?: BackendName, env: NodeJS.ProcessEnv = process.env): Promise<BackendInfo> {
+  const info = await activateBackend(requested, env);
+  // After activation: a native backend registers tfjs's own gradients on load, and those win.
+  registerGradients();
+  return info;
+}
+
+async function activateBackend(requested: BackendName | undefined, env: NodeJS.ProcessEnv): Promise<BackendInfo> {
   const fromEnv = env['CRANE_BACKEND'];
   const wanted = requested ?? (fromEnv !== undefined && fromEnv !== '' ? parseBackendName(fromEnv, 'CRANE_BACKEND') : undefined);
   if (wanted !== undefined) {

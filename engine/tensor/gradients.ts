@@ -6,10 +6,15 @@
  * and directory imports that Node's ESM loader cannot resolve. (The @tensorflow/tfjs umbrella
  * bundle, pulled in by tfjs-node, registers them — so an existing registration always wins.)
  *
- * Importing this module registers, once, for: Add Sub Multiply RealDiv Neg Square Rsqrt Sqrt
+ * registerGradients() registers, once, for: Add Sub Multiply RealDiv Neg Square Rsqrt Sqrt
  * Sigmoid Exp Sum Mean BatchMatMul Reshape Transpose Concat SplitV Softmax AddN Cast Identity.
  * Formulas follow the usual definitions; broadcasting is undone by summing over the broadcast
  * axes (reduceTo). Matmul gradients go through ./matmul.ts (no slow transposed products on wasm).
+ *
+ * Importing this module registers nothing: initBackend (backend.ts) calls registerGradients once
+ * the backend is active, and every engine entry point (CLI commands, the handlers behind crane
+ * serve and the Electron engine process, tools, tests) calls initBackend before computing. So a
+ * bundle that merely reaches this file, like Electron main once did, changes no global state.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { matMul } from './matmul.ts';
@@ -122,4 +127,3 @@ export function registerGradients(): void {
   }
 }
 
-registerGradients();

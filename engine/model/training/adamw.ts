@@ -4,7 +4,6 @@
  * construction and neither clips nor decouples weight decay.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import '../../tensor/gradients.ts';
 
 export interface AdamWOptions {
   readonly beta1?: number;
