@@ -5,16 +5,18 @@
  *   `ChatTemplate.fromTokenizer(tokenizer, {name?, forTools?})` — template from chat_template.jinja
  *     if the checkpoint has one, else tokenizer_config.json `chat_template` (a string, or a list of
  *     {name, template}: `name`, else "tool_use" when rendering tools and one exists, else "default").
- *   `new ChatTemplate(source, label, specialTokens?)`, `readBuiltinChatTemplate()` (ours, in assets/).
+ *   `new ChatTemplate(source, label, specialTokens?, limits?)`, `readBuiltinChatTemplate()` (ours, in assets/).
  *   `template.render(messages, {tools?, addGenerationPrompt?, enableThinking?, extra?})` → text.
  * `enableThinking` is passed only when set, so templates can tell "not given" (`is defined`) from false.
  * The special tokens of tokenizer_config.json (bos_token, eos_token, …) are in scope, as with
  * transformers' apply_chat_template; @huggingface/jinja supplies `raise_exception(msg)` itself, and
- * any render failure becomes a CalibrationError naming the template.
+ * any render failure becomes a CalibrationError naming the template. Rendering is bounded in time
+ * and size (bounded-render.ts): templates ship with checkpoints and may loop without end.
  */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Template } from '@huggingface/jinja';
+import { DEFAULT_RENDER_LIMITS, renderBounded, TemplateLimitError, type RenderLimits } from './bounded-render.ts';
 import { CalibrationError } from './calibration-error.ts';
 import type { ChatMessage, Tool } from './chat-schema.ts';
 import type { ModelTokenizer } from './tokenizer.ts';
@@ -41,6 +43,7 @@ export class ChatTemplate {
     /** Where the template came from, for error messages. */
     readonly label: string,
     private readonly specialTokens: Readonly<Record<string, string>> = {},
+    private readonly limits: RenderLimits = DEFAULT_RENDER_LIMITS,
   ) {
     try {
       this.compiled = new Template(source);
@@ -74,8 +77,11 @@ export class ChatTemplate {
     if (options.tools !== undefined && options.tools.length > 0) context['tools'] = options.tools;
     if (options.enableThinking !== undefined) context['enable_thinking'] = options.enableThinking;
     try {
-      return this.compiled.render(context);
+      return renderBounded(this.compiled, context, this.limits);
     } catch (error) {
+      if (error instanceof TemplateLimitError) {
+        throw new CalibrationError('template', this.label, `was stopped while rendering: ${error.message}; a chat template must render a chat in bounded time and size`);
+      }
       throw new CalibrationError('template', this.label, `failed to render (${(error as Error).message})`);
     }
   }
