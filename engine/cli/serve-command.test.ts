@@ -15,6 +15,14 @@ describe('crane serve', () => {
     expect(parseServeArgs(['--port', '8123', '--ui', '/x/ui'])).toEqual({ host: '127.0.0.1', port: 8123, uiDir: '/x/ui' });
   });
 
+  it('takes the session token of a restarted server from CRANE_SESSION_TOKEN, never from a flag', async () => {
+    const token = 'a'.repeat(43);
+    expect(parseServeArgs([], { CRANE_SESSION_TOKEN: token }).token).toBe(token);
+    expect(parseServeArgs([], {}).token).toBeUndefined();
+    expect(() => parseServeArgs([], { CRANE_SESSION_TOKEN: 'short' })).toThrow(/CRANE_SESSION_TOKEN must be at least 43/);
+    expect((await runCli(['serve', '--token', token])).code).toBe(2);
+  });
+
   it.each([['--port', 'abc'], ['--port', '70000'], ['--host', ''], ['extra']])('refuses %j with exit code 2', async (...args) => {
     expect((await runCli(['serve', ...args])).code).toBe(2);
   });

@@ -6,6 +6,7 @@ import { EngineSession } from '../handlers/engine-session.ts';
 import { defaultDataDir } from '../project/data-dir.ts';
 import { ensureDemoProject } from '../project/demo-project.ts';
 import { isLoopback } from '../server/bind-address.ts';
+import { isSessionToken } from '../server/session-token.ts';
 import { createEngineHandlers } from '../handlers/engine-handlers.ts';
 import { startServer } from '../server/serve.ts';
 import { UsageError, type CliCommand } from './command.ts';
@@ -28,16 +29,24 @@ Options:
   --data-dir DIR  where projects without a folder of their own live, the demo project among
                 them (default: $CRANE_DATA_DIR, else the user's data folder, e.g.
                 ~/.local/share/crane-studio)
-  -h, --help`;
+  -h, --help
+
+Environment:
+  CRANE_SESSION_TOKEN  the session token to accept (at least 43 base64url characters) instead of
+                a fresh one. A supervisor that restarts crane serve passes the previous run's
+                token and --port, so open pages keep their cookie and reconnect by themselves
+                (npm start does this). An environment variable, not a flag: other users can read
+                a process's arguments.`;
 
 export interface ServeArgs {
   readonly host: string;
   readonly port: number;
   readonly uiDir: string;
   readonly dataDir?: string;
+  readonly token?: string;
 }
 
-export function parseServeArgs(args: readonly string[]): ServeArgs {
+export function parseServeArgs(args: readonly string[], env: NodeJS.ProcessEnv = process.env): ServeArgs {
   const { values } = parseArgs({
     args: [...args],
     options: { host: { type: 'string' }, port: { type: 'string' }, ui: { type: 'string' }, 'data-dir': { type: 'string' } },
@@ -48,7 +57,15 @@ export function parseServeArgs(args: readonly string[]): ServeArgs {
   if (values.host === '') throw new UsageError('--host must name an address');
   const uiDir = values.ui === undefined ? DEFAULT_UI_DIR : resolve(values.ui);
   const dataDir = values['data-dir'];
-  return { host: values.host ?? '127.0.0.1', port, uiDir, ...(dataDir === undefined ? {} : { dataDir: resolve(dataDir) }) };
+  const token = env['CRANE_SESSION_TOKEN'];
+  if (token !== undefined && !isSessionToken(token)) throw new UsageError('CRANE_SESSION_TOKEN must be at least 43 base64url characters (256 bits)');
+  return {
+    host: values.host ?? '127.0.0.1',
+    port,
+    uiDir,
+    ...(dataDir === undefined ? {} : { dataDir: resolve(dataDir) }),
+    ...(token === undefined ? {} : { token }),
+  };
 }
 
 export const serveCommand: CliCommand = {
@@ -68,7 +85,7 @@ export const serveCommand: CliCommand = {
     });
     if (demo !== null) await session.open(demo);
     const handlers = createEngineHandlers({ session, dataDir });
-    const server = await startServer({ host: options.host, port: options.port, uiDir: options.uiDir, handlers });
+    const server = await startServer({ ...options, handlers, log: io.err });
     io.out(`CRANE Studio engine listening on ${server.origin} (UI from ${options.uiDir})`);
     io.out(demo === null ? 'No demo pair built (npm run demo:train): open a pair or a project from the UI.' : `Opened the demo project: ${demo}`);
     io.out(`Open: ${server.url}`);

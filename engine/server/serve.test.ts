@@ -137,7 +137,7 @@ describe('browser mode details', () => {
       const socket = new WebSocket(wsUrl(binary.origin, `?token=${binary.token}`), { origin: binary.origin });
       const message = new Promise<{ data: Buffer; isBinary: boolean }>((resolve) => socket.on('message', (data: Buffer, isBinary) => resolve({ data, isBinary })));
       await new Promise((resolve) => socket.on('open', resolve));
-      socket.send(JSON.stringify({ id: 1, method: 'getGateMetrics', params: { grouping: 'coarse' } }));
+      socket.send(JSON.stringify({ id: 1, method: 'getGateMetrics', params: { granularity: 'coarse' } }));
       const { data, isBinary } = await message;
       expect(isBinary).toBe(true);
       const floatBytes = 5 * big.values.byteLength;
@@ -147,6 +147,29 @@ describe('browser mode details', () => {
     } finally {
       await binary.close();
     }
+  });
+
+  it('a server restarted on the same port with the same token accepts the page cookie of the first run', async () => {
+    const first = await startServer({ host: '127.0.0.1', port: 0, uiDir: root, handlers: sampleHandlers() });
+    const page = await fetch(first.url);
+    const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const port = Number(new URL(first.origin).port);
+    await first.close();
+    const restarted = await startServer({ host: '127.0.0.1', port, uiDir: root, handlers: sampleHandlers(), token: first.token });
+    try {
+      const { socket, client } = connectClient(wsUrl(restarted.origin), { origin: restarted.origin, cookie });
+      expect((await (await client).call('ping', {})).protocolVersion).toBe(1);
+      socket.close();
+      const fresh = await startServer({ host: '127.0.0.1', port: 0, uiDir: root, handlers: sampleHandlers() });
+      expect(fresh.token).not.toBe(first.token);
+      await fresh.close();
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it('refuses a session token handed in that is too short to be secret', async () => {
+    await expect(startServer({ host: '127.0.0.1', port: 0, uiDir: root, handlers: sampleHandlers(), token: 'guessable' })).rejects.toThrow(/at least 43/);
   });
 
   it('ProtocolError codes cross the socket intact', async () => {

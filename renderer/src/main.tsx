@@ -37,4 +37,4 @@ createRoot(document.getElementById('root') as HTMLElement).render(
     </AppProvider>
   </StrictMode>,
 );
-void startStudio(store, chooseConnector(), actions);
+startStudio(store, chooseConnector(), actions);

@@ -87,6 +87,21 @@ export class EngineActions {
     }
   }
 
+  /**
+   * After a reconnect the engine may be a new process with another project open, or none: the
+   * page's project is opened again. The page keeps its settings and their undo history (they
+   * may be unsaved); stage states, gate metrics and the preview are fetched afresh.
+   */
+  async reopenProject(): Promise<void> {
+    const open = this.store.getState().project.state.result;
+    if (open === null) return this.restoreProject();
+    try {
+      this.applyProject(await this.run('openProject', { projectDir: open.projectDir }), false);
+    } catch (error) {
+      this.store.getState().setProjectState(failed(this.store.getState().project.state, toErrorInfo(error)));
+    }
+  }
+
   async openProject(dir = this.store.getState().project.dir): Promise<void> {
     const s = this.store.getState();
     s.setProjectDir(dir);

@@ -1,6 +1,7 @@
 /**
  * Engine push events → store, outside React. Progress is routed by stage: the analysis stages
- * to the analysis panel, 'verify' to the running Verify, 'export' to the export dialog.
+ * to the analysis panel, 'verify' to the running Verify, 'export' to the export dialog. A closed
+ * connection is the connection supervisor's business (start-studio.ts).
  */
 import type { EngineApi } from '../engine-link/engine-api.ts';
 import type { AppStore } from './app-store.ts';
@@ -18,10 +19,6 @@ export function bindEngineEvents(api: EngineApi, store: AppStore, actions: Engin
     api.on('stageDone', (p) => store.getState().applyStageDone(p)),
     api.on('log', (p) => store.getState().appendLog(p)),
     api.on('error', (e) => store.getState().appendLog({ level: 'error', message: `${e.code}: ${e.message}`, requestId: null })),
-    api.onClose((reason) => {
-      actions.attach(null);
-      store.getState().setConnection({ status: 'closed', message: reason.message });
-    }),
   ];
   return () => offs.forEach((off) => off());
 }

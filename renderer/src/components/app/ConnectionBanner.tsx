@@ -1,13 +1,19 @@
-/** Says plainly when there is no engine, or when the data on screen is synthetic. */
+/** Says plainly when there is no engine (and that the page reconnects by itself), or when the data on screen is synthetic. */
 import { useApp } from '../../store/app-context.tsx';
 
 export function ConnectionBanner() {
   const connection = useApp((s) => s.connection);
+  const reconnectNow = useApp((s) => s.reconnectNow);
   const unavailable = useApp((s) => Object.keys(s.unavailable).length);
-  if (connection.status === 'closed' || connection.status === 'failed') {
+  if (connection.status === 'reconnecting') {
+    const next = connection.retryInMs === null ? 'now' : `in ${Math.max(1, Math.round(connection.retryInMs / 1000))} s`;
     return (
       <div className="banner banner-error" role="alert">
-        No engine connection: {connection.message ?? 'the connection closed'}. Reload the page (browser mode) or restart the engine.
+        No engine connection: {connection.message ?? 'the connection closed'}. Reconnecting by itself (next attempt {next}); your project and
+        settings stay as they are.{' '}
+        <button type="button" onClick={reconnectNow}>
+          Retry now
+        </button>
       </div>
     );
   }
