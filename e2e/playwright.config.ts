@@ -8,11 +8,11 @@
  * Run: npm run e2e  (or: npm run e2e -- --project=web)
  */
 import { defineConfig } from '@playwright/test';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { systemChromium } from './support/system-chromium.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const systemChromium = process.env['CHROMIUM_PATH'] ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
+const chromiumPath = systemChromium();
 
 export default defineConfig({
   testDir: '.',
@@ -29,7 +29,7 @@ export default defineConfig({
       testMatch: /web\/.*\.spec\.ts$/,
       use: {
         browserName: 'chromium',
-        ...(systemChromium === undefined ? {} : { launchOptions: { executablePath: systemChromium } }),
+        ...(chromiumPath === undefined ? {} : { launchOptions: { executablePath: chromiumPath } }),
         trace: 'retain-on-failure',
       },
     },

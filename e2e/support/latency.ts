@@ -2,7 +2,7 @@
  * Slider-to-paint latency from the page (window.__craneLatency, see renderer/src/lib/latency.ts)
  * and a way to move sliders that does not itself load the frames being measured.
  */
-import type { Page } from '@playwright/test';
+import { errors, type Page } from '@playwright/test';
 
 export type LatencyKind = 'heatmap' | 'preview' | 'spectrum';
 export type LatencyReport = Record<string, { p95: number | null; n: number }>;
@@ -18,6 +18,24 @@ export const p95s = (page: Page, kinds: readonly LatencyKind[]): Promise<Latency
 
 export const clearLatency = (page: Page): Promise<void> =>
   page.evaluate(() => (globalThis as { __craneLatency?: { clear(): void } }).__craneLatency?.clear());
+
+/**
+ * Waits (up to `timeoutMs`) until each kind has `count` samples, so a paint still on its way is
+ * in the p95. Inputs that land in one frame yield one sample, so fewer is not an error: the
+ * caller reads whatever arrived.
+ */
+export async function settleSamples(page: Page, kinds: readonly LatencyKind[], count: number, timeoutMs = 2_000): Promise<void> {
+  // Self-contained: Playwright sends this function's source to the page.
+  const arrived = ([wanted, n]: readonly [readonly LatencyKind[], number]) => {
+    const l = (globalThis as { __craneLatency?: LatencyRecorder }).__craneLatency;
+    return wanted.every((k) => (l?.samples[k].length ?? 0) >= n);
+  };
+  try {
+    await page.waitForFunction(arrived, [kinds, count] as const, { timeout: timeoutMs });
+  } catch (error) {
+    if (!(error instanceof errors.TimeoutError)) throw error;
+  }
+}
 
 /**
  * Presses an arrow key on a slider, one input at a time, as a researcher nudging it would. The

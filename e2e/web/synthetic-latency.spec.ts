@@ -1,7 +1,9 @@
 /**
- * Slider-to-paint latency on a 48-layer × 128-expert analysis (the size of Qwen3-30B-A3B),
- * per projection: the in-page synthetic engine (?engine=synthetic) supplies an analysis of that
- * shape, so this measures the UI at scale without a 30B checkpoint. Aim: p95 under 100 ms.
+ * The charts follow α and τ on a 48-layer × 128-expert analysis (the size of Qwen3-30B-A3B), per
+ * projection: the in-page synthetic engine (?engine=synthetic) supplies an analysis of that shape,
+ * so this drives the UI at scale without a 30B checkpoint. It prints the slider-to-paint p95 as a
+ * report; the bound (p95 under 100 ms) is `npm run bench:ui`'s, since a loaded machine is slow
+ * without the UI being wrong.
  */
 import { expect, test } from '@playwright/test';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +12,7 @@ import { join } from 'node:path';
 import { ROOT } from '../../tools/setup/build-electron.ts';
 import { startServeProcess, type ServeProcess } from '../../tools/setup/serve-process.ts';
 import { collectPageErrors } from '../support/console-errors.ts';
-import { clearLatency, nudge, p95s } from '../support/latency.ts';
+import { analyzeAndTune, measureSliders } from '../support/slider-session.ts';
 
 let server: ServeProcess;
 let scratch: string;
@@ -27,34 +29,18 @@ test.afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-test('48 layers × 128 experts, per projection: moving α and τ repaints within 100 ms (p95)', async ({ page }) => {
+test('48 layers × 128 experts, per projection: moving α and τ repaints the heatmap, preview and spectrum', async ({ page }) => {
   const errors = collectPageErrors(page);
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto(`${server.url}&engine=synthetic&layers=48&experts=128`);
-  // The synthetic engine analyses once a project folder is named (nothing is written there).
-  await page.getByLabel('Project folder').fill('/projects/synthetic');
-  await page.getByRole('button', { name: 'Analysis', exact: true }).click();
-  await page.getByRole('button', { name: 'Analyze', exact: true }).click();
-  await expect(page.getByTestId('stage-gates')).toContainText(/done|cached/, { timeout: 60_000 });
-  await page.getByRole('button', { name: 'Tune', exact: true }).click();
-  await page.getByRole('radiogroup', { name: 'Block grouping' }).getByText('Per projection', { exact: true }).click();
-  await page.getByRole('radiogroup', { name: 'Heatmap metric' }).getByText('α·S', { exact: true }).click();
+  await analyzeAndTune(page, { projectFolder: '/projects/synthetic', grouping: 'Per projection', analysisTimeoutMs: 60_000 });
   await expect(page.getByTestId('gate-heatmap')).toHaveAttribute('aria-label', /: 48 layers × \d+ /);
-  await clearLatency(page);
-  await nudge(page, /^α/, 25);
-  const alpha = await p95s(page, ['heatmap', 'preview']);
-  // Select a block (keyboard on the heatmap) so the projection view shows its spectrum.
-  await page.getByTestId('gate-heatmap').focus();
-  for (const key of ['ArrowRight', 'ArrowDown', 'Enter']) await page.keyboard.press(key);
-  await expect(page.getByTestId('projection-stats')).toContainText('directions removed');
-  await clearLatency(page);
-  await nudge(page, /^τ/, 10);
-  const tau = await p95s(page, ['spectrum']);
+  const { alpha, tau } = await measureSliders(page);
   await page.screenshot({ path: join(ROOT, 'test-results', 'journey', 'synthetic-48x128.png') });
   console.log(`[latency] 48 layers × 128 experts, slider-to-paint p95 (ms) while moving α: ${JSON.stringify(alpha)}; while moving τ: ${JSON.stringify(tau)}`);
+  // Each chart painted in response to its slider; how fast is the benchmark's question.
   for (const [report, kind] of [[alpha, 'heatmap'], [alpha, 'preview'], [tau, 'spectrum']] as const) {
-    expect(report[kind]?.n, `${kind} samples`).toBeGreaterThan(0);
-    expect(report[kind]?.p95 ?? Infinity, `${kind} p95`).toBeLessThan(100);
+    expect(report[kind]?.n, `${kind} paints after the slider moved`).toBeGreaterThan(0);
   }
   expect(errors).toEqual([]);
 });
