@@ -2,7 +2,8 @@
  * `npm start`: build what is stale, then open the studio — the Electron app when an Electron
  * binary is installed and a display exists, otherwise browser mode (`crane serve`) with its
  * tokened URL printed and, where a desktop is available, opened. The demo pair is opened when it
- * has been built. Every decision is printed.
+ * has been built. Every decision is printed. In browser mode a `crane serve` that dies is started
+ * again on the same port and session token (setup/serve-supervisor.ts): the page reconnects.
  *
  *   npm start [-- --browser] [-- --no-open]
  */
@@ -12,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { buildElectron, ROOT } from './setup/build-electron.ts';
-import { startServeProcess } from './setup/serve-process.ts';
+import { superviseServe } from './setup/serve-supervisor.ts';
 import { findDemoPair, hasDisplay, planStart, rendererIsStale } from './setup/start-plan.ts';
 
 const UI_DIR = join(ROOT, 'dist', 'renderer');
@@ -45,7 +46,8 @@ async function startElectron(binary: string, demo: ReturnType<typeof findDemoPai
 }
 
 async function startBrowser(demo: ReturnType<typeof findDemoPair>): Promise<number> {
-  const server = await startServeProcess({ root: ROOT, uiDir: UI_DIR, timeoutMs: 120_000, onLine: (line) => console.log(line) });
+  // Restarted on the same port and token if it dies, so the open page reconnects by itself.
+  const server = await superviseServe({ root: ROOT, uiDir: UI_DIR, timeoutMs: 120_000, onLine: (line) => console.log(line), onRestart: say });
   // The UI reads the pair to open from the query; the token stays the only credential.
   const url = new URL(server.url);
   if (demo !== undefined) {
@@ -65,8 +67,7 @@ async function startBrowser(demo: ReturnType<typeof findDemoPair>): Promise<numb
   const stop = () => void server.stop();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  const [code] = (await once(server.child, 'exit')) as [number | null];
-  return code ?? 0;
+  return server.ended;
 }
 
 async function main(): Promise<number> {

@@ -19,13 +19,18 @@ export interface ServeProcessOptions {
   /** Lines the server prints (stdout and stderr), e.g. to echo them. */
   readonly onLine?: (line: string) => void;
   readonly timeoutMs?: number;
+  /** Default 0: the server picks a free port and prints it, so parallel runs never collide. */
+  readonly port?: number;
+  /** The session token to accept (a restart passes the previous run's); default a fresh one. */
+  readonly token?: string;
 }
 
-export function startServeProcess({ root, uiDir, onLine, timeoutMs = 60_000 }: ServeProcessOptions): Promise<ServeProcess> {
-  // Port 0: the server picks a free port and prints it, so parallel runs never collide.
-  const child = spawn(process.execPath, [join(root, 'bin', 'crane.mjs'), 'serve', '--port', '0', '--ui', uiDir], {
+export function startServeProcess({ root, uiDir, onLine, timeoutMs = 60_000, port = 0, token }: ServeProcessOptions): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [join(root, 'bin', 'crane.mjs'), 'serve', '--port', String(port), '--ui', uiDir], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // In the environment, not the arguments: other users can list a process's arguments.
+    env: token === undefined ? process.env : { ...process.env, CRANE_SESSION_TOKEN: token },
   });
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
