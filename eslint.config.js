@@ -76,6 +76,90 @@ const engineFloorBlocks = ENGINE_FLOORS.flatMap((floor, level) =>
     })),
 );
 
+// Electron, one rule per runtime target (VS Code's electron-main / electron-utility split).
+// main/ is Electron's main process: it loads no engine code but the protocol (the desktop bridge
+// contract) and the static-file resolver, so tfjs, tokenizers and jinja never load there
+// (tools/setup/build-electron.ts also refuses a main.mjs that contains them). preload/ runs
+// sandboxed in the page and can require only `electron`. engine-process/ is the engine's utility
+// process: engine code, Electron's types only. common/ holds names the three share. None of them
+// imports another's folder, nor the renderer. Tests (not bundled) may use engine test fixtures.
+const ELECTRON_TARGETS = ['main', 'preload', 'engine-process'];
+const electronNeighbours = (own) => ({
+  regex: `^(\\.\\./)+(${ELECTRON_TARGETS.filter((target) => target !== own).join('|')})(/|$)`,
+  message: `electron/${own}/ runs in its own process: it may not import another electron folder (shared names live in electron/common/).`,
+});
+const electronNoRenderer = { regex: '(^|/)renderer(/|$)', message: 'electron/ may not import renderer/ code.' };
+// Any engine file except the ones `allowed` matches (a regex over the path after engine/).
+const engineExcept = (allowed, message) => ({ regex: `(^|/)engine/(?!(${allowed})$)`, message });
+const BRIDGE_CONTRACT = 'protocol/desktop-bridge\\.ts';
+// A bare specifier other than electron: an npm package or a Node built-in.
+const notElectronPackage = (message) => ({ regex: '^(?!electron$)[^./]', message });
+
+const electronBlocks = [
+  {
+    files: ['electron/main/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            electronNeighbours('main'),
+            electronNoRenderer,
+            engineExcept('protocol\\.ts|protocol/[\\w-]+\\.ts|server/static-files\\.ts', 'electron/main/ loads no engine code: only engine/protocol (the bridge contract) and engine/server/static-files.ts.'),
+            { group: ['@tensorflow/*', '@huggingface/*'], message: 'electron/main/ loads no engine packages (tfjs, tokenizers, jinja): they run in the engine process.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['electron/preload/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            electronNeighbours('preload'),
+            electronNoRenderer,
+            engineExcept(BRIDGE_CONTRACT, 'electron/preload/ bundles only the bridge contract (engine/protocol/desktop-bridge.ts): the rest would have to load in the sandbox.'),
+            notElectronPackage('electron/preload/ runs sandboxed: it can require only electron.'),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['electron/engine-process/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'electron', allowTypeImports: true, message: "electron/engine-process/ uses Electron's types only, so it runs and is tested in plain Node." }],
+          patterns: [electronNeighbours('engine-process'), electronNoRenderer],
+        },
+      ],
+    },
+  },
+  {
+    files: ['electron/common/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: `^(\\.\\./)+(${ELECTRON_TARGETS.join('|')})(/|$)`, message: 'electron/common/ is shared by main, preload and engine-process: it imports none of them.' },
+            electronNoRenderer,
+            engineExcept(BRIDGE_CONTRACT, 'electron/common/ is bundled into the preload: only the bridge contract from engine/.'),
+            notElectronPackage('electron/common/ is bundled into the sandboxed preload: no packages or Node built-ins.'),
+            { regex: '^electron$', message: 'electron/common/ holds plain names: no Electron API.' },
+          ],
+        },
+      ],
+    },
+  },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'out/', 'test-results/', 'playwright-report/'] },
   js.configs.recommended,
@@ -117,6 +201,7 @@ export default tseslint.config(
       ],
     },
   },
+  ...electronBlocks,
   {
     files: ['bin/**/*.mjs', 'eslint.config.js', '*.config.ts'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },

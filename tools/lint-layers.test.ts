@@ -74,6 +74,38 @@ const PROCESS_CASES: LayerCase[] = [
   { file: 'renderer/src/probe.ts', imports: './engine-link/engine-api.ts' },
 ];
 
+// Electron by runtime target: main loads no engine code, the preload only electron and the bridge
+// contract, the engine process only Electron's types; no folder imports another's.
+const ELECTRON_CASES: LayerCase[] = [
+  { file: 'electron/main/probe.ts', imports: '../../engine/tensor/backend.ts', fails: 'loads no engine code' },
+  { file: 'electron/main/probe.ts', imports: '../../engine/handlers/engine-handlers.ts', fails: 'loads no engine code' },
+  { file: 'electron/main/probe.ts', imports: '../../engine/protocol-extra.ts', fails: 'loads no engine code' },
+  { file: 'electron/main/probe.ts', imports: '@tensorflow/tfjs-core', fails: 'no engine packages' },
+  { file: 'electron/main/probe.ts', imports: '@huggingface/jinja', fails: 'no engine packages' },
+  { file: 'electron/main/probe.ts', imports: '../engine-process/engine-start.ts', fails: 'may not import another electron folder' },
+  { file: 'electron/main/probe.ts', imports: '../preload/preload.ts', fails: 'may not import another electron folder' },
+  { file: 'electron/main/probe.ts', imports: '../../renderer/src/protocol.ts', fails: 'may not import renderer/' },
+  { file: 'electron/main/probe.ts', imports: '../../engine/protocol.ts' },
+  { file: 'electron/main/probe.ts', imports: '../../engine/protocol/desktop-bridge.ts' },
+  { file: 'electron/main/probe.ts', imports: '../../engine/server/static-files.ts' },
+  { file: 'electron/main/probe.ts', imports: '../common/ipc-channels.ts' },
+  { file: 'electron/main/probe.ts', imports: 'electron' },
+  { file: 'electron/preload/probe.ts', imports: 'node:fs', fails: 'can require only electron' },
+  { file: 'electron/preload/probe.ts', imports: 'zod', fails: 'can require only electron' },
+  { file: 'electron/preload/probe.ts', imports: '../../engine/protocol.ts', fails: 'only the bridge contract' },
+  { file: 'electron/preload/probe.ts', imports: '../main/ipc.ts', fails: 'may not import another electron folder' },
+  { file: 'electron/preload/probe.ts', imports: '../../engine/protocol/desktop-bridge.ts' },
+  { file: 'electron/preload/probe.ts', imports: '../common/ipc-channels.ts' },
+  { file: 'electron/preload/probe.ts', imports: 'electron' },
+  { file: 'electron/engine-process/probe.ts', imports: 'electron', fails: "Electron's types only" },
+  { file: 'electron/engine-process/probe.ts', imports: '../main/engine-supervisor.ts', fails: 'may not import another electron folder' },
+  { file: 'electron/engine-process/probe.ts', imports: '../../engine/handlers/engine-handlers.ts' },
+  { file: 'electron/engine-process/probe.ts', imports: '../common/engine-process-args.ts' },
+  { file: 'electron/common/probe.ts', imports: 'electron', fails: 'no Electron API' },
+  { file: 'electron/common/probe.ts', imports: 'node:path', fails: 'no packages or Node built-ins' },
+  { file: 'electron/common/probe.ts', imports: '../main/ipc.ts', fails: 'imports none of them' },
+];
+
 async function restrictedImportMessages({ file, imports }: LayerCase): Promise<string[]> {
   const code = `import * as planted from '${imports}';\nexport { planted };\n`;
   const [result] = await eslint.lintText(code, { filePath: file });
@@ -86,6 +118,7 @@ async function restrictedImportMessages({ file, imports }: LayerCase): Promise<s
 describe.each([
   ['engine floors', ENGINE_FLOOR_CASES],
   ['process boundaries', PROCESS_CASES],
+  ['electron by runtime target', ELECTRON_CASES],
 ])('layer rules: %s', (_layer, cases) => {
   it.each(cases)('$file importing $imports', async (layerCase) => {
     const messages = await restrictedImportMessages(layerCase);
