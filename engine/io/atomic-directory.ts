@@ -1,19 +1,26 @@
 /**
  * Builds a directory next to its final place and renames it in only when complete, so a crash,
  * a full disk or a cancel never leaves something at the target path that looks finished.
+ *
+ * The build happens in a hidden sibling named after its owner (stale-siblings.ts): siblings left
+ * by killed builds of the same target are reclaimed first. Before the rename every file and
+ * folder of the build is fsynced, and the parent after it (durable-sync.ts). An existing target
+ * is replaced only with `overwrite` and only when `assertReplaceable` accepts it — a caller
+ * replacing a user-chosen folder must check the folder is one of its own outputs, since the old
+ * folder is deleted.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { lstat, mkdir, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { CheckpointError } from './checkpoint-error.ts';
+import { syncDirectory, syncTree } from './durable-sync.ts';
 import { guardWrite } from './safetensors-writer.ts';
-
-/** Marker in the names of directories under construction (hidden, never the target name). */
-export const TEMP_MARKER = '.crane-tmp-';
+import { reclaimStaleSiblings, siblingPath } from './stale-siblings.ts';
 
 export interface AtomicDirectoryOptions {
   /** Replace an existing target (it is swapped out only after the new one is complete). */
   readonly overwrite?: boolean;
+  /** Throws, naming the reason, when the existing target is not a folder this build may replace. */
+  readonly assertReplaceable?: (existing: string) => Promise<void>;
 }
 
 export async function buildDirectoryAtomically<T>(
@@ -21,23 +28,21 @@ export async function buildDirectoryAtomically<T>(
   build: (workDir: string) => Promise<T>,
   options: AtomicDirectoryOptions = {},
 ): Promise<T> {
+  const parent = dirname(target);
+  await guardWrite(parent, undefined, () => mkdir(parent, { recursive: true }));
+  await guardWrite(target, undefined, () => reclaimStaleSiblings(target));
   const exists = await pathExists(target);
   if (exists && options.overwrite !== true) {
     throw new CheckpointError('exists', target, 'output folder already exists (choose another or allow overwrite)');
   }
-  await guardWrite(dirname(target), undefined, () => mkdir(dirname(target), { recursive: true }));
-  const workDir = siblingName(target, 'tmp');
+  if (exists) await options.assertReplaceable?.(target);
+  const workDir = siblingPath(target, 'tmp');
   await guardWrite(workDir, undefined, () => mkdir(workDir));
   try {
     const result = await build(workDir);
-    if (exists) {
-      const old = siblingName(target, 'old');
-      await rename(target, old);
-      await rename(workDir, target);
-      await rm(old, { recursive: true, force: true });
-    } else {
-      await guardWrite(target, undefined, () => rename(workDir, target));
-    }
+    await syncTree(workDir);
+    await guardWrite(target, undefined, () => (exists ? swapIn(workDir, target) : rename(workDir, target)));
+    await syncDirectory(parent);
     return result;
   } catch (error) {
     await rm(workDir, { recursive: true, force: true });
@@ -45,14 +50,23 @@ export async function buildDirectoryAtomically<T>(
   }
 }
 
-function siblingName(target: string, kind: 'tmp' | 'old'): string {
-  const marker = kind === 'tmp' ? TEMP_MARKER : '.crane-old-';
-  return join(dirname(target), `.${basename(target)}${marker}${randomBytes(6).toString('hex')}`);
+/** Old aside, new in, old removed; if the second rename fails the old folder goes back. */
+async function swapIn(workDir: string, target: string): Promise<void> {
+  const old = siblingPath(target, 'old');
+  await rename(target, old);
+  try {
+    await rename(workDir, target);
+  } catch (error) {
+    await rename(old, target);
+    throw error;
+  }
+  await rm(old, { recursive: true, force: true });
 }
 
+/** lstat: a symlink (even a dangling one) at the target is something that exists. */
 async function pathExists(path: string): Promise<boolean> {
   try {
-    await stat(path);
+    await lstat(path);
     return true;
   } catch {
     return false;

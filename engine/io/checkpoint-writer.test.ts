@@ -107,7 +107,7 @@ describe('writeCheckpoint', () => {
     });
   });
 
-  it('leaves no folder that looks complete when the process is killed mid-export', async () => {
+  it('leaves no folder that looks complete when the process is killed mid-export, and the rerun cleans up', async () => {
     await withTempDir(async (root) => {
       const target = join(root, 'out');
       const child = spawn(process.execPath, ['--import', 'tsx', 'engine/io/testing/slow-export.ts', target], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -124,6 +124,9 @@ describe('writeCheckpoint', () => {
       expect(left).not.toContain('out');
       expect(left.every((name) => name.startsWith('.out.crane-tmp-'))).toBe(true);
       await expect(Checkpoint.open(target)).rejects.toThrow(/checkpoint folder not found/);
+      // The next run of the same target reclaims what the killed one left.
+      await writeCheckpoint(target, { specs: [spec('a', 2)], produce: async () => Float32Array.from([1, 2]) });
+      expect(await readdir(root)).toEqual(['out']);
     });
   });
 

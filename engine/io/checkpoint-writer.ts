@@ -23,6 +23,8 @@ export interface CheckpointWriteOptions {
   readonly onProgress?: (progress: { tensorsDone: number; tensorsTotal: number; bytesDone: number; bytesTotal: number }) => void;
   readonly signal?: AbortSignal;
   readonly overwrite?: boolean;
+  /** With overwrite: refuses (throws) an existing folder that is not a previous output. */
+  readonly assertReplaceable?: (existing: string) => Promise<void>;
 }
 
 export interface CheckpointWriteResult {
@@ -45,7 +47,7 @@ export async function writeCheckpoint(dir: string, options: CheckpointWriteOptio
       }
       await options.writeSideFiles?.(workDir);
     },
-    { overwrite: options.overwrite ?? false },
+    { overwrite: options.overwrite ?? false, assertReplaceable: options.assertReplaceable },
   );
   return {
     dir,

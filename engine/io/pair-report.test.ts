@@ -84,6 +84,21 @@ describe('pair compatibility report', () => {
     expect(report.compatible).toBe(true);
   });
 
+  it('blocks a side with no tensors at all (an empty Instruct would make every edit a copy)', async () => {
+    const report = await compare({ tensors: [] }, {});
+    expect(report.compatible).toBe(false);
+    expect(report.findings).toContainEqual({ severity: 'error', code: 'tensor-none', message: 'the Instruct checkpoint has no tensors: there is nothing to edit' });
+    expect(codes(await compare({}, { tensors: [] }))).toContain('error:tensor-none');
+  });
+
+  it('compares config fields named like Object.prototype members as plain fields', async () => {
+    const report = await compare({}, { config: { ...CONFIG, constructor: 1, toString: 'x' } });
+    expect(report.findings.map((f) => f.message)).toEqual([
+      'config.json "constructor" differs: Instruct absent, Thinking 1',
+      'config.json "toString" differs: Instruct absent, Thinking "x"',
+    ]);
+  });
+
   it('blocks different vocabularies and moved special tokens', async () => {
     const report = await compare(
       {},

@@ -3,6 +3,7 @@
  * both models mean the same thing by every token id? Errors block an edit; warnings are cases
  * CRANE handles by rule (a tensor on one side only is copied, a shape mismatch keeps θ_I).
  */
+import { CheckpointError } from './checkpoint-error.ts';
 import type { Checkpoint, CheckpointTensor } from './checkpoint.ts';
 import { canonicalJson, summarizeTokenizer, type TokenizerSummary } from './tokenizer-files.ts';
 
@@ -44,6 +45,18 @@ const STRUCTURAL_FIELDS = [
 /** Fields that legitimately differ between siblings and say nothing about compatibility. */
 const IGNORED_FIELDS = new Set(['_name_or_path', 'transformers_version', 'torch_dtype', 'dtype', 'use_cache']);
 
+/**
+ * Refuses a pair whose report has errors, listing them: analyze, verify and export call this
+ * before they write anything.
+ */
+export async function assertCompatiblePair(instruct: Checkpoint, thinking: Checkpoint): Promise<void> {
+  const report = await comparePair(instruct, thinking);
+  const errors = report.findings.filter((f) => f.severity === 'error').map((f) => f.message);
+  if (errors.length > 0) {
+    throw new CheckpointError('config', thinking.dir, `cannot be paired with ${instruct.dir}:\n  ${errors.join('\n  ')}`);
+  }
+}
+
 export async function comparePair(instruct: Checkpoint, thinking: Checkpoint): Promise<PairReport> {
   const findings: PairFinding[] = [];
   compareConfigs(instruct.config, thinking.config, findings);
@@ -60,8 +73,10 @@ export async function comparePair(instruct: Checkpoint, thinking: Checkpoint): P
 
 function compareConfigs(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>, findings: PairFinding[]): void {
   const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => !IGNORED_FIELDS.has(k)).sort();
+  // Own keys only: a config without "constructor" must not compare Object's constructor.
+  const field = (config: Readonly<Record<string, unknown>>, key: string) => (Object.hasOwn(config, key) ? config[key] : undefined);
   for (const key of keys) {
-    const [left, right] = [canonicalJson(a[key]), canonicalJson(b[key])];
+    const [left, right] = [canonicalJson(field(a, key)), canonicalJson(field(b, key))];
     if (left === right) continue;
     const structural = STRUCTURAL_FIELDS.includes(key);
     findings.push({
@@ -88,6 +103,9 @@ function compareTensors(
       shapeMismatches.push({ name, instruct: `[${left.shape.join(', ')}]`, thinking: `[${right.shape.join(', ')}]` });
     }
     if (left.dtype !== right.dtype) dtypeMismatches.push({ name, instruct: left.dtype, thinking: right.dtype });
+  }
+  for (const [side, tensors] of [['Instruct', a], ['Thinking', b]] as const) {
+    if (tensors.size === 0) findings.push({ severity: 'error', code: 'tensor-none', message: `the ${side} checkpoint has no tensors: there is nothing to edit` });
   }
   const list = (names: readonly string[]) => `${names.slice(0, 5).join(', ')}${names.length > 5 ? `, … (${names.length} in all)` : ''}`;
   if (onlyInInstruct.length > 0) {

@@ -6,7 +6,8 @@ import { decodeHalf, encodeHalf } from './half-float.ts';
 import { SafetensorsFile } from './safetensors-reader.ts';
 import { writeSafetensors } from './safetensors-writer.ts';
 import { viewAs } from './dtype.ts';
-import { withTempDir } from './testing/fixtures.ts';
+import { Checkpoint } from './checkpoint.ts';
+import { f32Tensor, withTempDir, writeFixtureCheckpoint } from './testing/fixtures.ts';
 
 /** Random bytes (NaN payloads, denormals and all) so the round trip is checked bit for bit. */
 function randomBytes(count: number, seed: number): Uint8Array {
@@ -48,6 +49,31 @@ describe('safetensors round trip', () => {
       } finally {
         await file.close();
       }
+    });
+  });
+
+  it('keeps tensors and metadata named like Object.prototype members, through shards and the index', async () => {
+    await withTempDir(async (root) => {
+      const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'model.norm.weight'];
+      const tensors = names.map((name, i) => f32Tensor(name, [4], i + 1));
+      const dir = await writeFixtureCheckpoint(join(root, 'ckpt'), tensors, { maxShardBytes: 32 });
+      const index = JSON.parse(await readFile(join(dir, 'model.safetensors.index.json'), 'utf8')) as { weight_map: Record<string, string> };
+      expect(Object.keys(index.weight_map)).toEqual(names);
+      const checkpoint = await Checkpoint.open(dir);
+      try {
+        expect([...checkpoint.tensors.keys()]).toEqual(names);
+        for (const t of tensors) expect(await checkpoint.readFloat32(t.spec.name)).toEqual(t.data);
+      } finally {
+        await checkpoint.close();
+      }
+      const path = join(root, 'meta.safetensors');
+      await writeSafetensors(path, [{ spec: { name: 'w', dtype: 'F32', shape: [] }, data: Float32Array.of(1) }], Object.fromEntries([['__proto__', 'p'], ['format', 'pt']]));
+      const file = await SafetensorsFile.open(path);
+      expect(Object.entries(file.metadata)).toEqual([['__proto__', 'p'], ['format', 'pt']]);
+      expect(file.metadata['constructor']).toBeUndefined();
+      await file.close();
+      await expect(writeSafetensors(join(root, 'm2.safetensors'), [{ spec: { name: '__metadata__', dtype: 'F32', shape: [] }, data: Float32Array.of(1) }]))
+        .rejects.toThrow(/tensor "__metadata__": is the name safetensors reserves for metadata/);
     });
   });
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import { isFloatDType } from '../io/dtype.ts';
-import { comparePair } from '../io/pair-report.ts';
+import { assertCompatiblePair } from '../io/pair-report.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import { throwIfCancelled } from './progress.ts';
 
@@ -23,11 +23,7 @@ export async function assertAnalysablePair(
   thinking: Checkpoint,
   options: { signal?: AbortSignal; onFraction?: (fraction: number) => void } = {},
 ): Promise<void> {
-  const report = await comparePair(instruct, thinking);
-  const errors = report.findings.filter((f) => f.severity === 'error').map((f) => f.message);
-  if (errors.length > 0) {
-    throw new CheckpointError('config', thinking.dir, `cannot be paired with ${instruct.dir}:\n  ${errors.join('\n  ')}`);
-  }
+  await assertCompatiblePair(instruct, thinking);
   loadCausalLM(instruct);
   const tensors = [instruct, thinking].flatMap((c) => [...c.tensors.values()].filter((t) => isFloatDType(t.dtype)).map((t) => ({ c, t })));
   for (const [i, { c, t }] of tensors.entries()) {
