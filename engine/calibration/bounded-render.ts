@@ -25,8 +25,23 @@
  */
 import { Environment, Interpreter, Template } from '@huggingface/jinja';
 
-type Statement = Parameters<Interpreter['evaluate']>[0];
-type RuntimeValue = ReturnType<Interpreter['evaluate']>;
+/*
+ * The library's declarations import './runtime' without an extension, which NodeNext resolution
+ * cannot follow, so Environment and Interpreter arrive untyped. This is the surface used here.
+ */
+interface RuntimeValue {
+  readonly type: string;
+  readonly value: unknown;
+}
+interface JinjaEnvironment {
+  set(name: string, value: unknown): RuntimeValue;
+}
+interface JinjaInterpreter {
+  run(program: Template['parsed']): RuntimeValue;
+  evaluate(statement: unknown, environment: JinjaEnvironment): RuntimeValue;
+}
+const EnvironmentClass = Environment as new () => JinjaEnvironment;
+const InterpreterClass = Interpreter as new (env: JinjaEnvironment) => JinjaInterpreter;
 
 export interface RenderLimits {
   /** AST node evaluations. */
@@ -63,7 +78,7 @@ export class TemplateLimitError extends Error {
 const STRFTIME = new Template('{{ strftime_now(format) }}');
 
 export function renderBounded(template: Template, context: Readonly<Record<string, unknown>>, limits: RenderLimits = DEFAULT_RENDER_LIMITS): string {
-  const env = new Environment();
+  const env = new EnvironmentClass();
   for (const [name, value] of Object.entries(PYTHON_CONSTANTS)) env.set(name, value);
   env.set('raise_exception', (message: unknown) => {
     throw new Error(String(message));
@@ -88,17 +103,17 @@ function boundedRange(first: number, second: number | undefined, third: number |
   return Array.from({ length }, (_, i) => start + i * step);
 }
 
-class BudgetedInterpreter extends Interpreter {
+class BudgetedInterpreter extends InterpreterClass {
   private steps = 0;
   private produced = 0;
   private readonly deadline: number;
 
-  constructor(env: Environment, private readonly limits: RenderLimits) {
+  constructor(env: JinjaEnvironment, private readonly limits: RenderLimits) {
     super(env);
     this.deadline = performance.now() + limits.maxMilliseconds;
   }
 
-  override evaluate(statement: Statement, environment: Environment): RuntimeValue {
+  override evaluate(statement: unknown, environment: JinjaEnvironment): RuntimeValue {
     const { maxSteps, maxMilliseconds, maxStringLength, maxListLength, maxProducedBytes } = this.limits;
     if (++this.steps > maxSteps) throw new TemplateLimitError(`stopped after ${maxSteps} evaluation steps (a loop that runs away?)`);
     if (performance.now() > this.deadline) throw new TemplateLimitError(`stopped after ${maxMilliseconds / 1000} s`);
