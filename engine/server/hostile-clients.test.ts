@@ -55,6 +55,7 @@ describe('unparseable and hostile HTTP requests', () => {
     ['*', 400, 400, '*'],
     ['http://[/', 400, 400, 'http://[/'],
     ['//evil.example/', 401, 404, '//evil.example/'],
+    ['an 8 kB path (past NAME_MAX, under the header limit)', 401, 404, `/${'a'.repeat(8_000)}`],
     ['a 20 kB path', 431, 431, `/${'a'.repeat(20_000)}`],
   ])('GET %s → %i without the token, %i with it', async (_label, without, withToken, target) => {
     expect(statusOf(await exchange(server.origin, request(target, { Host: host })))).toBe(without);
@@ -102,6 +103,12 @@ describe('hostile WebSocket upgrades and frames', () => {
     ['/engine/..%2f', 404],
   ])('upgrade to %s → %i, with and without the token', async (target, status) => {
     for (const token of [false, true]) expect(statusOf(await exchange(server.origin, upgrade(target, token)))).toBe(status);
+  });
+
+  it.each([['['], ['evil.example']])('upgrade with Host %j → 403, with and without the token', async (badHost) => {
+    for (const target of ['/engine', tokened('/engine')]) {
+      expect(statusOf(await exchange(server.origin, upgradeRequest(target, { Host: badHost, Origin: server.origin })))).toBe(403);
+    }
   });
 
   // [label, close code, frame]
