@@ -2,7 +2,7 @@
  * The four pipeline commands through the CLI on one tiny project: analyze (+ --export), preview,
  * verify and merge (flags, then --recipe for a bit-identical copy), and their usage errors.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +44,15 @@ describe('crane analyze / preview / verify / merge', () => {
     const line = JSON.parse((await readFile(join(open, 'calibration-sequences.jsonl'), 'utf8')).split('\n')[0] as string) as Record<string, unknown>;
     expect(Object.keys(line)).toEqual(expect.arrayContaining(['set', 'split', 'ids', 'lossMask']));
     expect(await readFile(join(open, 'projectors.safetensors'), 'latin1')).toContain('"layer_1_ffn_input.V"');
+    // --export replaces a previous export, never another folder.
+    expect((await runCli([...analyzeArgs(), '--export', open])).code).toBe(0);
+    const mine = join(root, 'mine');
+    await mkdir(mine);
+    await writeFile(join(mine, 'notes.txt'), 'keep');
+    const refused = await runCli([...analyzeArgs(), '--export', mine]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/mine: exists and is not a previous analysis export/);
+    expect(await readdir(mine)).toEqual(['notes.txt']);
   });
 
   it('previews and verifies with the same settings', async () => {

@@ -1,6 +1,7 @@
 /**
  * `crane analyze --export DIR`: the analysis as open files, for checking, plotting or reuse
- * outside the studio. Written atomically (the folder appears complete or not at all).
+ * outside the studio. Written atomically (the folder appears complete or not at all); an existing
+ * DIR is replaced only when a previous --export wrote it (its analysis.json), never any folder.
  *
  *   exportOpenArtifacts(analysisDir, outDir) → file names
  *
@@ -15,8 +16,12 @@ import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ANALYSIS_FILES } from '../analysis/analysis-store.ts';
 import { buildDirectoryAtomically } from '../io/atomic-directory.ts';
+import { CheckpointError } from '../io/checkpoint-error.ts';
+import { readJsonObject } from '../io/input-file.ts';
 import { loadPipelineAnalysis, pipelinePaths, resultSettings } from './pipeline-folder.ts';
 import { MAGNITUDES_FILE } from './projectors-stage.ts';
+
+const SUMMARY_FILE = 'analysis.json';
 
 export async function exportOpenArtifacts(analysisDir: string, outDir: string, options: { overwrite?: boolean } = {}): Promise<string[]> {
   const { record } = await loadPipelineAnalysis(analysisDir);
@@ -30,7 +35,22 @@ export async function exportOpenArtifacts(analysisDir: string, outDir: string, o
   return buildDirectoryAtomically(outDir, async (work) => {
     for (const [from, to] of copies) await copyFile(from, join(work, to));
     const summary = { settings: resultSettings(record.settings), inputs: record.inputs };
-    await writeFile(join(work, 'analysis.json'), `${JSON.stringify(summary, null, 2)}\n`);
-    return [...copies.map(([, to]) => to), 'analysis.json'];
-  }, options);
+    await writeFile(join(work, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);
+    return [...copies.map(([, to]) => to), SUMMARY_FILE];
+  }, { ...options, assertReplaceable: assertPreviousArtifacts });
+}
+
+/** Replacing deletes the old folder: only one a previous --export wrote (its analysis.json) qualifies. */
+async function assertPreviousArtifacts(dir: string): Promise<void> {
+  let reason: string | undefined;
+  try {
+    const summary = await readJsonObject(join(dir, SUMMARY_FILE), 'metadata');
+    if (!('settings' in summary && 'inputs' in summary)) reason = `${SUMMARY_FILE} has no settings and inputs`;
+  } catch (error) {
+    if (!(error instanceof CheckpointError)) throw error;
+    reason = error.message;
+  }
+  if (reason !== undefined) {
+    throw new CheckpointError('exists', dir, `exists and is not a previous analysis export (${reason}); choose another folder or remove this one yourself`);
+  }
 }
