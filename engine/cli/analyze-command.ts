@@ -28,7 +28,8 @@ Options:
   --out DIR                    analysis folder (created; reused on reruns)
   --export DIR                 also write the open artifacts there: gate-table.json, projectors.safetensors
                                (layer_{l}_attn_input / layer_{l}_ffn_input: .V and .sigma),
-                               calibration-sequences.jsonl (ids, loss masks, format positions)
+                               calibration-sequences.jsonl (ids, loss masks, format positions);
+                               an existing DIR is replaced only if a previous --export wrote it
   --held-out F                 share of D_R and D_A kept out of the gradients for verify (default 0.25)
   --reasoning-max-new-tokens N token budget of decoded D_R targets (default 8192)
   --agent-max-new-tokens N     token budget of decoded D_A targets (default 2048)

@@ -45,7 +45,7 @@ export function ExportForm({ disabled, onSubmit }: { disabled: boolean; onSubmit
       </div>
       <label className="check">
         <input type="checkbox" checked={form.overwrite} onChange={(e) => setForm({ overwrite: e.currentTarget.checked })} />
-        Overwrite an existing folder
+        Replace a previous export in this folder
       </label>
       <div className="button-row">
         <button type="submit" className="primary" disabled={!valid || disabled}>
