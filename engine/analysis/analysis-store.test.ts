@@ -63,6 +63,7 @@ describe('analysis store', () => {
     ['an artifact was changed', (dir) => writeFile(join(dir, ANALYSIS_FILES.gate), '{}'), key, /gate-table.json changed/],
     ['an artifact is missing', (dir) => rm(join(dir, ANALYSIS_FILES.projectors)), key, /projectors.safetensors is missing/],
     ['the manifest is not JSON', (dir) => writeFile(join(dir, ANALYSIS_FILES.manifest), '{'), key, /not valid JSON/],
+    ['the manifest has another shape', (dir) => editManifest(dir, (m) => (m['files'] = 'none')), key, /manifest\.json: is not an analysis manifest[\s\S]*files/],
   ];
   for (const [label, tamper, lookup, reason] of staleCases) {
     it(`is stale, never used, when ${label}`, () => written(async (dir) => {

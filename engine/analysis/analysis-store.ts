@@ -11,18 +11,22 @@
  * artifact file. Any difference — versions, inputs, settings, a changed or missing artifact —
  * makes the cache `stale` with the reasons listed: it is never used silently. An engine version
  * bump invalidates too, because a numerics change need not change the format.
- * A manifest that cannot be read is also `stale` (the cache is recomputable, so it must not
- * block the user); artifacts whose hashes match but whose content is malformed throw, since
- * only a bug in this writer could produce them.
+ * A manifest that is not JSON of the manifest's shape (zod-checked) is also `stale`, with the
+ * file named in the reason (the cache is recomputable, so it must not block the user); artifacts
+ * whose hashes match but whose content is malformed throw, since only a bug in this writer could
+ * produce them.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
 import type { GateTable } from '../crane/gate-scales.ts';
 import type { GspProjector } from '../crane/gsp-projector.ts';
 import { buildDirectoryAtomically } from '../io/atomic-directory.ts';
+import { CheckpointError } from '../io/checkpoint-error.ts';
+import { readJsonFile } from '../io/json-file.ts';
 import { canonicalJson } from '../io/tokenizer-files.ts';
 import { readCoefficients, writeCoefficients } from './coefficient-file.ts';
-import { gateTableFromJson, gateTableJson } from './gate-table-file.ts';
+import { gateTableJson, readGateTable } from './gate-table-file.ts';
 import type { PreviewCoefficients } from './preview-coefficients.ts';
 import { readProjectors, writeProjectors } from './projector-file.ts';
 import { engineVersion, sha256File } from './provenance.ts';
@@ -57,6 +61,15 @@ export interface AnalysisManifest extends AnalysisKey {
   readonly files: Readonly<Record<string, string>>;
 }
 
+const manifestSchema = z.strictObject({
+  format: z.literal(ANALYSIS_FORMAT),
+  formatVersion: z.int(),
+  engineVersion: z.string(),
+  inputs: z.record(z.string(), z.string()),
+  settings: z.json(),
+  files: z.record(z.string(), z.string()),
+});
+
 export type LoadedAnalysis =
   | { readonly state: 'missing' }
   | { readonly state: 'stale'; readonly reasons: readonly string[] }
@@ -83,37 +96,30 @@ export async function writeAnalysis(dir: string, artifacts: AnalysisArtifacts, k
 }
 
 export async function loadAnalysis(dir: string, key: AnalysisKey): Promise<LoadedAnalysis> {
-  let text: string;
+  let manifest: AnalysisManifest | undefined;
   try {
-    text = await readFile(join(dir, ANALYSIS_FILES.manifest), 'utf8');
-  } catch {
-    return { state: 'missing' };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
+    manifest = await readJsonFile(join(dir, ANALYSIS_FILES.manifest), manifestSchema, 'an analysis manifest');
   } catch (error) {
-    return { state: 'stale', reasons: [`manifest is not valid JSON (${(error as Error).message})`] };
+    if (error instanceof CheckpointError) return { state: 'stale', reasons: [error.message] };
+    throw error;
   }
-  const manifest = (typeof json === 'object' && json !== null ? json : {}) as Partial<AnalysisManifest>;
+  if (manifest === undefined) return { state: 'missing' };
   const reasons = [...await staleReasons(manifest, key), ...await changedFiles(dir, manifest)];
   if (reasons.length > 0) return { state: 'stale', reasons };
-  const gatePath = join(dir, ANALYSIS_FILES.gate);
   const artifacts: AnalysisArtifacts = {
-    gate: gateTableFromJson(gatePath, JSON.parse(await readFile(gatePath, 'utf8'))),
+    gate: await readGateTable(join(dir, ANALYSIS_FILES.gate)),
     projectors: await readProjectors(join(dir, ANALYSIS_FILES.projectors)),
     coefficients: await readCoefficients(join(dir, ANALYSIS_FILES.coefficients)),
   };
-  return { state: 'cached', artifacts, manifest: manifest as AnalysisManifest };
+  return { state: 'cached', artifacts, manifest };
 }
 
-async function staleReasons(manifest: Partial<AnalysisManifest>, key: AnalysisKey): Promise<string[]> {
-  if (manifest.format !== ANALYSIS_FORMAT) return [`not an analysis manifest (format ${JSON.stringify(manifest.format)})`];
+async function staleReasons(manifest: AnalysisManifest, key: AnalysisKey): Promise<string[]> {
   const reasons: string[] = [];
   if (manifest.formatVersion !== ANALYSIS_FORMAT_VERSION) reasons.push(`format version ${manifest.formatVersion} ≠ ${ANALYSIS_FORMAT_VERSION}`);
   const version = await engineVersion();
   if (manifest.engineVersion !== version) reasons.push(`computed by engine ${manifest.engineVersion}, this is ${version}`);
-  const stored = manifest.inputs ?? {};
+  const stored = manifest.inputs;
   for (const name of new Set([...Object.keys(stored), ...Object.keys(key.inputs)])) {
     if (stored[name] !== key.inputs[name]) reasons.push(`input ${name}: ${stored[name] ?? 'absent'} then, ${key.inputs[name] ?? 'absent'} now`);
   }
@@ -122,10 +128,10 @@ async function staleReasons(manifest: Partial<AnalysisManifest>, key: AnalysisKe
   return reasons;
 }
 
-async function changedFiles(dir: string, manifest: Partial<AnalysisManifest>): Promise<string[]> {
+async function changedFiles(dir: string, manifest: AnalysisManifest): Promise<string[]> {
   const reasons: string[] = [];
   for (const file of artifactFiles()) {
-    const expected = manifest.files?.[file];
+    const expected = manifest.files[file];
     const actual = await sha256File(join(dir, file)).catch(() => undefined);
     if (actual === undefined) reasons.push(`${file} is missing`);
     else if (actual !== expected) reasons.push(`${file} changed since it was written`);

@@ -2,7 +2,7 @@
  * The CTG gate table as an open JSON artifact (also what `crane analyze --export` writes).
  *
  *   gateTableJson(table) → GateTableJson          one row per (component, layer) block and per global block
- *   gateTableFromJson(file, json) → GateTable     validated, then rebuilt with computeGateTable
+ *   readGateTable(file) → GateTable               read, validated, then rebuilt with computeGateTable
  *
  * Each row carries Σp, Σs_R, Σs_A, ‖θ_I‖ and S (the spec's open-artifact fields), plus the raw
  * sums. Loading recomputes S from the per-layer sums instead of trusting the stored S: the table
@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { blockKey, type GateSums } from '../crane/gate-accumulator.ts';
 import { computeGateTable, type GateTable } from '../crane/gate-scales.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
+import { readJsonFile } from '../io/json-file.ts';
 
 const GATE_TABLE_FORMAT = 'crane-gate-table';
 
@@ -73,10 +74,10 @@ export function gateTableJson(table: GateTable): GateTableJson {
   return { format: GATE_TABLE_FORMAT, reference: table.reference, blocks };
 }
 
-export function gateTableFromJson(file: string, json: unknown): GateTable {
-  const parsed = gateTableSchema.safeParse(json);
-  if (!parsed.success) throw new CheckpointError('metadata', file, `is not a gate table: ${z.prettifyError(parsed.error)}`);
-  const layerBlocks = parsed.data.blocks.filter((row) => row.layer !== null).map((row) => {
+export async function readGateTable(file: string): Promise<GateTable> {
+  const table = await readJsonFile(file, gateTableSchema, 'a gate table');
+  if (table === undefined) throw new CheckpointError('not-found', file, 'no gate table here');
+  const layerBlocks = table.blocks.filter((row) => row.layer !== null).map((row) => {
     const id = { group: row.group, block: row.block, layer: row.layer };
     if (blockKey(id) !== row.key) throw new CheckpointError('metadata', file, `row "${row.key}" does not match its group/block/layer (${blockKey(id)})`);
     const sums: GateSums = {
@@ -91,5 +92,5 @@ export function gateTableFromJson(file: string, json: unknown): GateTable {
     };
     return { id, sums };
   });
-  return computeGateTable(layerBlocks, parsed.data.reference);
+  return computeGateTable(layerBlocks, table.reference);
 }

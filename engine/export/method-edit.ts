@@ -10,15 +10,13 @@
  * recipe names. Only the gate table and the projectors are read: the preview coefficients play
  * no part in an edit.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ANALYSIS_FILES } from '../analysis/analysis-store.ts';
-import { gateTableFromJson } from '../analysis/gate-table-file.ts';
+import { readGateTable } from '../analysis/gate-table-file.ts';
 import { readProjectors } from '../analysis/projector-file.ts';
 import { baselineEdit } from '../crane/baselines.ts';
 import { craneEdit, type CraneContext } from '../crane/crane-edit.ts';
 import type { PairedEdit } from '../crane/tensor-pair.ts';
-import { CheckpointError } from '../io/checkpoint-error.ts';
 import { hashFiles } from './input-hashes.ts';
 import { craneSettingsFromJson, type RecipeMethod } from './recipe.ts';
 
@@ -30,14 +28,7 @@ export function needsAnalysis(method: RecipeMethod): boolean {
 
 export async function loadEditAnalysis(dir: string, signal?: AbortSignal): Promise<{ context: CraneContext; files: Record<string, string> }> {
   const files = await hashFiles(dir, EDIT_ANALYSIS_FILES, { signal });
-  const gatePath = join(dir, ANALYSIS_FILES.gate);
-  let json: unknown;
-  try {
-    json = JSON.parse(await readFile(gatePath, 'utf8'));
-  } catch (error) {
-    throw new CheckpointError('metadata', gatePath, `is not readable JSON (${(error as Error).message})`);
-  }
-  const gate = gateTableFromJson(gatePath, json);
+  const gate = await readGateTable(join(dir, ANALYSIS_FILES.gate));
   const projectors = await readProjectors(join(dir, ANALYSIS_FILES.projectors));
   return { context: { gate, projector: (key) => projectors.get(key) }, files };
 }

@@ -1,5 +1,5 @@
 /** Unit cases of the pieces that make the cache safe to interrupt: gradient generations, decode cache, split. */
-import { appendFile, readdir, readFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withTempDir } from '../io/testing/fixtures.ts';
@@ -26,6 +26,11 @@ describe('GradientStore', () => {
     expect(Array.from((await reopened.readLayer(1)).get('w1') ?? [])).toEqual([4]);
     expect((await readdir(dir)).sort()).toEqual(['layer_0@2.safetensors', 'layer_1@2.safetensors', 'progress.json']);
   }));
+
+  it('refuses a progress file of another shape, naming it', () => withTempDir(async (dir) => {
+    await writeFile(join(dir, 'progress.json'), '{"batchesDone": "two"}');
+    await expect(GradientStore.open(dir)).rejects.toThrow(`${join(dir, 'progress.json')}: is not a gradient progress file`);
+  }));
 });
 
 describe('DecodeCache', () => {
@@ -41,6 +46,14 @@ describe('DecodeCache', () => {
     expect(again.get('a')?.tokens).toEqual([1, 2]);
     expect(again.get('c')).toEqual({ tokens: [3], stopReason: 'max-tokens' });
     expect((await readFile(path, 'utf8')).split('\n')).toHaveLength(4);
+  }));
+
+  it('refuses a whole line of another shape, naming file and line (a torn line is never JSON)', () => withTempDir(async (dir) => {
+    const path = join(dir, 'cache.jsonl');
+    const cache = await DecodeCache.open(path);
+    await cache.put('a', { tokens: [1, 2], stopReason: 'stop-token' });
+    await appendFile(path, '{"key":"b","tokens":[1.5],"stopReason":"stop-token"}\n');
+    await expect(DecodeCache.open(path)).rejects.toThrow(`${path}:2: is not a decode-cache line`);
   }));
 });
 

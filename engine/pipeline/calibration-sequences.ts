@@ -12,22 +12,26 @@
  *   template), or 'decoded-ids' (the generated ids as they are; see targets-stage.ts).
  */
 import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
 import { CheckpointError } from '../io/checkpoint-error.ts';
+import { parseJsonText } from '../io/json-file.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
 import { writeFileAtomic } from './stage-store.ts';
 
-export type CalibrationSetName = 'reasoning' | 'agent' | 'format';
-export type Split = 'train' | 'heldout';
+const tokenIndices = z.array(z.int().nonnegative());
+const sequenceSchema = z.strictObject({
+  set: z.enum(['reasoning', 'agent', 'format']),
+  split: z.enum(['train', 'heldout']),
+  source: z.string(),
+  ids: tokenIndices,
+  lossMask: z.array(z.int().min(0).max(1)).optional(),
+  formatPositions: tokenIndices.optional(),
+  target: z.enum(['given', 'decoded', 'decoded-ids']).optional(),
+});
 
-export interface CalibrationSequence {
-  readonly set: CalibrationSetName;
-  readonly split: Split;
-  readonly source: string;
-  readonly ids: readonly number[];
-  readonly lossMask?: readonly number[];
-  readonly formatPositions?: readonly number[];
-  readonly target?: 'given' | 'decoded' | 'decoded-ids';
-}
+export type CalibrationSequence = z.infer<typeof sequenceSchema>;
+export type CalibrationSetName = CalibrationSequence['set'];
+export type Split = CalibrationSequence['split'];
 
 export async function writeSequences(path: string, sequences: readonly CalibrationSequence[]): Promise<void> {
   await writeFileAtomic(path, sequences.map((s) => `${JSON.stringify(s)}\n`).join(''));
@@ -40,7 +44,7 @@ export async function readSequences(path: string): Promise<CalibrationSequence[]
   } catch {
     throw new CheckpointError('not-found', path, 'calibration sequences missing: run `crane analyze` first');
   }
-  return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as CalibrationSequence);
+  return text.split('\n').flatMap((line, i) => (line.trim() === '' ? [] : [parseJsonText(`${path}:${i + 1}`, line, sequenceSchema, 'a calibration sequence')]));
 }
 
 /** The sequences of one set and split, as the runtime's loss batches. */

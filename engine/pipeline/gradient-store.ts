@@ -12,13 +12,16 @@
  * mid-batch therefore leaves generation n intact and some stray n+1 files, which open() removes:
  * the store is never half-added. Only one layer's gradients are in memory at a time.
  */
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
+import { readJsonFile } from '../io/json-file.ts';
 import { SafetensorsFile } from '../io/safetensors-reader.ts';
 import { writeSafetensors } from '../io/safetensors-writer.ts';
 import { writeFileAtomic } from './stage-store.ts';
 
 const PROGRESS_FILE = 'progress.json';
+const progressSchema = z.strictObject({ batchesDone: z.int().nonnegative() });
 const LAYER_FILE = /^layer_(\d+)@(\d+)\.safetensors$/;
 
 export class GradientStore {
@@ -26,7 +29,7 @@ export class GradientStore {
 
   static async open(dir: string): Promise<GradientStore> {
     await mkdir(dir, { recursive: true });
-    const progress = await readFile(join(dir, PROGRESS_FILE), 'utf8').then((t) => (JSON.parse(t) as { batchesDone: number }).batchesDone, () => 0);
+    const progress = (await readJsonFile(join(dir, PROGRESS_FILE), progressSchema, 'a gradient progress file'))?.batchesDone ?? 0;
     const files = await readdir(dir).catch(() => [] as string[]);
     for (const file of files) {
       const m = LAYER_FILE.exec(file);

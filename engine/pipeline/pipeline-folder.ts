@@ -12,10 +12,13 @@
  * atomically: the stage caches must survive that. resolveArtifactsDir lets every consumer
  * (preview, merge --analysis, verify) take either DIR or a bare analysis-store folder.
  */
-import { access, readFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { ANALYSIS_FILES, loadAnalysis, type AnalysisArtifacts, type AnalysisKey } from '../analysis/analysis-store.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
+import { readJsonFile } from '../io/json-file.ts';
+import { analysisSettingsSchema } from '../protocol/settings-schemas.ts';
 import type { PipelineSettings } from './analysis-settings.ts';
 import { flatInputs } from './input-hashing.ts';
 import { writeFileAtomic } from './stage-store.ts';
@@ -54,17 +57,24 @@ export interface PipelineRecord {
   readonly inputs: InputHashes;
 }
 
+const fileHashes = z.record(z.string(), z.string());
+const pipelineRecordSchema: z.ZodType<PipelineRecord> = z.strictObject({
+  instruct: z.string(),
+  thinking: z.string(),
+  settings: z.strictObject({ analysis: analysisSettingsSchema, keepQuantile: z.number().min(0).lt(1), batchSequences: z.int().positive() }),
+  inputs: z.strictObject({ instruct: fileHashes, thinking: fileHashes, reasoning: z.string(), agent: z.string(), format: z.string() }),
+});
+
 export async function writePipelineRecord(dir: string, record: PipelineRecord): Promise<void> {
   await writeFileAtomic(pipelinePaths(dir).pipeline, `${JSON.stringify(record, null, 2)}\n`);
 }
 
+/** What pipeline.json says; a missing file is 'not-found', one of another shape a 'metadata' error naming it. */
 export async function readPipelineRecord(dir: string): Promise<PipelineRecord> {
   const path = pipelinePaths(dir).pipeline;
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as PipelineRecord;
-  } catch {
-    throw new CheckpointError('not-found', path, 'not an analysis folder made by `crane analyze` (no readable pipeline.json)');
-  }
+  const record = await readJsonFile(path, pipelineRecordSchema, 'an analysis record written by `crane analyze` (run it again)');
+  if (record === undefined) throw new CheckpointError('not-found', path, 'not an analysis folder made by `crane analyze` (no pipeline.json)');
+  return record;
 }
 
 /** DIR/result when DIR is a pipeline folder, else DIR itself (a bare analysis-store folder). */

@@ -17,6 +17,9 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
+import { CheckpointError } from '../io/checkpoint-error.ts';
+import { readJsonFile } from '../io/json-file.ts';
 import { canonicalJson } from '../io/tokenizer-files.ts';
 
 export const STAGE_MARKER = 'done.json';
@@ -29,14 +32,20 @@ export type StageStatus =
   | { readonly state: 'cached' }
   | { readonly state: 'stale'; readonly reasons: readonly string[] };
 
+/** A done-marker holds the stage's key: a JSON object. */
+const markerSchema = z.record(z.string(), z.json());
+
 export async function stageStatus(dir: string, key: StageKey): Promise<StageStatus> {
-  let stored: unknown;
+  let before: Record<string, unknown> | undefined;
   try {
-    stored = JSON.parse(await readFile(join(dir, STAGE_MARKER), 'utf8'));
-  } catch {
-    return { state: 'missing' };
+    before = await readJsonFile(join(dir, STAGE_MARKER), markerSchema, 'a stage marker');
+  } catch (error) {
+    // markStageDone writes markers atomically, so one that does not parse was not written by it:
+    // the stage is redone, and the reason names the file.
+    if (error instanceof CheckpointError) return { state: 'stale', reasons: [error.message] };
+    throw error;
   }
-  const before = (typeof stored === 'object' && stored !== null ? stored : {}) as Record<string, unknown>;
+  if (before === undefined) return { state: 'missing' };
   const now = normalised(key);
   const reasons = [...new Set([...Object.keys(before), ...Object.keys(now)])]
     .filter((k) => canonicalJson(before[k]) !== canonicalJson(now[k]))
