@@ -1,10 +1,12 @@
 /**
  * The desktop app through Playwright's _electron: the window loads crane://app with the narrow
  * bridge and no Node, the engine answers over the handed-over MessagePort, navigation and
- * window.open are refused, and a killed engine is reported and restarted.
+ * window.open are refused, a killed engine is reported and restarted, and after Restart Engine
+ * the page reconnects by itself.
  * Skips, loudly, where no Electron binary is installed.
  */
 import { _electron as electron, expect, test, type ElectronApplication, type Page } from '@playwright/test';
+import { ENGINE_PORT_MESSAGE } from '../../engine/protocol/desktop-bridge.ts';
 import { ROOT } from '../../tools/setup/build-electron.ts';
 import { collectPageErrors } from '../support/console-errors.ts';
 import { electronBinary, NO_ELECTRON_MESSAGE } from '../support/electron-binary.ts';
@@ -42,7 +44,7 @@ test('the window shows the studio from crane://app with only window.crane expose
   await expect(page).toHaveTitle('CRANE Studio');
   await expect(page.locator('#root')).not.toBeEmpty();
   expect(await page.evaluate(pageSurface)).toEqual({
-    craneKeys: ['bridgeVersion', 'onEngineExit', 'onMenuCommand', 'onOpenRequest', 'pickDirectory', 'platform', 'requestEnginePort', 'restartEngine'],
+    craneKeys: ['bridgeVersion', 'onEngineExit', 'onEngineStart', 'onMenuCommand', 'onOpenRequest', 'pickDirectory', 'platform', 'requestEnginePort', 'restartEngine'],
     bridgeVersion: 1,
     node: [],
   });
@@ -51,7 +53,7 @@ test('the window shows the studio from crane://app with only window.crane expose
 });
 
 test('the engine answers over the MessagePort main hands to the page', async () => {
-  expect(JSON.parse(await page.evaluate(pingThroughBridge))).toMatchObject({ id: 1, ok: true, result: { protocolVersion: 1 } });
+  expect(JSON.parse(await page.evaluate(pingThroughBridge, ENGINE_PORT_MESSAGE))).toMatchObject({ id: 1, ok: true, result: { protocolVersion: 1 } });
 });
 
 test('navigation, window.open and foreign requests are refused', async () => {
@@ -77,5 +79,23 @@ test('a killed engine is reported, and a restart brings a working engine back', 
   await expect(page.getByRole('alert')).toContainText('engine');
   await page.evaluate(restartEngine);
   await expect.poll(enginePid).not.toBe(pid);
-  expect(JSON.parse(await page.evaluate(pingThroughBridge))).toMatchObject({ ok: true });
+  expect(JSON.parse(await page.evaluate(pingThroughBridge, ENGINE_PORT_MESSAGE))).toMatchObject({ ok: true });
+  // The UI's own connection comes back by itself.
+  await expect(page.locator('.conn')).toContainText('open');
+  await expect(page.getByRole('alert')).toHaveCount(0);
+});
+
+test('Engine ▸ Restart Engine: the page hears of it and reconnects by itself', async () => {
+  await expect(page.locator('.conn')).toContainText('open');
+  await page.evaluate(recordEngineExits);
+  const pid = await enginePid();
+  await app.evaluate(({ Menu }) => {
+    const engineMenu = Menu.getApplicationMenu()?.items.find((item) => item.label === 'Engine');
+    engineMenu?.submenu?.items.find((item) => item.label === 'Restart Engine')?.click();
+  });
+  await expect.poll(() => page.evaluate(engineExits)).toEqual(['the engine was restarted']);
+  await expect.poll(enginePid).not.toBe(pid);
+  await expect(page.locator('.conn')).toContainText('open');
+  await expect(page.getByRole('alert')).toHaveCount(0);
+  expect(errors).toEqual([]);
 });

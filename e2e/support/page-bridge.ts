@@ -1,7 +1,8 @@
 /**
  * Functions run inside the Electron page with page.evaluate (Playwright sends their source, so
  * each is self-contained). They use window.crane the way the UI does, without the UI's code.
- * The root tsconfig has no DOM lib, hence the minimal structural types on globalThis.
+ * The root tsconfig has no DOM lib, hence the minimal structural types on globalThis. Constants
+ * (the port message's type) come in as arguments: a function's source cannot import.
  */
 interface PagePort {
   postMessage(message: unknown): void;
@@ -20,7 +21,7 @@ interface PageGlobals {
 }
 
 /** Asks main for an engine port, sends a ping over it and returns the reply text. */
-export async function pingThroughBridge(): Promise<string> {
+export async function pingThroughBridge(portMessageType: string): Promise<string> {
   const page = globalThis as unknown as PageGlobals;
   const bridge = page.crane;
   if (bridge === undefined) throw new Error('window.crane is missing');
@@ -28,7 +29,7 @@ export async function pingThroughBridge(): Promise<string> {
   page.addEventListener('message', (event) => {
     const data = event.data as { type?: unknown; nonce?: unknown } | null;
     const port = event.ports[0];
-    if (event.source === page && data?.type === 'crane:engine-port' && typeof data.nonce === 'string' && port !== undefined) ports.set(data.nonce, port);
+    if (event.source === page && data?.type === portMessageType && typeof data.nonce === 'string' && port !== undefined) ports.set(data.nonce, port);
   });
   const { nonce } = await bridge.requestEnginePort();
   const started = Date.now();
