@@ -18,6 +18,8 @@ import { computeGateTable } from '../engine/crane/gate-scales.ts';
 import type { GspProjector } from '../engine/crane/gsp-projector.ts';
 import { uniformStream } from '../engine/crane/tensor-random-stream.ts';
 import { classifyTensor, projectorKey } from '../engine/crane/tensor-classification.ts';
+import { defaultSteepness } from '../engine/protocol/gsp-mask.ts';
+import { defaultResolvedSettings } from '../engine/protocol/settings-defaults.ts';
 
 const LAYERS = 48;
 const EXPERTS = 128;
@@ -69,14 +71,14 @@ function nextSettings(previous: PreviewSettings, blocks: readonly string[]): { c
   const change = (['alpha', 'tau/k', 'toggles', 'overrides'] as const)[Math.floor(random() * 4)] as Change;
   switch (change) {
     case 'alpha': return { change, settings: { ...previous, alpha: random() } };
-    case 'tau/k': return { change, settings: { ...previous, tau: 0.005 + random() * 0.2, steepness: random() < 0.5 ? undefined : 10 + random() * 300 } };
+    case 'tau/k': return { change, settings: { ...previous, tau: 0.005 + random() * 0.2, steepness: random() < 0.5 ? defaultSteepness(previous.tau) : 10 + random() * 300 } };
     case 'toggles': return {
       change,
       settings: { ...previous, stages: { threshold: random() < 0.8, gate: random() < 0.8, gsp: random() < 0.8 }, granularity: random() < 0.5 ? 'coarse' : 'fine' },
     };
     case 'overrides': return {
       change,
-      settings: { ...previous, overrides: new Map(Array.from({ length: Math.floor(random() * 6) }, () => [blocks[Math.floor(random() * blocks.length)] as string, random() * 2])) },
+      settings: { ...previous, overrideScales: Object.fromEntries(Array.from({ length: Math.floor(random() * 6) }, () => [blocks[Math.floor(random() * blocks.length)] as string, random() * 2])) },
     };
   }
 }
@@ -94,7 +96,7 @@ const directions = coefficients.directions.length / 6;
 console.log(`synthetic analysis: ${LAYERS} layers, ${tensors} tensors, ${coefficients.entries.length} preview entries, ${directions} directions (r = ${RANK})`);
 console.log(`build ${((built - started) / 1000).toFixed(1)} s (not part of the preview), load ${(loaded - built).toFixed(1)} ms`);
 
-let settings: PreviewSettings = { alpha: 0.15, keepQuantile: 0.5, tau: 0.03, stages: { threshold: true, gate: true, gsp: true }, granularity: 'coarse' };
+let settings: PreviewSettings = { ...defaultResolvedSettings({ think: [], special: [] }), alpha: 0.15 };
 const times = new Map<Change | 'all', number[]>([['all', []]]);
 for (let i = 0; i < 200; i++) preview.evaluate(nextSettings(settings, preview.coarseBlocks).settings); // warm-up (JIT)
 for (let i = 0; i < Number(args.calls); i++) {

@@ -2,6 +2,7 @@ import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withTempDir } from '../io/testing/fixtures.ts';
+import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import { ANALYSIS_FILES, loadAnalysis, writeAnalysis, type AnalysisArtifacts, type AnalysisKey } from './analysis-store.ts';
 import { InstantPreview } from './preview.ts';
 import { tinyAnalysis } from './testing/tiny-analysis.ts';
@@ -9,7 +10,7 @@ import { tinyAnalysis } from './testing/tiny-analysis.ts';
 const { gate, projectors, coefficients } = tinyAnalysis(11);
 const artifacts: AnalysisArtifacts = { gate, projectors, coefficients };
 const key: AnalysisKey = { inputs: { instruct: 'aa11', thinking: 'bb22', reasoning: 'cc33' }, settings: { gsp: { maxRank: 256, radius: 3 }, heldOutFraction: 0.1 } };
-const settings = { alpha: 0.4, keepQuantile: 0.5, tau: 0.05, stages: { threshold: true, gate: true, gsp: true }, granularity: 'fine' } as const;
+const settings = { ...defaultResolvedSettings({ think: [], special: [] }), alpha: 0.4, tau: 0.05, granularity: 'fine' } as const;
 
 async function written<T>(body: (dir: string) => Promise<T>): Promise<T> {
   return withTempDir(async (root) => {

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { craneDelta, type CraneContext } from '../crane/crane-edit.ts';
 import { classifyTensor } from '../crane/tensor-classification.ts';
+import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import { InstantPreview, type PreviewSettings } from './preview.ts';
 import { PreviewCoefficientBuilder } from './preview-coefficients.ts';
 import { tinyAnalysis } from './testing/tiny-analysis.ts';
@@ -13,12 +14,12 @@ const analysis = tinyAnalysis(2026);
 const context: CraneContext = { gate: analysis.gate, projector: (key) => analysis.projectors.get(key) };
 const preview = new InstantPreview(analysis.coefficients, analysis.gate);
 
-const base: PreviewSettings = { alpha: 0.25, keepQuantile: 0.5, tau: 0.03, stages: { threshold: true, gate: true, gsp: true }, granularity: 'coarse' };
+const base: PreviewSettings = defaultResolvedSettings({ think: [], special: [] });
 
 function edited(settings: PreviewSettings) {
   return analysis.scored.map((t) => ({
     t,
-    result: craneDelta(classifyTensor(t.name), t.shape, t.thetaI, t.thetaT, { ...settings, tokens: { think: [], special: [] } }, context),
+    result: craneDelta(classifyTensor(t.name), t.shape, t.thetaI, t.thetaT, settings, context),
   }));
 }
 
@@ -44,7 +45,7 @@ const cases: [string, PreviewSettings][] = [
   ['gate off', { ...base, stages: { threshold: true, gate: false, gsp: true } }],
   ['all stages off', { ...base, stages: { threshold: false, gate: false, gsp: false } }],
   ['fine granularity', { ...base, granularity: 'fine' }],
-  ['overrides (coarse, fine and global keys)', { ...base, overrides: new Map([['attention@0', 2.5], ['ffn.up@1', 0], ['norm@*', 0.7]]) }],
+  ['overrides (coarse, fine and global keys)', { ...base, overrideScales: { 'attention@0': 2.5, 'ffn.up@1': 0, 'norm@*': 0.7 } }],
   ['τ = 0.9 (almost everything passes)', { ...base, tau: 0.9 }],
 ];
 
@@ -62,7 +63,7 @@ describe('InstantPreview vs g·craneDelta on a tiny random pair', () => {
 
   it('reports α·S per block as craneDelta resolves it', () => {
     for (const granularity of ['coarse', 'fine'] as const) {
-      const settings = { ...base, granularity, overrides: new Map([['attention@1', 3]]) };
+      const settings = { ...base, granularity, overrideScales: { 'attention@1': 3 } };
       const result = preview.evaluate(settings);
       for (const { t, result: delta } of edited(settings)) {
         const cls = classifyTensor(t.name);

@@ -23,14 +23,16 @@
  * result; a τ or k change also recomputes the masks (sigmoidWeights) and the Σ w·d per entry.
  */
 import { blockKey } from '../crane/gate-accumulator.ts';
-import { resolveScale, type GateTable, type Granularity } from '../crane/gate-scales.ts';
-import type { CraneSettings } from '../crane/crane-edit.ts';
-import { sigmoidWeights } from '../crane/gsp-projector.ts';
+import { overrideKeys, resolveScale, type GateTable } from '../crane/gate-scales.ts';
+import type { CraneDeltaSettings } from '../crane/crane-edit.ts';
+import { blockScale } from '../protocol/block-scale.ts';
+import { sigmoidWeights } from '../protocol/gsp-mask.ts';
+import type { Granularity } from '../protocol/settings-schemas.ts';
 import type { TensorClass } from '../crane/tensor-classification.ts';
 import type { PreviewCoefficients } from './preview-coefficients.ts';
 import { GRAD_A, GRAD_R, MOMENTS, NORM, RAW, THRESHOLDED } from './tensor-moments.ts';
 
-export type PreviewSettings = Pick<CraneSettings, 'alpha' | 'keepQuantile' | 'tau' | 'steepness' | 'stages' | 'granularity' | 'overrides'>;
+export type PreviewSettings = CraneDeltaSettings;
 
 export interface PreviewResult {
   readonly deltaLossReasoning: number;
@@ -87,9 +89,9 @@ export class InstantPreview {
     this.fineBlocks = [...slots.keys()];
     this.coarseBlocks = [...coarse.keys()];
     this.slotCoarse = Int32Array.from(slotCoarse);
-    const scaleAll = (granularity: Granularity) => Float64Array.from(slotClasses, (c) => resolveScale(c, gate, { granularity }).value);
+    const scaleAll = (granularity: Granularity) => Float64Array.from(slotClasses, (c) => resolveScale(c, gate, { granularity, overrideScales: {} }).value);
     this.gateScale = { coarse: scaleAll('coarse'), fine: scaleAll('fine') };
-    this.overrideKeys = slotClasses.map(overrideLookupOrder);
+    this.overrideKeys = slotClasses.map(overrideKeys);
     this.spectra = projectorKeys.map((k) => coefficients.spectra.get(k) as Float64Array);
     this.entryCoordinates = Float64Array.from(coefficients.entries, (e) => e.coordinates);
     this.corrections = new Float64Array(coefficients.entries.length * MOMENTS);
@@ -104,7 +106,7 @@ export class InstantPreview {
     if (stages.threshold && settings.keepQuantile !== this.coefficients.keepQuantile) {
       throw new RangeError(`preview coefficients were computed at keep-quantile ${this.coefficients.keepQuantile}; q = ${settings.keepQuantile} needs them recomputed`);
     }
-    if (stages.gsp) this.refreshMasks(settings.tau, settings.steepness ?? 4.6 / settings.tau);
+    if (stages.gsp) this.refreshMasks(settings.tau, settings.steepness);
     this.resolveSlotScales(settings);
     const fine = settings.granularity === 'fine';
     const blocks = fine ? this.fineBlocks : this.coarseBlocks;
@@ -148,19 +150,13 @@ export class InstantPreview {
     };
   }
 
-  /** S per slot with resolveScale's precedence: override, then (gate on) the gate, else 1. */
+  /** S per slot by the one rule (protocol/block-scale.ts), overrides looked up in resolveScale's order. */
   private resolveSlotScales(settings: PreviewSettings): void {
     const gateScale = this.gateScale[settings.granularity];
+    const overrides = settings.overrideScales;
     for (let slot = 0; slot < this.slotScale.length; slot++) {
-      let value = settings.stages.gate ? (gateScale[slot] as number) : 1;
-      for (const key of this.overrideKeys[slot] as readonly string[]) {
-        const override = settings.overrides?.get(key);
-        if (override !== undefined) {
-          value = override;
-          break;
-        }
-      }
-      this.slotScale[slot] = value;
+      const key = (this.overrideKeys[slot] as readonly string[]).find((k) => Object.hasOwn(overrides, k));
+      this.slotScale[slot] = blockScale(settings.stages.gate, gateScale[slot], key === undefined ? undefined : overrides[key]);
     }
   }
 
@@ -197,21 +193,4 @@ export class InstantPreview {
     this.maskTau = tau;
     this.maskSteepness = steepness;
   }
-}
-
-/**
- * The override keys resolveScale consults for a tensor, in its order, recorded by letting it
- * look them up in a map that remembers the questions — so the preview follows the engine's
- * precedence without a second copy of it.
- */
-function overrideLookupOrder(tensor: TensorClass): readonly string[] {
-  const consulted: string[] = [];
-  const recorder = new (class extends Map<string, number> {
-    override get(key: string): number | undefined {
-      consulted.push(key);
-      return undefined;
-    }
-  })();
-  resolveScale(tensor, null, { granularity: 'fine', overrides: recorder });
-  return consulted;
 }

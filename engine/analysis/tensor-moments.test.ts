@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { projectInputSide, sigmoidWeights, type GspProjector } from '../crane/gsp-projector.ts';
+import { projectInputSide, type GspProjector } from '../crane/gsp-projector.ts';
+import { sigmoidWeights } from '../protocol/gsp-mask.ts';
 import { GRAD_A, GRAD_R, MOMENTS, NORM, RAW, tensorMoments, THRESHOLDED } from './tensor-moments.ts';
 
 const f = (...v: number[]) => Float32Array.from(v);

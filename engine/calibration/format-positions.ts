@@ -3,23 +3,15 @@
  * plus a neighbourhood of ±radius tokens, clipped to the sequence.
  *
  * API: `formatPositions(ids, tokenizer, {patterns?, radius?})` → ascending token indices.
- * `DEFAULT_FORMAT_PATTERNS` are the six Qwen delimiters; radius defaults to 3 (the reference).
+ * Patterns and radius default to the reference analysis' (protocol/settings-defaults.ts: Qwen's
+ * six tool/turn delimiters, ±3 tokens).
  * Patterns are matched in the bytes the tokens stand for, not by id, so a pattern that is ordinary
  * text in some family (Nanbeige's `<function=`, spread over several tokens) works the same way as
  * a single added token: every token overlapping an occurrence counts.
  */
+import { DEFAULT_ANALYSIS_KNOBS } from '../protocol/settings-defaults.ts';
 import type { ModelTokenizer } from './tokenizer.ts';
 
-export const DEFAULT_FORMAT_PATTERNS: readonly string[] = [
-  '<tool_call>',
-  '</tool_call>',
-  '<tool_response>',
-  '</tool_response>',
-  '<|im_start|>',
-  '<|im_end|>',
-];
-
-export const DEFAULT_FORMAT_RADIUS = 3;
 
 export interface FormatPositionOptions {
   readonly patterns?: readonly string[];
@@ -31,8 +23,8 @@ export function formatPositions(
   tokenizer: Pick<ModelTokenizer, 'tokenBytes'>,
   options: FormatPositionOptions = {},
 ): number[] {
-  const patterns = options.patterns ?? DEFAULT_FORMAT_PATTERNS;
-  const radius = options.radius ?? DEFAULT_FORMAT_RADIUS;
+  const patterns = options.patterns ?? DEFAULT_ANALYSIS_KNOBS.gsp.formatPatterns;
+  const radius = options.radius ?? DEFAULT_ANALYSIS_KNOBS.gsp.radius;
   if (!Number.isInteger(radius) || radius < 0) throw new RangeError(`format radius must be a non-negative integer, got ${radius}`);
 
   const pieces = ids.map((id) => tokenizer.tokenBytes(id));

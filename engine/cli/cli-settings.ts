@@ -1,23 +1,26 @@
 /**
- * Command-line flags → the engine's settings types, shared by `crane preview`, `verify` and
- * `merge` (each command owns one file in engine/cli; the flag parsing they share lives here).
+ * Command-line flags → the protocol's settings (protocol/settings-schemas.ts: one vocabulary and
+ * one set of ranges for the CLI, the engine, the recipe and the UI), shared by `crane preview`,
+ * `verify` and `merge`.
  *
  *   EDIT_FLAGS                      parseArgs option specs of every edit flag
- *   craneSettingsFromFlags(values, tokens) → CraneSettings
+ *   craneSettingsFromFlags(values, tokens) → ResolvedCraneSettings
  *   editMethodFromFlags(values, tokens, magnitudes?) → EditMethod
  *   parseByteSize('5GB') → bytes;   exportDtypeFromFlag('bf16') → 'BF16'
  *
- * Names follow the protocol's merge methods (task-arithmetic, ties, slerp, dare, aim, crane).
+ * --method takes the protocol's method names (crane, task_arithmetic, ties, slerp, dare, aim).
  * --alpha is the strength of every method: α for CRANE, λ for Task Arithmetic/TIES/DARE/AIM,
- * t for SLERP. Defaults follow the spec: α 0.25 for CRANE, 0.30 for the baselines.
+ * t for SLERP. Defaults are protocol/settings-defaults.ts's: α 0.25 for CRANE, 0.30 for the
+ * baselines. A value out of range is refused by the protocol's schema, naming the flag.
  */
+import type { z } from 'zod';
+import { defaultSteepness, DEFAULT_TAU } from '../protocol/gsp-mask.ts';
+import { DEFAULT_ALPHA, DEFAULT_BASELINES, DEFAULT_CRANE_SETTINGS, DEFAULT_KEEP_QUANTILE } from '../protocol/settings-defaults.ts';
+import {
+  aimSchema, blockKeySchema, dareSchema, resolvedCraneSettingsSchema, slerpSchema, taskArithmeticSchema, tiesSchema,
+  type ResolvedCraneSettings, type TokenRows,
+} from '../protocol/settings-schemas.ts';
 import { UsageError } from './command.ts';
-import { DEFAULT_AIM_OMEGA } from '../crane/aim.ts';
-import { DEFAULT_TIES_DENSITY } from '../crane/baselines.ts';
-import type { CraneSettings } from '../crane/crane-edit.ts';
-import { DEFAULT_TAU } from '../crane/gsp-projector.ts';
-import { DEFAULT_KEEP_QUANTILE } from '../crane/magnitude-threshold.ts';
-import type { TokenRows } from '../crane/special-tensors.ts';
 import type { ExportDtype } from '../export/recipe.ts';
 import { aimImportance, type EditMethod } from '../pipeline/edit-method.ts';
 
@@ -38,54 +41,65 @@ export const EDIT_FLAGS = {
   omega: { type: 'string' },
 } as const;
 
+const { ties, dare, aim } = DEFAULT_BASELINES;
+
 export const EDIT_FLAGS_HELP = `Edit settings:
-  --method M        crane (default) | task-arithmetic | ties | slerp | dare | aim
-  --alpha A         strength: CRANE α (default 0.25); λ of the baselines, t of SLERP (default 0.3)
-  --q Q             CRANE stage-1 keep quantile (default 0.5; survivors ×1/(1−q))
-  --tau T           GSP sigmoid centre τ (default 0.03)
+  --method M        crane (default) | task_arithmetic | ties | slerp | dare | aim
+  --alpha A         strength: CRANE α (default ${DEFAULT_ALPHA}); λ of the baselines, t of SLERP (default ${ties.lambda})
+  --q Q             CRANE stage-1 keep quantile (default ${DEFAULT_KEEP_QUANTILE}; survivors ×1/(1−q))
+  --tau T           GSP sigmoid centre τ (default ${DEFAULT_TAU})
   --k K             GSP sigmoid steepness (default 4.6/τ)
   --no-threshold    skip stage 1 (raw δ)
   --no-gate         S = 1 everywhere (overrides still apply)
   --no-gsp          no projection
   --fine            one gate block per projection (q, k, v, o, gate, up, down) instead of per group
   --override K=S    set S of one block by hand, e.g. attention@3=0.5, ffn.up@1=0, norm@*=1 (repeatable)
-  --density D       TIES density (default 0.5)
-  --drop P          DARE drop probability (default 0.5)
-  --seed N          DARE seed (default 0)
-  --omega W         AIM ω (default 0.4)`;
+  --density D       TIES density (default ${ties.density})
+  --drop P          DARE drop probability (default ${dare.dropProbability})
+  --seed N          DARE seed (default ${dare.seed})
+  --omega W         AIM ω (default ${aim.omega})`;
 
 export type EditFlagValues = { [K in keyof typeof EDIT_FLAGS]?: (typeof EDIT_FLAGS)[K]['type'] extends 'boolean' ? boolean : K extends 'override' ? string[] : string };
 
-export function craneSettingsFromFlags(values: EditFlagValues, tokens: TokenRows): CraneSettings {
-  const tau = number(values.tau, '--tau', DEFAULT_TAU, (v) => v > 0 && v < 1);
-  const settings: CraneSettings = {
-    alpha: number(values.alpha, '--alpha', 0.25, (v) => v >= 0),
-    keepQuantile: number(values.q, '--q', DEFAULT_KEEP_QUANTILE, (v) => v >= 0 && v < 1),
+/** The flag each settings field comes from, for error messages. */
+const FLAG_OF: Record<string, string> = {
+  alpha: '--alpha', lambda: '--alpha', t: '--alpha', keepQuantile: '--q', tau: '--tau', steepness: '--k',
+  overrideScales: '--override', density: '--density', dropProbability: '--drop', seed: '--seed', omega: '--omega',
+};
+
+export function craneSettingsFromFlags(values: EditFlagValues, tokens: TokenRows): ResolvedCraneSettings {
+  const tau = number(values.tau, '--tau') ?? DEFAULT_TAU;
+  return checked(resolvedCraneSettingsSchema, {
+    alpha: number(values.alpha, '--alpha') ?? DEFAULT_ALPHA,
+    keepQuantile: number(values.q, '--q') ?? DEFAULT_KEEP_QUANTILE,
     tau,
+    steepness: number(values.k, '--k') ?? defaultSteepness(tau),
     stages: { threshold: values['no-threshold'] !== true, gate: values['no-gate'] !== true, gsp: values['no-gsp'] !== true },
     granularity: values.fine === true ? 'fine' : 'coarse',
-    overrides: overrides(values.override ?? []),
+    special: DEFAULT_CRANE_SETTINGS.special,
+    overrideScales: overrideScales(values.override ?? []),
     tokens,
-  };
-  return values.k === undefined ? settings : { ...settings, steepness: number(values.k, '--k', 4.6 / tau, (v) => v > 0) };
+  });
 }
 
 export function editMethodFromFlags(values: EditFlagValues, tokens: TokenRows, magnitudes?: ReadonlyMap<string, Float64Array>): EditMethod {
-  const strength = () => number(values.alpha, '--alpha', 0.3, (v) => v >= 0);
+  const lambda = number(values.alpha, '--alpha');
   switch (values.method ?? 'crane') {
     case 'crane': return { method: 'crane', settings: craneSettingsFromFlags(values, tokens) };
-    case 'task-arithmetic': return { method: 'task_arithmetic', lambda: strength() };
-    case 'ties': return { method: 'ties', lambda: strength(), density: number(values.density, '--density', DEFAULT_TIES_DENSITY, (v) => v > 0 && v <= 1) };
-    case 'slerp': return { method: 'slerp', t: strength() };
-    case 'dare': return {
-      method: 'dare', lambda: strength(),
-      dropProbability: number(values.drop, '--drop', 0.5, (v) => v >= 0 && v < 1),
-      seed: number(values.seed, '--seed', 0, (v) => Number.isInteger(v) && v >= 0),
-    };
-    case 'aim':
+    case 'task_arithmetic': return checked(taskArithmeticSchema, { ...DEFAULT_BASELINES.task_arithmetic, ...(lambda === undefined ? {} : { lambda }) });
+    case 'ties': return checked(tiesSchema, { ...ties, ...(lambda === undefined ? {} : { lambda }), density: number(values.density, '--density') ?? ties.density });
+    case 'slerp': return checked(slerpSchema, { ...DEFAULT_BASELINES.slerp, ...(lambda === undefined ? {} : { t: lambda }) });
+    case 'dare': return checked(dareSchema, {
+      ...dare, ...(lambda === undefined ? {} : { lambda }),
+      dropProbability: number(values.drop, '--drop') ?? dare.dropProbability,
+      seed: number(values.seed, '--seed') ?? dare.seed,
+    });
+    case 'aim': {
       if (magnitudes === undefined) throw new UsageError('--method aim needs the input magnitudes of an analysis (--analysis DIR)');
-      return { method: 'aim', lambda: strength(), omega: number(values.omega, '--omega', DEFAULT_AIM_OMEGA, (v) => v >= 0 && v <= 1), importance: aimImportance(magnitudes) };
-    default: throw new UsageError(`--method must be crane, task-arithmetic, ties, slerp, dare or aim, got "${values.method}"`);
+      const settings = checked(aimSchema, { ...aim, ...(lambda === undefined ? {} : { lambda }), omega: number(values.omega, '--omega') ?? aim.omega });
+      return { ...settings, importance: aimImportance(magnitudes) };
+    }
+    default: throw new UsageError(`--method must be crane, task_arithmetic, ties, slerp, dare or aim, got "${values.method}"`);
   }
 }
 
@@ -108,18 +122,30 @@ export function parseByteSize(text: string): number {
   return bytes;
 }
 
-function overrides(items: readonly string[]): Map<string, number> {
-  return new Map(items.map((item) => {
-    const m = /^([a-z_]+(?:\.[\w]+)?@(?:\d+|\*))=(.+)$/.exec(item);
-    const value = m === null ? Number.NaN : Number(m[2]);
-    if (m === null || !Number.isFinite(value)) throw new UsageError(`--override must look like attention@3=0.5 or ffn.up@*=0, got "${item}"`);
-    return [m[1] as string, value];
-  }));
+function overrideScales(items: readonly string[]): Record<string, number> {
+  const scales: Record<string, number> = {};
+  for (const item of items) {
+    const m = /^([^=]+)=(.+)$/.exec(item);
+    const value = m === null ? undefined : number(m[2], '--override');
+    if (m === null || value === undefined || !blockKeySchema.safeParse(m[1]).success) throw new UsageError(`--override must look like attention@3=0.5 or ffn.up@*=0, got "${item}"`);
+    scales[m[1] as string] = value;
+  }
+  return scales;
 }
 
-function number(text: string | undefined, flag: string, fallback: number, valid: (v: number) => boolean): number {
-  if (text === undefined) return fallback;
+/** A number, undefined when the flag is absent; text that is not a finite number is refused. */
+function number(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
   const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || !valid(value)) throw new UsageError(`${flag} got an invalid value "${text}"`);
+  if (text.trim() === '' || !Number.isFinite(value)) throw new UsageError(`${flag} got an invalid value "${text}"`);
   return value;
+}
+
+/** The settings, validated by the protocol's schema; a range error names the flag. */
+function checked<S extends z.ZodType>(schema: S, settings: z.input<S>): z.output<S> {
+  const parsed = schema.safeParse(settings);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.find((key): key is string => typeof key === 'string' && key in FLAG_OF) ?? '';
+  throw new UsageError(`${FLAG_OF[field] ?? 'a setting'} is out of range: ${issue?.message ?? 'invalid'}`);
 }

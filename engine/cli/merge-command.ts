@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ModelTokenizer } from '../calibration/tokenizer.ts';
-import type { TokenRows } from '../crane/special-tensors.ts';
+import type { TokenRows } from '../protocol/settings-schemas.ts';
 import { exportFromRecipe, exportMerge, type ExportProgress, type ExportResult, type ExportRunOptions } from '../export/export-checkpoint.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
@@ -32,7 +32,8 @@ Output:
   --out DIR         output folder (must not exist unless --overwrite)
   --dtype D         source (default) | bf16 | f16 | f32
   --shard-size S    largest shard, e.g. 5GB (default), 500MB, 2GiB
-  --overwrite       replace DIR once the new one is complete
+  --overwrite       replace DIR once the new one is complete; only a previous export
+                    (a folder with a valid crane_recipe.json) is replaced, any other is refused
   --json            machine-readable summary
   -h, --help
 

@@ -9,8 +9,7 @@
  * the largest mean input keeps only ω of its delta; an unused channel keeps all of it.
  * An all-zero importance vector leaves the delta unchanged.
  */
-
-export const DEFAULT_AIM_OMEGA = 0.4;
+import { DEFAULT_AIM_OMEGA } from '../protocol/settings-defaults.ts';
 
 export class InputMagnitudeAccumulator {
   private readonly sums: Float64Array;

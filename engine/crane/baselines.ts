@@ -17,26 +17,20 @@
  * the rest get plain Task Arithmetic.
  */
 import { kthSmallestAbs } from '../linalg/kth-smallest.ts';
+import type { BaselineMethod } from '../protocol/settings-schemas.ts';
 import { aimScaleInPlace } from './aim.ts';
 import { countOfFraction } from './magnitude-threshold.ts';
 import { uniformStream } from './tensor-random-stream.ts';
 import { slerpInto } from './slerp.ts';
 import { addDelta, taskVector, type PairedEdit } from './tensor-pair.ts';
 
-export const DEFAULT_TIES_DENSITY = 0.5;
-
+/** The protocol's baselines; AIM also needs the base model's input magnitudes, which only the engine has. */
 export type BaselineSettings =
-  | { readonly method: 'task_arithmetic'; readonly lambda: number }
-  | { readonly method: 'ties'; readonly lambda: number; readonly density: number }
-  | { readonly method: 'slerp'; readonly t: number }
-  | { readonly method: 'dare'; readonly lambda: number; readonly dropProbability: number; readonly seed: number }
-  | {
-    readonly method: 'aim';
-    readonly lambda: number;
-    readonly omega: number;
+  | Exclude<BaselineMethod, { method: 'aim' }>
+  | (Extract<BaselineMethod, { method: 'aim' }> & {
     /** mean |x_j| of the base model's inputs to this tensor, when known. */
     readonly importance: (name: string) => Float32Array | Float64Array | undefined;
-  };
+  });
 
 export function baselineEdit(settings: BaselineSettings): PairedEdit {
   return (name, shape, thetaI, thetaT) => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { craneDelta, craneEdit, type CraneContext, type CraneSettings } from './crane-edit.ts';
+import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
+import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
+import { craneDelta, craneEdit, type CraneContext } from './crane-edit.ts';
 import type { GspProjector } from './gsp-projector.ts';
 import { classifyTensor } from './tensor-classification.ts';
 import { editPair } from './tensor-pair.ts';
@@ -12,11 +14,9 @@ const thetaT = f(2, -2, 1.5, 3);
 // Protect e₁ (coordinate 1) completely: σ = (1) → w ≈ 1 at τ = 0.03.
 const protectE1: GspProjector = { dim: 4, rank: 1, basis: f(0, 1, 0, 0), sigma: Float64Array.of(1) };
 
-const base: CraneSettings = {
-  alpha: 0.5, keepQuantile: 0.5, tau: 0.03, stages: { threshold: true, gate: false, gsp: false }, granularity: 'coarse', tokens: { think: [], special: [] },
-};
+const base: ResolvedCraneSettings = { ...defaultResolvedSettings({ think: [], special: [] }), alpha: 0.5, stages: { threshold: true, gate: false, gsp: false } };
 const none: CraneContext = { gate: null, projector: () => undefined };
-const deltaOf = (settings: CraneSettings, context: CraneContext = none, name = Q, shape = [1, 4]) =>
+const deltaOf = (settings: ResolvedCraneSettings, context: CraneContext = none, name = Q, shape = [1, 4]) =>
   Array.from(craneDelta(classifyTensor(name), shape, thetaI, thetaT, settings, context).delta);
 
 describe('craneDelta stage toggles', () => {
@@ -36,9 +36,8 @@ describe('craneDelta stage toggles', () => {
   });
 
   it('an override of S applies; S = 0 leaves θ_I', () => {
-    const overrides = new Map([['attention@0', 2]]);
-    expect(deltaOf({ ...base, overrides })).toEqual([0, -6, 0, 4]);
-    expect(deltaOf({ ...base, overrides: new Map([['attention.q@0', 0]]) })).toEqual([0, 0, 0, 0]);
+    expect(deltaOf({ ...base, overrideScales: { 'attention@0': 2 } })).toEqual([0, -6, 0, 4]);
+    expect(deltaOf({ ...base, overrideScales: { 'attention.q@0': 0 } })).toEqual([0, 0, 0, 0]);
   });
 
   it('reports a missing projector and a width mismatch instead of projecting', () => {

@@ -4,38 +4,24 @@
  *   craneDelta(tensor, shape, thetaI, thetaT, settings, context) → CraneDelta   (the `crane` rule's Δ and its provenance)
  *   craneEdit(settings, context) → PairedEdit                                   (every rule, for editPair)
  *
+ * Settings are the protocol's ResolvedCraneSettings (overrides as S by block key, token rows).
  * Stage toggles: `threshold` off → δ is used raw; `gate` off → S = 1 (overrides still apply);
  * `gsp` off → no projection. All steps after T are linear, so scaling before projecting is
  * the same edit as the spec's order. A tensor whose projector is missing, or whose last
  * dimension differs from the projector's, is left unprojected and the reason is reported.
- * Routers follow the router rule (SLERP, t = α/3) whatever the toggles say.
+ * Routers follow the router rule (SLERP, t = α · routerAlphaFraction) whatever the toggles say.
  */
-import { sigmoidWeights, projectInputSide, type GspProjector } from './gsp-projector.ts';
+import { sigmoidWeights } from '../protocol/gsp-mask.ts';
+import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
+import { projectInputSide, type GspProjector } from './gsp-projector.ts';
 import { magnitudeThreshold } from './magnitude-threshold.ts';
-import { resolveScale, type GateTable, type Granularity, type ScaleChoice } from './gate-scales.ts';
-import { editEmbedding, editLmHead, editRouter, type RowRuleOptions, type TokenRows } from './special-tensors.ts';
+import { resolveScale, type GateTable, type ScaleChoice } from './gate-scales.ts';
+import { editEmbedding, editLmHead, editRouter } from './special-tensors.ts';
 import { classifyTensor, projectorKey, type TensorClass } from './tensor-classification.ts';
 import { addDelta, taskVector, type PairedEdit } from './tensor-pair.ts';
 
-export interface CraneStages {
-  readonly threshold: boolean;
-  readonly gate: boolean;
-  readonly gsp: boolean;
-}
-
-export interface CraneSettings extends RowRuleOptions {
-  readonly alpha: number;
-  /** Stage 1 keep-quantile q (0.5 reproduces the reference). */
-  readonly keepQuantile: number;
-  readonly tau: number;
-  /** Sigmoid steepness k; 4.6/τ by default. */
-  readonly steepness?: number;
-  readonly stages: CraneStages;
-  readonly granularity: Granularity;
-  /** Hand-set S values keyed by blockKey (`attention@3`, `expert.gate@7`, `norm@*`). */
-  readonly overrides?: ReadonlyMap<string, number>;
-  readonly tokens: TokenRows;
-}
+/** What the deltas are scaled and projected by (the stage toggles, α, q, τ, k, S); the special tensors' rules need the rest. */
+export type CraneDeltaSettings = Pick<ResolvedCraneSettings, 'alpha' | 'keepQuantile' | 'tau' | 'steepness' | 'stages' | 'granularity' | 'overrideScales'>;
 
 export interface CraneContext {
   /** Scored gate blocks; null when no gate analysis exists (S = 1). */
@@ -58,7 +44,7 @@ export function craneDelta(
   shape: readonly number[],
   thetaI: Float32Array,
   thetaT: Float32Array,
-  settings: CraneSettings,
+  settings: CraneDeltaSettings,
   context: CraneContext,
 ): CraneDelta {
   const scale = resolveScale(tensor, settings.stages.gate ? context.gate : null, settings);
@@ -75,17 +61,17 @@ export function craneDelta(
   if (dIn !== projector.dim) {
     return { delta, scale, projectedWith: null, note: `input side ${dIn} ≠ projector ${key} width ${projector.dim}: left unprojected` };
   }
-  const weights = sigmoidWeights(projector.sigma, settings.tau, settings.steepness ?? 4.6 / settings.tau);
+  const weights = sigmoidWeights(projector.sigma, settings.tau, settings.steepness);
   return { delta: projectInputSide(delta, dIn, projector, weights), scale, projectedWith: key };
 }
 
-export function craneEdit(settings: CraneSettings, context: CraneContext): PairedEdit {
+export function craneEdit(settings: ResolvedCraneSettings, context: CraneContext): PairedEdit {
   return (name, shape, thetaI, thetaT) => {
     const tensor = classifyTensor(name);
     switch (tensor.rule) {
-      case 'embedding': return { values: editEmbedding(thetaI, thetaT, shape, settings.tokens, settings) };
-      case 'lm_head': return { values: editLmHead(thetaI, thetaT, shape, settings.tokens, settings) };
-      case 'router': return { values: editRouter(thetaI, thetaT, settings.alpha) };
+      case 'embedding': return { values: editEmbedding(thetaI, thetaT, shape, settings.tokens, settings.special) };
+      case 'lm_head': return { values: editLmHead(thetaI, thetaT, shape, settings.tokens, settings.special) };
+      case 'router': return { values: editRouter(thetaI, thetaT, settings.alpha, settings.special) };
       case 'crane': {
         const { delta, note } = craneDelta(tensor, shape, thetaI, thetaT, settings, context);
         return note === undefined ? { values: addDelta(thetaI, delta) } : { values: addDelta(thetaI, delta), note };

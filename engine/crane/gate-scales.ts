@@ -3,6 +3,7 @@
  *
  *   computeGateTable(blocks, reference) → GateTable    (every coarse and fine block, per layer and global)
  *   resolveScale(tensor, table, options) → ScaleChoice (the S one tensor is edited with, and why)
+ *   overrideKeys(tensor) → block keys an override of the tensor may sit at, best first
  *
  *   S_raw(c, l) = Σp / sqrt(Σθ_I²)
  *   S_CTG(c, l) = S_raw(c, l) / S_raw(ref, l)        ref = ffn (dense) or expert (MoE)
@@ -22,6 +23,8 @@
  * - Overrides are looked up in the same order (always including fine keys) and win even when
  *   the gate is switched off: they are the researcher's explicit choice.
  */
+import { blockScale } from '../protocol/block-scale.ts';
+import type { Granularity } from '../protocol/settings-schemas.ts';
 import { addSums, blockKey, EMPTY_SUMS, type BlockId, type GateSums } from './gate-accumulator.ts';
 import type { LayerGroup, TensorClass } from './tensor-classification.ts';
 
@@ -44,12 +47,10 @@ export interface GateTable {
   readonly scores: ReadonlyMap<string, BlockScore>;
 }
 
-export type Granularity = 'coarse' | 'fine';
-
 export interface ScaleOptions {
   readonly granularity: Granularity;
   /** S values set by hand, keyed by blockKey. */
-  readonly overrides?: ReadonlyMap<string, number>;
+  readonly overrideScales: Readonly<Record<string, number>>;
 }
 
 export interface ScaleChoice {
@@ -98,18 +99,23 @@ export function computeGateTable(
   return { reference, scores };
 }
 
-/** S for one tensor. `table` null means the gate is switched off (S = 1 unless overridden). */
+/** S for one tensor (protocol/block-scale.ts's rule). `table` null means the gate is switched off. */
 export function resolveScale(tensor: TensorClass, table: GateTable | null, options: ScaleOptions): ScaleChoice {
-  for (const { key } of lookupOrder(tensor, 'fine')) {
-    const value = options.overrides?.get(key);
-    if (value !== undefined) return { value, source: 'override', key };
-  }
-  if (table === null) return { value: 1, source: 'disabled', key: null };
-  for (const { key, source } of lookupOrder(tensor, options.granularity)) {
-    const score = table.scores.get(key);
-    if (score !== undefined) return { value: score.scale, source, key };
-  }
-  return { value: 1, source: 'unscored', key: null };
+  const override = overrideKeys(tensor).find((key) => Object.hasOwn(options.overrideScales, key));
+  const computed = table === null ? undefined : lookupOrder(tensor, options.granularity).find(({ key }) => table.scores.has(key));
+  const value = blockScale(
+    table !== null,
+    computed === undefined ? undefined : table?.scores.get(computed.key)?.scale,
+    override === undefined ? undefined : options.overrideScales[override],
+  );
+  if (override !== undefined) return { value, source: 'override', key: override };
+  if (table === null) return { value, source: 'disabled', key: null };
+  return computed === undefined ? { value, source: 'unscored', key: null } : { value, source: computed.source, key: computed.key };
+}
+
+/** Overrides are looked up at fine granularity always: a projection's own override beats its group's. */
+export function overrideKeys(tensor: TensorClass): string[] {
+  return lookupOrder(tensor, 'fine').map(({ key }) => key);
 }
 
 /**

@@ -2,7 +2,7 @@
  * Stage 3 of CRANE: Graduated Sigmoidal Projection (GSP).
  *
  *   projectorFromGram(gram, d, options?) → GspProjector   (V_r and σ of one layer/key)
- *   sigmoidWeights(sigma, tau?, steepness?) → w           (per-direction protection)
+ *   w = sigmoidWeights(σ, τ, k) from protocol/gsp-mask.ts (per-direction protection)
  *   projectInputSide(delta, dIn, projector, w) → Δ'       (Δ' = Δ − Δ·V_r·diag(w)·V_rᵀ)
  *
  * σ_i = sqrt(max(λ_i, 0)) from the eigenvalues of HᵀH; at most r_max = 256 directions are
@@ -16,10 +16,7 @@
  * the d_in×d_in projector.
  */
 import { symmetricEigen } from '../linalg/symmetric-eigen.ts';
-
-export const DEFAULT_MAX_RANK = 256;
-export const DEFAULT_RANK_CUT = 1e-5;
-export const DEFAULT_TAU = 0.03;
+import { DEFAULT_ANALYSIS_KNOBS } from '../protocol/settings-defaults.ts';
 
 export interface GspProjector {
   readonly dim: number;
@@ -36,8 +33,8 @@ export interface ProjectorOptions {
 }
 
 export function projectorFromGram(gram: Float64Array, dim: number, options: ProjectorOptions = {}): GspProjector {
-  const maxRank = options.maxRank ?? DEFAULT_MAX_RANK;
-  const rankCut = options.rankCut ?? DEFAULT_RANK_CUT;
+  const maxRank = options.maxRank ?? DEFAULT_ANALYSIS_KNOBS.gsp.maxRank;
+  const rankCut = options.rankCut ?? DEFAULT_ANALYSIS_KNOBS.gsp.rankCut;
   const { values, vectors } = symmetricEigen(gram, dim);
   const singular = values.map((lambda) => Math.sqrt(Math.max(lambda, 0)));
   const sigma1 = singular[0] ?? 0;
@@ -48,13 +45,6 @@ export function projectorFromGram(gram: Float64Array, dim: number, options: Proj
     for (let j = 0; j < dim; j++) basis[j * rank + i] = vectors[i * dim + j] as number;
   }
   return { dim, rank, basis, sigma: singular.slice(0, rank) };
-}
-
-/** w_i = sigmoid(k·(σ_i/σ_1 − τ)); all zero when σ_1 = 0 (nothing to protect). */
-export function sigmoidWeights(sigma: Float64Array, tau: number = DEFAULT_TAU, steepness: number = 4.6 / tau): Float64Array {
-  const sigma1 = sigma[0] ?? 0;
-  if (!(sigma1 > 0)) return new Float64Array(sigma.length);
-  return sigma.map((s) => 1 / (1 + Math.exp(-steepness * (s / sigma1 - tau))));
 }
 
 export function projectInputSide(delta: Float32Array, dIn: number, projector: GspProjector, weights: Float64Array): Float32Array {

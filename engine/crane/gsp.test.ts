@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GramAccumulator } from './gram-accumulator.ts';
-import { projectInputSide, projectorFromGram, sigmoidWeights, type GspProjector } from './gsp-projector.ts';
+import { sigmoidWeights } from '../protocol/gsp-mask.ts';
+import { projectInputSide, projectorFromGram, type GspProjector } from './gsp-projector.ts';
 
 function lcg(seed: number): () => number {
   let s = seed;

@@ -3,11 +3,13 @@
  * tiny random pair: S_CTG of every block, every projector, every final tensor.
  */
 import { describe, expect, it } from 'vitest';
-import { craneEdit, type CraneSettings } from './crane-edit.ts';
+import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
+import { defaultSteepness, sigmoidWeights } from '../protocol/gsp-mask.ts';
+import { craneEdit } from './crane-edit.ts';
 import { GateAccumulator } from './gate-accumulator.ts';
 import { computeGateTable } from './gate-scales.ts';
 import { GramAccumulator } from './gram-accumulator.ts';
-import { projectorFromGram, sigmoidWeights, type GspProjector } from './gsp-projector.ts';
+import { projectorFromGram, type GspProjector } from './gsp-projector.ts';
 import { classifyTensor } from './tensor-classification.ts';
 import { editPair } from './tensor-pair.ts';
 import { applyProjector, Matrix, referenceGate, referenceProjector, referenceThreshold } from './testing/reference-crane.ts';
@@ -67,9 +69,7 @@ describe('engine vs independent float64 formulation', () => {
 
     it(`agrees on every final θ_M at τ = ${tau}, α = 0.25`, () => {
       const alpha = 0.25;
-      const settings: CraneSettings = {
-        alpha, keepQuantile: 0.5, tau, stages: { threshold: true, gate: true, gsp: true }, granularity: 'coarse', tokens: { think: [4, 5], special: [1] },
-      };
+      const settings = { ...defaultResolvedSettings({ think: [4, 5], special: [1] }), alpha, tau, steepness: defaultSteepness(tau) };
       const edit = craneEdit(settings, { gate, projector: (key) => projectors.get(key) });
       for (const t of pair.tensors) {
         const engine = editPair({ name: t.name, instruct: { shape: t.shape, values: t.thetaI }, thinking: { shape: t.shape, values: t.thetaT } }, edit);

@@ -10,8 +10,8 @@
  * The threshold is found by selection on a copy (expected O(n)), never by sorting.
  */
 import { kthSmallestAbs } from '../linalg/kth-smallest.ts';
+import { DEFAULT_KEEP_QUANTILE } from '../protocol/settings-defaults.ts';
 
-export const DEFAULT_KEEP_QUANTILE = 0.5;
 
 export interface ThresholdedDelta {
   /** T(δ): survivors rescaled by 1/(1−q), zeros elsewhere. Same length as the input. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SPECIAL_TENSORS } from '../protocol/settings-defaults.ts';
 import { slerpInto } from './slerp.ts';
 import { editEmbedding, editLmHead, editRouter } from './special-tensors.ts';
 
@@ -45,17 +46,18 @@ describe('slerpInto', () => {
 });
 
 describe('special tensors', () => {
+  const special = DEFAULT_SPECIAL_TENSORS;
   // 4 tokens × 2: θ_I rows (1,1), (2,2), (3,3), (4,4); θ_T = θ_I + 10.
   const thetaI = Float32Array.of(1, 1, 2, 2, 3, 3, 4, 4);
   const thetaT = thetaI.map((v) => v + 10);
   const shape = [4, 2];
 
   it('embedding: θ_I except the think rows, which move 0.8 of the way to θ_T', () => {
-    expect(Array.from(editEmbedding(thetaI, thetaT, shape, { think: [1, 3] }))).toEqual([1, 1, 10, 10, 3, 3, 12, 12]);
+    expect(Array.from(editEmbedding(thetaI, thetaT, shape, { think: [1, 3] }, special))).toEqual([1, 1, 10, 10, 3, 3, 12, 12]);
   });
 
   it('lm_head: θ_I + 0.03·δ; special rows reset to θ_I; think rows θ_I + 0.8·δ', () => {
-    const out = editLmHead(thetaI, thetaT, shape, { think: [3], special: [0] });
+    const out = editLmHead(thetaI, thetaT, shape, { think: [3], special: [0] }, special);
     expect(Array.from(out.subarray(0, 2))).toEqual([1, 1]);
     expect(out[2]).toBeCloseTo(2.3, 6);
     expect(out[4]).toBeCloseTo(3.3, 6);
@@ -63,17 +65,25 @@ describe('special tensors', () => {
   });
 
   it('token ids are parameters: none given, no row special', () => {
-    const out = editLmHead(thetaI, thetaT, shape, { think: [], special: [] });
+    const out = editLmHead(thetaI, thetaT, shape, { think: [], special: [] }, special);
     out.forEach((v, i) => expect(v).toBeCloseTo((thetaI[i] as number) + 0.3, 6));
-    expect(() => editEmbedding(thetaI, thetaT, shape, { think: [4] })).toThrow(/not a row/);
+    expect(() => editEmbedding(thetaI, thetaT, shape, { think: [4] }, special)).toThrow(/not a row/);
   });
 
-  it('router: SLERP over the flattened tensor with t = α/3', () => {
+  it('router: SLERP over the flattened tensor with t = α · routerAlphaFraction (1/3 by default)', () => {
     const i = Float32Array.of(1, 0, 0, 0);
     const t = Float32Array.of(0, 0, 0, 1);
-    const out = editRouter(i, t, 1.5); // t = 0.5 on a right angle
+    const out = editRouter(i, t, 1.5, special); // t = 0.5 on a right angle
     expect(out[0]).toBeCloseTo(Math.SQRT1_2, 6);
     expect(out[3]).toBeCloseTo(Math.SQRT1_2, 6);
-    expect(Array.from(editRouter(i, t, 0))).toEqual([1, 0, 0, 0]);
+    const whole = editRouter(i, t, 0.5, { routerAlphaFraction: 1 }); // t = 0.5 again
+    expect(Array.from(whole)).toEqual(Array.from(out));
+    expect(Array.from(editRouter(i, t, 0, special))).toEqual([1, 0, 0, 0]);
+  });
+
+  it('takes the think-row and lm_head strengths from the settings', () => {
+    const out = editLmHead(thetaI, thetaT, shape, { think: [3], special: [] }, { thinkRows: 0.5, lmHeadScale: 0 });
+    expect(Array.from(out)).toEqual([1, 1, 2, 2, 3, 3, 9, 9]);
+    expect(Array.from(editEmbedding(thetaI, thetaT, shape, { think: [0] }, { thinkRows: 1 }).subarray(0, 2))).toEqual([11, 11]);
   });
 });

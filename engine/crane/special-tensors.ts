@@ -1,43 +1,28 @@
 /**
- * CRANE's rules for the tensors that bypass the three stages (reference defaults).
+ * CRANE's rules for the tensors that bypass the three stages (reference values in
+ * protocol/settings-defaults.ts: thinkRows 0.8, lmHeadScale 0.03, routerAlphaFraction 1/3).
  *
- *   editEmbedding(thetaI, thetaT, shape, tokens, options?)  θ_I; <think>/</think> rows 0.8 of the way to θ_T
- *   editLmHead(thetaI, thetaT, shape, tokens, options?)     θ_I + 0.03·δ; special rows θ_I; think rows θ_I + 0.8·δ
- *   editRouter(thetaI, thetaT, alpha)                       SLERP(θ_I, θ_T, α/3) over the flattened tensor
+ *   editEmbedding(thetaI, thetaT, shape, tokens, special)  θ_I; <think>/</think> rows thinkRows of the way to θ_T
+ *   editLmHead(thetaI, thetaT, shape, tokens, special)     θ_I + lmHeadScale·δ; special rows θ_I; think rows θ_I + thinkRows·δ
+ *   editRouter(thetaI, thetaT, alpha, special)             SLERP(θ_I, θ_T, α·routerAlphaFraction) over the flattened tensor
  *
  * Token ids always come from the caller (the tokenizer); nothing here knows a vocabulary.
  * An id outside the tensor's rows is a caller error and throws. A token listed both as
  * special and as think gets the think rule (it is applied last), as in the reference, where
  * the two lists are disjoint anyway.
  */
+import type { SpecialTensorSettings, TokenRows } from '../protocol/settings-schemas.ts';
 import { slerpInto } from './slerp.ts';
-
-export const THINK_ROW_STRENGTH = 0.8;
-export const LM_HEAD_SCALE = 0.03;
-/** The router moves by SLERP with t = α / ROUTER_ALPHA_DIVISOR. */
-export const ROUTER_ALPHA_DIVISOR = 3;
-
-export interface TokenRows {
-  /** Ids of `<think>` and `</think>`. */
-  readonly think: readonly number[];
-  /** Ids of the special/control tokens whose lm_head rows stay at θ_I. */
-  readonly special: readonly number[];
-}
-
-export interface RowRuleOptions {
-  readonly thinkStrength?: number;
-  readonly lmHeadScale?: number;
-}
 
 export function editEmbedding(
   thetaI: Float32Array,
   thetaT: Float32Array,
   shape: readonly number[],
   tokens: Pick<TokenRows, 'think'>,
-  options: RowRuleOptions = {},
+  special: Pick<SpecialTensorSettings, 'thinkRows'>,
 ): Float32Array {
   const out = Float32Array.from(thetaI);
-  blendRows(out, thetaI, thetaT, shape, tokens.think, options.thinkStrength ?? THINK_ROW_STRENGTH);
+  blendRows(out, thetaI, thetaT, shape, tokens.think, special.thinkRows);
   return out;
 }
 
@@ -46,19 +31,19 @@ export function editLmHead(
   thetaT: Float32Array,
   shape: readonly number[],
   tokens: TokenRows,
-  options: RowRuleOptions = {},
+  special: Pick<SpecialTensorSettings, 'thinkRows' | 'lmHeadScale'>,
 ): Float32Array {
-  const scale = options.lmHeadScale ?? LM_HEAD_SCALE;
+  const scale = special.lmHeadScale;
   const out = new Float32Array(thetaI.length);
   for (let i = 0; i < out.length; i++) out[i] = (thetaI[i] as number) + scale * ((thetaT[i] as number) - (thetaI[i] as number));
   blendRows(out, thetaI, thetaT, shape, tokens.special, 0);
-  blendRows(out, thetaI, thetaT, shape, tokens.think, options.thinkStrength ?? THINK_ROW_STRENGTH);
+  blendRows(out, thetaI, thetaT, shape, tokens.think, special.thinkRows);
   return out;
 }
 
-export function editRouter(thetaI: Float32Array, thetaT: Float32Array, alpha: number): Float32Array {
+export function editRouter(thetaI: Float32Array, thetaT: Float32Array, alpha: number, special: Pick<SpecialTensorSettings, 'routerAlphaFraction'>): Float32Array {
   const out = new Float32Array(thetaI.length);
-  slerpInto(thetaI, thetaT, alpha / ROUTER_ALPHA_DIVISOR, out);
+  slerpInto(thetaI, thetaT, alpha * special.routerAlphaFraction, out);
   return out;
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GateAccumulator, gateSums } from './gate-accumulator.ts';
+import { blockScale, overrideScale } from '../protocol/block-scale.ts';
+import { EMPTY_SUMS, GateAccumulator, gateSums } from './gate-accumulator.ts';
 import { computeGateTable, DENOMINATOR_FLOOR, resolveScale, type GateTable } from './gate-scales.ts';
 import { classifyTensor } from './tensor-classification.ts';
 
@@ -97,7 +98,7 @@ describe('S_CTG normalisation', () => {
 
 describe('resolveScale', () => {
   const table = handTable();
-  const coarse = { granularity: 'coarse' as const };
+  const coarse = { granularity: 'coarse' as const, overrideScales: {} };
   const resolve = (name: string, t: GateTable | null = table, options: Parameters<typeof resolveScale>[2] = coarse) =>
     resolveScale(classifyTensor(name), t, options);
 
@@ -115,15 +116,38 @@ describe('resolveScale', () => {
   });
 
   it('fine mode reads the projection block, falling back to the group', () => {
-    const fine = { granularity: 'fine' as const };
+    const fine = { granularity: 'fine' as const, overrideScales: {} };
     expect(resolve('model.layers.0.self_attn.q_proj.weight', table, fine).key).toBe('attention.q@0');
     expect(resolve('model.layers.0.self_attn.o_proj.weight', table, fine).key).toBe('attention@0');
   });
 
   it('overrides win, fine before coarse, even with the gate off; gate off is S = 1', () => {
-    const overrides = new Map([['attention.q@0', 0.7], ['attention@0', 0.2]]);
-    expect(resolve('model.layers.0.self_attn.q_proj.weight', table, { granularity: 'coarse', overrides }).value).toBe(0.7);
-    expect(resolve('model.layers.0.self_attn.k_proj.weight', null, { granularity: 'coarse', overrides })).toEqual({ value: 0.2, source: 'override', key: 'attention@0' });
+    const overrideScales = { 'attention.q@0': 0.7, 'attention@0': 0.2 };
+    expect(resolve('model.layers.0.self_attn.q_proj.weight', table, { granularity: 'coarse', overrideScales }).value).toBe(0.7);
+    expect(resolve('model.layers.0.self_attn.k_proj.weight', null, { granularity: 'coarse', overrideScales })).toEqual({ value: 0.2, source: 'override', key: 'attention@0' });
     expect(resolve('model.layers.0.self_attn.k_proj.weight', null)).toEqual({ value: 1, source: 'disabled', key: null });
+  });
+
+  it('resolves S by the protocol\'s rule for UI overrides (protocol/block-scale.ts), gate on and off', () => {
+    // attention@0: S_raw 2/1 over ffn@0's 4/1 → S = 0.5.
+    const sums = (positive: number) => ({ ...EMPTY_SUMS, count: 1, positive, thetaSquared: 1 });
+    const scored = computeGateTable([
+      { id: { group: 'attention', block: null, layer: 0 }, sums: sums(2) },
+      { id: { group: 'ffn', block: null, layer: 0 }, sums: sums(4) },
+    ], 'ffn');
+    const q = classifyTensor('model.layers.0.self_attn.q_proj.weight');
+    const cases = [
+      { override: undefined, gateOn: 0.5, gateOff: 1 },
+      { override: { gate: 1.5, locked: false }, gateOn: 1.5, gateOff: 1.5 },
+      { override: { gate: 1.5, locked: true }, gateOn: 0, gateOff: 0 },
+      { override: { gate: null, locked: false }, gateOn: 0.5, gateOff: 1 },
+    ];
+    for (const { override, gateOn, gateOff } of cases) {
+      const scale = override === undefined ? undefined : overrideScale(override);
+      const overrideScales: Record<string, number> = scale === undefined ? {} : { 'attention@0': scale };
+      expect(resolveScale(q, scored, { granularity: 'coarse', overrideScales }).value).toBe(gateOn);
+      expect(resolveScale(q, null, { granularity: 'coarse', overrideScales }).value).toBe(gateOff);
+      expect([gateOn, gateOff]).toEqual([blockScale(true, 0.5, scale), blockScale(false, 0.5, scale)]);
+    }
   });
 });

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { craneEdit, type CraneSettings } from '../crane/crane-edit.ts';
+import { craneEdit } from '../crane/crane-edit.ts';
+import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
+import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { editPair } from '../crane/tensor-pair.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
@@ -12,15 +14,7 @@ import { exportFromRecipe, exportMerge, type MergeExportOptions } from './export
 import { RECIPE_FILE } from './recipe.ts';
 import { INSTRUCT_ONLY, INTEGER_TENSOR, THINKING_ONLY, writeTinyCheckpoints, type TinyCheckpoints } from './testing/tiny-checkpoints.ts';
 
-const settings: CraneSettings = {
-  alpha: 0.25,
-  keepQuantile: 0.5,
-  tau: 0.03,
-  stages: { threshold: true, gate: true, gsp: true },
-  granularity: 'coarse',
-  overrides: new Map([['attention@1', 1.5]]),
-  tokens: { think: [4, 5], special: [1] },
-};
+const settings: ResolvedCraneSettings = { ...defaultResolvedSettings({ think: [4, 5], special: [1] }), overrideScales: { 'attention@1': 1.5 } };
 
 async function withPair<T>(body: (root: string, pair: TinyCheckpoints, open: { instruct: Checkpoint; thinking: Checkpoint }) => Promise<T>, poison?: string): Promise<T> {
   return withTempDir(async (root) => {

@@ -15,7 +15,7 @@
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { engineVersion } from '../analysis/provenance.ts';
-import type { CraneContext, CraneSettings } from '../crane/crane-edit.ts';
+import type { CraneContext } from '../crane/crane-edit.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { writeCheckpoint, DEFAULT_MAX_SHARD_BYTES, type CheckpointWriteResult } from '../io/checkpoint-writer.ts';
@@ -25,8 +25,8 @@ import { assertSameHashes, checkpointFiles, hashFiles, type HashProgress } from 
 import { loadEditAnalysis, methodEdit, needsAnalysis } from './method-edit.ts';
 import { modelCard } from './model-card.ts';
 import {
-  craneSettingsToJson, parseRecipe, RECIPE_FILE, RECIPE_FORMAT, RECIPE_FORMAT_VERSION,
-  type ExportDtype, type Recipe, type RecipeBaseline,
+  parseRecipe, RECIPE_FILE, RECIPE_FORMAT, RECIPE_FORMAT_VERSION,
+  type ExportDtype, type Recipe, type RecipeMethod,
 } from './recipe.ts';
 
 export type ExportProgress =
@@ -43,7 +43,7 @@ export interface ExportRunOptions {
 export interface MergeExportOptions extends ExportRunOptions {
   readonly instruct: Checkpoint;
   readonly thinking: Checkpoint;
-  readonly method: { readonly method: 'crane'; readonly settings: CraneSettings } | RecipeBaseline;
+  readonly method: RecipeMethod;
   /** The analysis folder (analysis-store layout); needed by CRANE with the gate or GSP on. */
   readonly analysisDir?: string;
   readonly dtype: ExportDtype;
@@ -68,7 +68,7 @@ const TORCH_DTYPE = { F32: 'float32', F16: 'float16', BF16: 'bfloat16' } as cons
 
 export async function exportMerge(options: MergeExportOptions): Promise<ExportResult> {
   const { instruct, thinking } = options;
-  const method = options.method.method === 'crane' ? { method: 'crane' as const, settings: craneSettingsToJson(options.method.settings) } : options.method;
+  const { method } = options;
   const analysis = needsAnalysis(method) ? await loadEditAnalysis(requireAnalysisDir(options.analysisDir), options.signal) : null;
   const draft = {
     format: RECIPE_FORMAT,

@@ -18,7 +18,7 @@ import { baselineEdit } from '../crane/baselines.ts';
 import { craneEdit, type CraneContext } from '../crane/crane-edit.ts';
 import type { PairedEdit } from '../crane/tensor-pair.ts';
 import { hashFiles } from './input-hashes.ts';
-import { craneSettingsFromJson, type RecipeMethod } from './recipe.ts';
+import type { RecipeMethod } from './recipe.ts';
 
 export const EDIT_ANALYSIS_FILES = [ANALYSIS_FILES.gate, ANALYSIS_FILES.projectors] as const;
 
@@ -36,5 +36,5 @@ export async function loadEditAnalysis(dir: string, signal?: AbortSignal): Promi
 export function methodEdit(method: RecipeMethod, context: CraneContext | null): PairedEdit {
   if (method.method !== 'crane') return baselineEdit(method);
   if (context === null && needsAnalysis(method)) throw new RangeError('CRANE with the gate or GSP on needs an analysis (gate table and projectors)');
-  return craneEdit(craneSettingsFromJson(method.settings), context ?? { gate: null, projector: () => undefined });
+  return craneEdit(method.settings, context ?? { gate: null, projector: () => undefined });
 }

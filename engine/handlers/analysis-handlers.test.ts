@@ -10,15 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { craneDelta } from '../crane/crane-edit.ts';
 import { classifyTensor } from '../crane/tensor-classification.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
-import { DEFAULT_EDIT_SETTINGS } from '../project/default-settings.ts';
+import { DEFAULT_CRANE_SETTINGS } from '../protocol/settings-defaults.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { createEngineHandlers } from './engine-handlers.ts';
-import { craneSettingsOf } from './edit-settings.ts';
+import { resolveCraneSettings } from './edit-settings.ts';
 import { EngineSession } from './engine-session.ts';
 import { call, harness, recordingContext, type Harness } from './testing/handler-harness.ts';
 
 let h: Harness;
-const settings = DEFAULT_EDIT_SETTINGS;
+const settings = DEFAULT_CRANE_SETTINGS;
 
 beforeAll(async () => {
   await initBackend('wasm');
@@ -35,7 +35,7 @@ const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (error: {
 
 describe('analysis handlers', () => {
   it('views refuse with not-found before the analysis exists', async () => {
-    expect(await codeOf(call(h, 'getGateMetrics', { grouping: 'coarse' }))).toBe('not-found');
+    expect(await codeOf(call(h, 'getGateMetrics', { granularity: 'coarse' }))).toBe('not-found');
     expect(await codeOf(call(h, 'preview', { settings, alphas: [] }))).toBe('not-found');
   });
 
@@ -54,7 +54,7 @@ describe('analysis handlers', () => {
   }, 120_000);
 
   it('getGateMetrics lays the gate table out as layers × columns, coarse and fine', async () => {
-    const coarse = await call(h, 'getGateMetrics', { grouping: 'coarse' });
+    const coarse = await call(h, 'getGateMetrics', { granularity: 'coarse' });
     expect(coarse.layers).toBe(2);
     expect(coarse.groups).toEqual(['attention', 'ffn', 'norm']);
     const ffn = coarse.groups.indexOf('ffn');
@@ -64,7 +64,7 @@ describe('analysis handlers', () => {
     expect(coarse.gate.values[1 * 3]).toBeCloseTo(attention1?.scale ?? Number.NaN, 5);
     expect(coarse.sumReasoning.values[1 * 3]).toBeCloseTo(attention1?.sums.reasoning ?? Number.NaN, 5);
     expect(coarse.relativeDelta.values[1 * 3]).toBeCloseTo((attention1?.deltaNorm ?? 0) / (attention1?.thetaNorm ?? 1), 5);
-    const fine = await call(h, 'getGateMetrics', { grouping: 'fine' });
+    const fine = await call(h, 'getGateMetrics', { granularity: 'fine' });
     expect(fine.groups).toEqual(expect.arrayContaining(['q', 'k', 'v', 'o', 'gate', 'up', 'down', 'input_norm', 'post_norm']));
     expect(fine.gate.values.length).toBe(2 * fine.groups.length);
   });
@@ -72,7 +72,7 @@ describe('analysis handlers', () => {
   it('preview is InstantPreview on the heatmap cells, with the retained norm as a plain ratio', async () => {
     const preview = await call(h, 'preview', { settings, alphas: [0, 0.5, 1] });
     const { preview: instant } = await h.session.analysis();
-    const expected = instant.evaluate(craneSettingsOf(settings, null, { think: [], special: [] }));
+    const expected = instant.evaluate(resolveCraneSettings(settings, null, { think: [], special: [] }));
     expect(preview.deltaLossReasoning).toBeCloseTo(expected.deltaLossReasoning, 9);
     expect(preview.deltaLossAgent).toBeCloseTo(expected.deltaLossAgent, 9);
     expect(Array.from(preview.curve.deltaLossReasoning)[2]).toBeCloseTo(expected.deltaLossReasoning / settings.alpha, 5);
@@ -88,8 +88,8 @@ describe('analysis handlers', () => {
     const locked = await call(h, 'preview', { settings: { ...settings, overrides: [{ block: { layer: 0, group: 'attention' }, gate: null, locked: true }] }, alphas: [] });
     expect(locked.effectiveScale.values[0]).toBe(0);
     const set = await call(h, 'preview', { settings: { ...settings, overrides: [{ block: { layer: 1, group: 'q' }, gate: 3, locked: false }] }, alphas: [] });
-    const fine = await call(h, 'preview', { settings: { ...settings, grouping: 'fine', overrides: [{ block: { layer: 1, group: 'q' }, gate: 3, locked: false }] }, alphas: [] });
-    const metrics = await call(h, 'getGateMetrics', { grouping: 'fine' });
+    const fine = await call(h, 'preview', { settings: { ...settings, granularity: 'fine', overrides: [{ block: { layer: 1, group: 'q' }, gate: 3, locked: false }] }, alphas: [] });
+    const metrics = await call(h, 'getGateMetrics', { granularity: 'fine' });
     const cols = metrics.groups.length;
     expect(fine.effectiveScale.values[cols + metrics.groups.indexOf('q')]).toBeCloseTo(3 * settings.alpha, 6);
     expect(set.deltaLossReasoning).not.toBe((await call(h, 'preview', { settings, alphas: [] })).deltaLossReasoning);
@@ -108,7 +108,7 @@ describe('analysis handlers', () => {
   });
 
   it('inspectLayer shows a block with the edit craneDelta makes, before and after projection', async () => {
-    const view = await call(h, 'inspectLayer', { block: { layer: 1, group: 'ffn' }, method: { kind: 'crane', settings }, bins: 8, mapSize: 4 });
+    const view = await call(h, 'inspectLayer', { block: { layer: 1, group: 'ffn' }, method: { method: 'crane', settings }, bins: 8, mapSize: 4 });
     expect(view.tensors.map((t) => t.name).sort()).toEqual(['model.layers.1.mlp.down_proj.weight', 'model.layers.1.mlp.gate_proj.weight', 'model.layers.1.mlp.up_proj.weight']);
     const gate = view.tensors.find((t) => t.name.endsWith('gate_proj.weight'));
     expect(gate?.keptFraction).toBeCloseTo(0.5, 2);
@@ -117,7 +117,7 @@ describe('analysis handlers', () => {
     try {
       const name = 'model.layers.1.mlp.gate_proj.weight';
       const { artifacts, columns } = await h.session.analysis();
-      const crane = craneSettingsOf(settings, columns, await h.session.tokenRows());
+      const crane = resolveCraneSettings(settings, columns, await h.session.tokenRows());
       const shape = instruct.tensors.get(name)?.shape ?? [];
       const delta = craneDelta(classifyTensor(name), shape, await instruct.readFloat32(name), await thinking.readFloat32(name), crane, { gate: artifacts.gate, projector: (k) => artifacts.projectors.get(k) }).delta;
       const norm = Math.sqrt(delta.reduce((a, v) => a + v * v, 0));
@@ -131,7 +131,7 @@ describe('analysis handlers', () => {
     } finally {
       await Promise.all([instruct.close(), thinking.close()]);
     }
-    const ta = await call(h, 'inspectLayer', { block: { layer: 0, group: 'q' }, method: { kind: 'task-arithmetic', lambda: 0.3 }, bins: 8, mapSize: 4 });
+    const ta = await call(h, 'inspectLayer', { block: { layer: 0, group: 'q' }, method: { method: 'task_arithmetic', lambda: 0.3 }, bins: 8, mapSize: 4 });
     expect(ta.tensors.map((t) => t.name)).toEqual(['model.layers.0.self_attn.q_proj.weight']);
     expect(ta.tensors[0]?.keptFraction).toBe(1);
   });
@@ -142,6 +142,6 @@ describe('analysis handlers', () => {
     const reopened = await fresh.openProject({ projectDir: h.projectDir }, recordingContext());
     expect(reopened.project.settings.alpha).toBe(0.4);
     expect(reopened.stages.every((s) => s.state === 'cached')).toBe(true);
-    expect((await fresh.getGateMetrics({ grouping: 'coarse' }, recordingContext())).layers).toBe(2);
+    expect((await fresh.getGateMetrics({ granularity: 'coarse' }, recordingContext())).layers).toBe(2);
   });
 });

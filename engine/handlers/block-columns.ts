@@ -14,8 +14,9 @@
  * shared_gate) — the protocol's block names are one token, and they must stay unambiguous.
  */
 import { blockKey } from '../crane/gate-accumulator.ts';
-import type { BlockScore, GateTable, Granularity } from '../crane/gate-scales.ts';
+import type { BlockScore, GateTable } from '../crane/gate-scales.ts';
 import type { LayerGroup } from '../crane/tensor-classification.ts';
+import type { Granularity } from '../protocol/settings-schemas.ts';
 
 export interface ColumnBlock {
   readonly group: LayerGroup;
@@ -30,7 +31,7 @@ export interface Matrix {
 }
 
 export interface BlockColumns {
-  readonly grouping: Granularity;
+  readonly granularity: Granularity;
   readonly layers: number;
   readonly names: readonly string[];
   cell(key: string): number;
@@ -45,8 +46,8 @@ export function fineColumnName(group: LayerGroup, block: string): string {
   return `${FINE_PREFIX[group] ?? ''}${block}`.toLowerCase().replace(/[^a-z_]/g, '_');
 }
 
-export function blockColumns(table: GateTable, grouping: Granularity): BlockColumns {
-  const layered = [...table.scores.values()].filter((s) => s.id.layer !== null && (grouping === 'coarse') === (s.id.block === null));
+export function blockColumns(table: GateTable, granularity: Granularity): BlockColumns {
+  const layered = [...table.scores.values()].filter((s) => s.id.layer !== null && (granularity === 'coarse') === (s.id.block === null));
   const layers = layered.reduce((max, s) => Math.max(max, (s.id.layer as number) + 1), 0);
   const ordered = [...layered].sort((a, b) => GROUP_ORDER.indexOf(a.id.group) - GROUP_ORDER.indexOf(b.id.group));
   const byName = new Map<string, ColumnBlock>();
@@ -67,7 +68,7 @@ export function blockColumns(table: GateTable, grouping: Granularity): BlockColu
     cellOf.set(blockKey(id), (id.layer as number) * names.length + c);
   }
   return {
-    grouping,
+    granularity,
     layers,
     names,
     cell: (key) => cellOf.get(key) ?? -1,

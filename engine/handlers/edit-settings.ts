@@ -1,77 +1,60 @@
 /**
- * The protocol's edit settings and merge methods → the engine's.
+ * The studio's edit settings → the settings an edit applies (one vocabulary, see
+ * protocol/settings-schemas.ts; only the overrides change form here).
  *
- *   craneSettingsOf(settings, columns, tokens) → CraneSettings
+ *   resolveCraneSettings(settings, columns, tokens) → ResolvedCraneSettings
  *   editMethodOf(method, crane, magnitudes?) → EditMethod       (verify: every method, AIM too)
  *   exportMethodOf(method, crane) → what exportMerge accepts     (AIM cannot be recipe'd yet)
  *
- * Names differ on purpose at this seam: the protocol says `ctg`, `grouping`, `thinkRows`,
- * `task-arithmetic`, `dropRate`; the engine says `gate`, `granularity`, `thinkStrength`,
- * `task_arithmetic`, `dropProbability`. Overrides name heatmap columns (block-columns.ts); each
- * becomes a key of resolveScale's override map, and a locked block gets S = 0, so its crane-rule
- * tensors keep θ_I exactly. The router's t = α/3 is fixed in the engine (special-tensors.ts):
- * another routerAlphaFraction is reported by the caller, not silently half-applied.
+ * Overrides name heatmap columns (block-columns.ts); each becomes a key of resolveScale's
+ * override map with the S protocol/block-scale.ts's overrideScale gives it (a locked block 0,
+ * so its crane-rule tensors keep θ_I exactly).
  */
-import type { CraneSettings } from '../crane/crane-edit.ts';
 import { blockKey } from '../crane/gate-accumulator.ts';
-import type { TokenRows } from '../crane/special-tensors.ts';
 import type { RecipeBaseline } from '../export/recipe.ts';
 import { aimImportance, type EditMethod } from '../pipeline/edit-method.ts';
+import { overrideScale } from '../protocol/block-scale.ts';
 import { ProtocolError } from '../protocol/errors.ts';
-import type { Params } from '../protocol/methods.ts';
-import type { EditSettings } from '../project/default-settings.ts';
+import type { CraneSettings, MergeMethod, ResolvedCraneSettings, TokenRows } from '../protocol/settings-schemas.ts';
 import type { BlockColumns } from './block-columns.ts';
 
-export type MergeMethod = Params<'verify'>['method'];
-type CraneMethod = { readonly method: 'crane'; readonly settings: CraneSettings };
+type CraneMethod = { readonly method: 'crane'; readonly settings: ResolvedCraneSettings };
+export type ResolveCrane = (settings: CraneSettings) => ResolvedCraneSettings;
 
 export interface ColumnSets {
   readonly coarse: BlockColumns;
   readonly fine: BlockColumns;
 }
 
-export function craneSettingsOf(settings: EditSettings, columns: ColumnSets | null, tokens: TokenRows): CraneSettings {
-  return {
-    alpha: settings.alpha,
-    keepQuantile: settings.keepQuantile,
-    tau: settings.tau,
-    steepness: settings.steepness,
-    stages: { threshold: settings.stages.threshold, gate: settings.stages.ctg, gsp: settings.stages.gsp },
-    granularity: settings.grouping,
-    overrides: overrideMap(settings.overrides, columns),
-    tokens,
-    thinkStrength: settings.special.thinkRows,
-    lmHeadScale: settings.special.lmHeadScale,
-  };
+export function resolveCraneSettings(settings: CraneSettings, columns: ColumnSets | null, tokens: TokenRows): ResolvedCraneSettings {
+  const { overrides, ...knobs } = settings;
+  return { ...knobs, overrideScales: overrideScales(overrides, columns), tokens };
 }
 
-/** Column overrides → resolveScale keys; overrides of columns this analysis does not have are dropped. */
-function overrideMap(overrides: EditSettings['overrides'], columns: ColumnSets | null): Map<string, number> {
-  const map = new Map<string, number>();
-  for (const { block, gate, locked } of overrides) {
-    if (!locked && gate === null) continue;
-    const target = columns?.coarse.blockOf(block.group) ?? columns?.fine.blockOf(block.group);
-    if (target === undefined) continue;
-    map.set(blockKey({ group: target.group, block: target.block, layer: block.layer }), locked ? 0 : (gate as number));
+/** Column overrides → S by block key; overrides of columns this analysis does not have are dropped. */
+function overrideScales(overrides: CraneSettings['overrides'], columns: ColumnSets | null): Record<string, number> {
+  const scales: Record<string, number> = {};
+  for (const override of overrides) {
+    const scale = overrideScale(override);
+    const target = columns?.coarse.blockOf(override.block.group) ?? columns?.fine.blockOf(override.block.group);
+    if (scale === undefined || target === undefined) continue;
+    scales[blockKey({ group: target.group, block: target.block, layer: override.block.layer })] = scale;
   }
-  return map;
+  return scales;
 }
 
-export function editMethodOf(method: MergeMethod, crane: (s: EditSettings) => CraneSettings, magnitudes?: ReadonlyMap<string, Float64Array>): EditMethod {
-  if (method.kind === 'aim') {
+export function editMethodOf(method: MergeMethod, crane: ResolveCrane, magnitudes?: ReadonlyMap<string, Float64Array>): EditMethod {
+  if (method.method === 'aim') {
     if (magnitudes === undefined) throw new ProtocolError('not-found', 'AIM needs the input magnitudes of an analysis: run Analyze first');
-    return { method: 'aim', lambda: method.lambda, omega: method.omega, importance: aimImportance(magnitudes) };
+    return { ...method, importance: aimImportance(magnitudes) };
   }
   return exportMethodOf(method, crane);
 }
 
-export function exportMethodOf(method: MergeMethod, crane: (s: EditSettings) => CraneSettings): CraneMethod | RecipeBaseline {
-  switch (method.kind) {
+export function exportMethodOf(method: MergeMethod, crane: ResolveCrane): CraneMethod | RecipeBaseline {
+  switch (method.method) {
     case 'crane': return { method: 'crane', settings: crane(method.settings) };
-    case 'task-arithmetic': return { method: 'task_arithmetic', lambda: method.lambda };
-    case 'ties': return { method: 'ties', lambda: method.lambda, density: method.density };
-    case 'slerp': return { method: 'slerp', t: method.t };
-    case 'dare': return { method: 'dare', lambda: method.lambda, dropProbability: method.dropRate, seed: method.seed };
     case 'aim': throw new ProtocolError('not-implemented', 'AIM merges cannot be exported yet (their input magnitudes are not part of a recipe); Verify measures them');
+    default: return method;
   }
 }

@@ -57,6 +57,6 @@ describe('engine handlers', () => {
     expect(await fresh.getProjectState({}, ctx)).toBeNull();
     expect(await codeOf(fresh.analyze({ ...SAMPLE_PARAMS.analyze, projectDir: '/no/such/project' }, ctx))).toBe('not-found');
     expect(await codeOf(fresh.export(SAMPLE_PARAMS.export, ctx))).toBe('not-found');
-    expect(await codeOf(fresh.getGateMetrics({ grouping: 'coarse' }, ctx))).toBe('not-found');
+    expect(await codeOf(fresh.getGateMetrics({ granularity: 'coarse' }, ctx))).toBe('not-found');
   });
 });

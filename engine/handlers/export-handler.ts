@@ -9,7 +9,7 @@ import { readdir } from 'node:fs/promises';
 import { exportMerge, type ExportProgress } from '../export/export-checkpoint.ts';
 import type { HandlerContext } from '../protocol/handlers.ts';
 import type { Params, Result } from '../protocol/methods.ts';
-import { craneSettingsOf, exportMethodOf } from './edit-settings.ts';
+import { exportMethodOf, resolveCraneSettings } from './edit-settings.ts';
 import type { EngineSession } from './engine-session.ts';
 import { guarded } from './handler-errors.ts';
 import { JobProgress, log } from './job-progress.ts';
@@ -27,10 +27,7 @@ export function exportHandler(session: EngineSession) {
       const outDir = await validateOutputDir(params.outDir);
       const analysis = readsAnalysis(params.method) ? await session.analysis() : null;
       const tokens = await session.tokenRows();
-      const method = exportMethodOf(params.method, (s) => craneSettingsOf(s, analysis?.columns ?? null, tokens));
-      if (params.method.kind === 'crane' && Math.abs(params.method.settings.special.routerAlphaFraction - 1 / 3) > 1e-9) {
-        log(ctx, 'routers move by SLERP with t = α/3 (the reference rule); another router fraction is not applied yet', 'warn');
-      }
+      const method = exportMethodOf(params.method, (s) => resolveCraneSettings(s, analysis?.columns ?? null, tokens));
       const progress = new JobProgress(ctx, 'export');
       progress.report(0);
       const onProgress = (p: ExportProgress) => {

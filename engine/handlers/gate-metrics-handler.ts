@@ -1,6 +1,6 @@
 /**
  * getGateMetrics: the settings-independent heatmaps of the loaded analysis, per layer × column
- * at the asked grouping — S_CTG, Σs_R, Σs_A, the conflict share and ‖δ‖/‖θ_I‖ of every block,
+ * at the asked granularity — S_CTG, Σs_R, Σs_A, the conflict share and ‖δ‖/‖θ_I‖ of every block,
  * straight from the gate table (engine/crane/gate-scales.ts BlockScore).
  */
 import type { Params, Result } from '../protocol/methods.ts';
@@ -8,9 +8,9 @@ import type { EngineSession } from './engine-session.ts';
 import { guarded } from './handler-errors.ts';
 
 export function gateMetricsHandler(session: EngineSession) {
-  return ({ grouping }: Params<'getGateMetrics'>): Promise<Result<'getGateMetrics'>> =>
+  return ({ granularity }: Params<'getGateMetrics'>): Promise<Result<'getGateMetrics'>> =>
     guarded(async () => {
-      const columns = (await session.analysis()).columns[grouping];
+      const columns = (await session.analysis()).columns[granularity];
       return {
         layers: columns.layers,
         groups: [...columns.names],

@@ -8,8 +8,8 @@
  * ("q", "expert_gate"). Tensors are read one at a time and only the summaries are kept. A block
  * of a large MoE layer can hold hundreds of expert tensors: the first MAX_TENSORS are shown.
  */
-import type { CraneSettings } from '../crane/crane-edit.ts';
 import { craneDelta } from '../crane/crane-edit.ts';
+import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { magnitudeThreshold } from '../crane/magnitude-threshold.ts';
 import { classifyTensor, type TensorClass } from '../crane/tensor-classification.ts';
 import { taskVector } from '../crane/tensor-pair.ts';
@@ -82,13 +82,13 @@ function tensorView(name: string, shape: readonly number[], thetaI: Float32Array
 }
 
 /** The same CRANE update with the projection switched off. */
-function unprojected(tensor: TensorClass, shape: readonly number[], thetaI: Float32Array, thetaT: Float32Array, crane: CraneSettings, method: MethodContext): Float32Array {
+function unprojected(tensor: TensorClass, shape: readonly number[], thetaI: Float32Array, thetaT: Float32Array, crane: ResolvedCraneSettings, method: MethodContext): Float32Array {
   const context = method.context ?? { gate: null, projector: () => undefined };
   return craneDelta(tensor, shape, thetaI, thetaT, { ...crane, stages: { ...crane.stages, gsp: false } }, context).delta;
 }
 
 /** Stage 1's kept share for CRANE; the surviving share for TIES/DARE; everything for the rest. */
-function keptFraction(raw: Float32Array, applied: Float32Array, crane: CraneSettings | null, tensor: TensorClass, method: MethodContext): number {
+function keptFraction(raw: Float32Array, applied: Float32Array, crane: ResolvedCraneSettings | null, tensor: TensorClass, method: MethodContext): number {
   if (raw.length === 0) return 1;
   if (crane !== null) {
     if (tensor.rule !== 'crane' || !crane.stages.threshold) return 1;

@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Checkpoint } from '../io/checkpoint.ts';
-import { DEFAULT_EDIT_SETTINGS } from '../project/default-settings.ts';
+import { DEFAULT_CRANE_SETTINGS } from '../protocol/settings-defaults.ts';
 import { readProjectFile } from '../project/project-file.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { call, harness, recordingContext, type Harness } from './testing/handler-harness.ts';
 
 let h: Harness;
-const crane = { kind: 'crane' as const, settings: DEFAULT_EDIT_SETTINGS };
+const crane = { method: 'crane' as const, settings: DEFAULT_CRANE_SETTINGS };
 const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (error: { code?: string }) => error.code);
 
 beforeAll(async () => {
@@ -71,9 +71,9 @@ describe('long handlers', () => {
     const outDir = join(h.root, 'cancelled');
     const ctx = recordingContext();
     ctx.controller.abort();
-    expect(await codeOf(call(h, 'export', { outDir, dtype: 'BF16', shardBytes: 1 << 20, method: { kind: 'ties', lambda: 0.3, density: 0.5 }, overwrite: false }, ctx))).toBe('cancelled');
+    expect(await codeOf(call(h, 'export', { outDir, dtype: 'BF16', shardBytes: 1 << 20, method: { method: 'ties', lambda: 0.3, density: 0.5 }, overwrite: false }, ctx))).toBe('cancelled');
     await expect(access(outDir)).rejects.toThrow();
-    expect(await codeOf(call(h, 'export', { outDir, dtype: 'source', shardBytes: 1 << 20, method: { kind: 'aim', lambda: 0.3, omega: 0.4 }, overwrite: false }))).toBe('not-implemented');
+    expect(await codeOf(call(h, 'export', { outDir, dtype: 'source', shardBytes: 1 << 20, method: { method: 'aim', lambda: 0.3, omega: 0.4 }, overwrite: false }))).toBe('not-implemented');
     expect(await codeOf(call(h, 'export', { outDir: 'relative/out', dtype: 'source', shardBytes: 1 << 20, method: crane, overwrite: false }))).toBe('invalid-path');
   });
 
@@ -83,8 +83,8 @@ describe('long handlers', () => {
     expect(result.base.reasoning).toBeGreaterThan(0);
     expect(result.edited.reasoning).not.toBe(result.base.reasoning);
     expect(ctx.of('progress').some((p) => p.stage === 'verify')).toBe(true);
-    const aim = await call(h, 'verify', { method: { kind: 'aim', lambda: 0.3, omega: 0.4 } });
-    expect(aim.method.kind).toBe('aim');
+    const aim = await call(h, 'verify', { method: { method: 'aim', lambda: 0.3, omega: 0.4 } });
+    expect(aim.method.method).toBe('aim');
     expect((await call(h, 'getProjectState', {}))?.project.verified).toHaveLength(1);
   }, 120_000);
 });

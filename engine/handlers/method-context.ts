@@ -10,8 +10,8 @@ import type { CraneContext } from '../crane/crane-edit.ts';
 import type { EditMethod } from '../pipeline/edit-method.ts';
 import { pipelinePaths } from '../pipeline/pipeline-folder.ts';
 import { MAGNITUDES_FILE, readInputMagnitudes } from '../pipeline/projectors-stage.ts';
-import type { EditSettings } from '../project/default-settings.ts';
-import { craneSettingsOf, editMethodOf, type MergeMethod } from './edit-settings.ts';
+import type { CraneSettings, MergeMethod } from '../protocol/settings-schemas.ts';
+import { editMethodOf, resolveCraneSettings } from './edit-settings.ts';
 import type { EngineSession, LoadedAnalysis } from './engine-session.ts';
 
 export interface MethodContext {
@@ -21,14 +21,14 @@ export interface MethodContext {
 }
 
 export function readsAnalysis(method: MergeMethod): boolean {
-  return method.kind === 'aim' || (method.kind === 'crane' && (method.settings.stages.ctg || method.settings.stages.gsp));
+  return method.method === 'aim' || (method.method === 'crane' && (method.settings.stages.gate || method.settings.stages.gsp));
 }
 
 export async function methodContext(session: EngineSession, method: MergeMethod): Promise<MethodContext> {
   const analysis = readsAnalysis(method) ? await session.analysis() : await session.analysis().catch(() => null);
   const tokens = await session.tokenRows();
-  const crane = (settings: EditSettings) => craneSettingsOf(settings, analysis?.columns ?? null, tokens);
-  const magnitudes = method.kind === 'aim' && analysis !== null
+  const crane = (settings: CraneSettings) => resolveCraneSettings(settings, analysis?.columns ?? null, tokens);
+  const magnitudes = method.method === 'aim' && analysis !== null
     ? await readInputMagnitudes(join(pipelinePaths(analysis.analysisDir).projectors, MAGNITUDES_FILE))
     : undefined;
   const context = analysis === null ? null : { gate: analysis.artifacts.gate, projector: (key: string) => analysis.artifacts.projectors.get(key) };

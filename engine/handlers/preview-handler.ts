@@ -8,9 +8,10 @@
  * ('invalid-params'): the coefficients bake T(δ) in at one q.
  */
 import type { PreviewResult } from '../analysis/preview.ts';
+import { blockScale } from '../protocol/block-scale.ts';
 import { ProtocolError } from '../protocol/errors.ts';
 import type { Params, Result } from '../protocol/methods.ts';
-import { craneSettingsOf } from './edit-settings.ts';
+import { resolveCraneSettings } from './edit-settings.ts';
 import type { EngineSession } from './engine-session.ts';
 import { guarded } from './handler-errors.ts';
 
@@ -22,14 +23,13 @@ export function previewHandler(session: EngineSession) {
       const analysis = await session.analysis();
       let result: PreviewResult;
       try {
-        result = analysis.preview.evaluate(craneSettingsOf(settings, analysis.columns, NO_TOKENS), Float64Array.from(alphas));
+        result = analysis.preview.evaluate(resolveCraneSettings(settings, analysis.columns, NO_TOKENS), Float64Array.from(alphas));
       } catch (error) {
         if (error instanceof RangeError) throw new ProtocolError('invalid-params', `${error.message} (run Analyze at this q)`);
         throw error;
       }
-      const columns = analysis.columns[settings.grouping];
-      const gateScale = columns.matrix((s) => (settings.stages.ctg ? s.scale : 1)).values;
-      const effective = gateScale.map((s) => settings.alpha * s);
+      const columns = analysis.columns[settings.granularity];
+      const effective = columns.matrix((s) => settings.alpha * blockScale(settings.stages.gate, s.scale)).values;
       const retained = new Float32Array(effective.length).fill(1);
       result.blocks.forEach((key, i) => {
         const cell = columns.cell(key);

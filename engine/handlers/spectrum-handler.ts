@@ -5,7 +5,7 @@
  * (sigmoidWeights, the function the edit itself uses). The weights themselves are not sent: the
  * UI derives them from σ_i/σ₁ (see spectrumSchema).
  */
-import { sigmoidWeights } from '../crane/gsp-projector.ts';
+import { sigmoidWeights } from '../protocol/gsp-mask.ts';
 import { projectorKey } from '../crane/tensor-classification.ts';
 import { MOMENTS, NORM, THRESHOLDED } from '../analysis/tensor-moments.ts';
 import type { PreviewCoefficients } from '../analysis/preview-coefficients.ts';

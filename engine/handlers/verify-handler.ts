@@ -32,7 +32,7 @@ export function verifyHandler(session: EngineSession) {
         tokens: { ...measured.tokens },
         seconds: measured.seconds,
       };
-      if (params.method.kind === 'crane') await session.update((p) => ({ ...p, verified: [...p.verified, result] }));
+      if (params.method.method === 'crane') await session.update((p) => ({ ...p, verified: [...p.verified, result] }));
       return result;
     }, ctx.signal);
 }

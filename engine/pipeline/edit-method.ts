@@ -1,7 +1,7 @@
 /**
  * One type for "the edit to build" across verify and the CLI, and the PairedEdit it gives.
  *
- *   EditMethod = { method: 'crane', settings: CraneSettings } | BaselineSettings
+ *   EditMethod = { method: 'crane', settings: ResolvedCraneSettings } | BaselineSettings
  *   editFor(method, context) → PairedEdit
  *   tokenRowsOf(tokenizer) → TokenRows   <think>/</think> and the special tokens, by content
  *   aimImportance(magnitudes) → (tensor name) → mean |x_j|, for the AIM baseline
@@ -13,12 +13,12 @@
 import type { ModelTokenizer } from '../calibration/tokenizer.ts';
 import { FORMAT_TOKENS } from '../calibration/tokenizer.ts';
 import { baselineEdit, type BaselineSettings } from '../crane/baselines.ts';
-import { craneEdit, type CraneContext, type CraneSettings } from '../crane/crane-edit.ts';
-import type { TokenRows } from '../crane/special-tensors.ts';
+import { craneEdit, type CraneContext } from '../crane/crane-edit.ts';
 import { classifyTensor, projectorKey } from '../crane/tensor-classification.ts';
 import type { PairedEdit } from '../crane/tensor-pair.ts';
+import type { ResolvedCraneSettings, TokenRows } from '../protocol/settings-schemas.ts';
 
-export type EditMethod = { readonly method: 'crane'; readonly settings: CraneSettings } | BaselineSettings;
+export type EditMethod = { readonly method: 'crane'; readonly settings: ResolvedCraneSettings } | BaselineSettings;
 
 export function editFor(method: EditMethod, context: CraneContext | null): PairedEdit {
   if (method.method !== 'crane') return baselineEdit(method);

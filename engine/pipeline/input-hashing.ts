@@ -9,10 +9,10 @@
 import { sha256File } from '../analysis/provenance.ts';
 import { checkpointFiles, hashFiles } from '../export/input-hashes.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
-import type { CalibrationPaths } from './analysis-settings.ts';
+import type { CalibrationSets } from '../protocol/settings-schemas.ts';
 import type { InputHashes } from './pipeline-folder.ts';
 
-export async function hashInputs(instruct: Checkpoint, thinking: Checkpoint, calibration: CalibrationPaths, signal?: AbortSignal): Promise<InputHashes> {
+export async function hashInputs(instruct: Checkpoint, thinking: Checkpoint, calibration: CalibrationSets, signal?: AbortSignal): Promise<InputHashes> {
   const checkpoint = async (c: Checkpoint) => hashFiles(c.dir, await checkpointFiles(c), { signal });
   return {
     instruct: await checkpoint(instruct),

@@ -7,7 +7,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CraneSettings } from '../crane/crane-edit.ts';
+import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
+import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { exportMerge } from '../export/export-checkpoint.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
@@ -21,12 +22,12 @@ import { analysedProject, type AnalysedProject } from './testing/analysed-projec
 import { verifyEdit } from './verify.ts';
 
 let project: AnalysedProject;
-let settings: CraneSettings;
+let settings: ResolvedCraneSettings;
 
 beforeAll(async () => {
   await initBackend('wasm');
   project = await analysedProject(await mkdtemp(join(tmpdir(), 'crane-verify-')));
-  settings = { alpha: 0.5, keepQuantile: 0.5, tau: 0.03, stages: { threshold: true, gate: true, gsp: true }, granularity: 'coarse', tokens: tokenRowsOf(await loadTestTokenizer()) };
+  settings = { ...defaultResolvedSettings(tokenRowsOf(await loadTestTokenizer())), alpha: 0.5 };
 });
 
 afterAll(() => rm(project.root, { recursive: true, force: true }));

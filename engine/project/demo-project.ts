@@ -11,7 +11,8 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { demoPaths } from '../demo/demo-layout.ts';
-import { defaultAnalysisSettings, type AnalysisSettings } from '../pipeline/analysis-settings.ts';
+import { defaultAnalysisSettings } from '../pipeline/analysis-settings.ts';
+import type { AnalysisSettings } from '../protocol/settings-schemas.ts';
 import { newProject, readProjectFile } from './project-file.ts';
 import { saveProjectFolder } from './project-folder.ts';
 

@@ -3,7 +3,8 @@
  * q of its edit settings (the preview coefficients bake T(δ) in at one q, so the analysis follows
  * the q the researcher is working at) and the default batch size (memory only).
  */
-import { DEFAULT_BATCH_SEQUENCES, type AnalysisSettings, type PipelineSettings } from '../pipeline/analysis-settings.ts';
+import { DEFAULT_BATCH_SEQUENCES, type PipelineSettings } from '../pipeline/analysis-settings.ts';
+import type { AnalysisSettings } from '../protocol/settings-schemas.ts';
 import type { StoredProject } from './project-file.ts';
 
 export function projectPipelineSettings(project: StoredProject, analysis: AnalysisSettings): PipelineSettings {

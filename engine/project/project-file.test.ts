@@ -8,7 +8,7 @@ import { newProject, PROJECT_FORMAT_VERSION, readProjectFile, writeProjectFile }
 import { PROJECT_FILE } from './project-layout.ts';
 import { projectStageStates } from './stage-states.ts';
 
-const VERIFIED = { method: { kind: 'task-arithmetic' as const, lambda: 0.3 }, edited: { reasoning: 1, agent: 2 }, base: { reasoning: 1.5, agent: 2 }, tokens: { reasoning: 10, agent: 4 }, seconds: 3 };
+const VERIFIED = { method: { method: 'task_arithmetic' as const, lambda: 0.3 }, edited: { reasoning: 1, agent: 2 }, base: { reasoning: 1.5, agent: 2 }, tokens: { reasoning: 10, agent: 4 }, seconds: 3 };
 
 describe('project file', () => {
   it('round-trips every field, atomically, and a folder without one has none', async () => {
@@ -18,7 +18,7 @@ describe('project file', () => {
         ...newProject({ instruct: '/m/i', thinking: '/m/t' }),
         settings: { ...newProject().settings, alpha: 0.4, overrides: [{ block: { layer: 2, group: 'attention' }, gate: null, locked: true }] },
         verified: [VERIFIED],
-        exports: [{ outDir: '/out', method: { kind: 'slerp' as const, t: 0.3 }, dtype: 'BF16', totalBytes: 10, files: ['model.safetensors'], finishedAt: '2026-01-01T00:00:00.000Z' }],
+        exports: [{ outDir: '/out', method: { method: 'slerp' as const, t: 0.3 }, dtype: 'BF16', totalBytes: 10, files: ['model.safetensors'], finishedAt: '2026-01-01T00:00:00.000Z' }],
       };
       await writeProjectFile(dir, project);
       expect(await readProjectFile(dir)).toEqual(project);
@@ -33,6 +33,25 @@ describe('project file', () => {
       await expect(readProjectFile(dir)).rejects.toThrow(/project format 99/);
       await writeFile(join(dir, PROJECT_FILE), '{"format": "something else"}');
       await expect(readProjectFile(dir)).rejects.toThrow(/project\.json: is not a CRANE project file/);
+    });
+  });
+
+  it('reads a version-1 file in the old settings vocabulary as the current one', async () => {
+    await withTempDir(async (dir) => {
+      const settings = { alpha: 0.4, keepQuantile: 0.5, tau: 0.03, steepness: 4.6 / 0.03, stages: { threshold: true, ctg: false, gsp: true }, grouping: 'fine', special: { thinkRows: 0.8, lmHeadScale: 0.03, routerAlphaFraction: 1 / 3 }, overrides: [] };
+      const measured = { edited: { reasoning: 1, agent: 2 }, base: { reasoning: 1.5, agent: 2 }, tokens: { reasoning: 10, agent: 4 }, seconds: 3 };
+      await writeFile(join(dir, PROJECT_FILE), JSON.stringify({
+        format: 'crane-project', formatVersion: 1, instruct: '/m/i', thinking: '/m/t', analysis: null, settings,
+        verified: [{ method: { kind: 'crane', settings }, ...measured }, { method: { kind: 'task-arithmetic', lambda: 0.3 }, ...measured }],
+        exports: [{ outDir: '/out', method: { kind: 'dare', lambda: 0.3, dropRate: 0.5, seed: 1 }, dtype: 'BF16', totalBytes: 10, files: [], finishedAt: '2026-01-01T00:00:00.000Z' }],
+      }));
+      const project = await readProjectFile(dir);
+      const current = { ...settings, stages: { threshold: true, gate: false, gsp: true }, granularity: 'fine' };
+      delete (current as { grouping?: unknown }).grouping;
+      expect(project?.formatVersion).toBe(PROJECT_FORMAT_VERSION);
+      expect(project?.settings).toEqual(current);
+      expect(project?.verified.map((v) => v.method)).toEqual([{ method: 'crane', settings: current }, { method: 'task_arithmetic', lambda: 0.3 }]);
+      expect(project?.exports[0]?.method).toEqual({ method: 'dare', lambda: 0.3, dropProbability: 0.5, seed: 1 });
     });
   });
 

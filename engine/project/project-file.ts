@@ -8,19 +8,22 @@
  * On disk it is the protocol's project shape (pair, analysis settings with the calibration
  * paths, edit settings with per-block overrides and locks, verified points) plus what only the
  * engine keeps: a format tag and version, and the export history. The protocol schema is reused
- * so a file the engine accepts is always one it can hand to the UI unchanged.
+ * so a file the engine accepts is always one it can hand to the UI unchanged. Older versions are
+ * read through project-migration.ts.
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { writeFileAtomic } from '../pipeline/stage-store.ts';
 import { projectFileSchema } from '../protocol/project-schemas.ts';
+import { DEFAULT_CRANE_SETTINGS } from '../protocol/settings-defaults.ts';
 import { mergeMethodSchema } from '../protocol/settings-schemas.ts';
-import { DEFAULT_EDIT_SETTINGS } from './default-settings.ts';
 import { projectPaths } from './project-layout.ts';
+import { migrateProject } from './project-migration.ts';
 
 export const PROJECT_FORMAT = 'crane-project';
-export const PROJECT_FORMAT_VERSION = 1;
+/** 2: one settings vocabulary (see project-migration.ts). */
+export const PROJECT_FORMAT_VERSION = 2;
 
 const exportRecordSchema = z.strictObject({
   outDir: z.string(),
@@ -49,7 +52,7 @@ export function newProject(pair: { instruct: string; thinking: string } | null =
     instruct: pair?.instruct ?? null,
     thinking: pair?.thinking ?? null,
     analysis: null,
-    settings: structuredClone(DEFAULT_EDIT_SETTINGS),
+    settings: structuredClone(DEFAULT_CRANE_SETTINGS),
     verified: [],
     exports: [],
   };
@@ -74,7 +77,7 @@ export async function readProjectFile(dir: string): Promise<StoredProject | null
   if (typeof version === 'number' && version > PROJECT_FORMAT_VERSION) {
     throw new CheckpointError('metadata', path, `is project format ${version}; this engine reads up to ${PROJECT_FORMAT_VERSION}`);
   }
-  const parsed = storedProjectSchema.safeParse(json);
+  const parsed = storedProjectSchema.safeParse(migrateProject(json));
   if (!parsed.success) throw new CheckpointError('metadata', path, `is not a CRANE project file (${parsed.error.issues[0]?.message ?? 'invalid'})`);
   return parsed.data;
 }

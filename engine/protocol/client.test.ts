@@ -49,7 +49,7 @@ describe('EngineClient against an EngineHost', () => {
       }),
     );
     const controller = new AbortController();
-    const call = codeOf(client.call('verify', { method: { kind: 'task-arithmetic', lambda: 0.3 } }, { signal: controller.signal }));
+    const call = codeOf(client.call('verify', { method: { method: 'task_arithmetic', lambda: 0.3 } }, { signal: controller.signal }));
     await flush();
     controller.abort();
     expect(await call).toBe('cancelled');
@@ -70,7 +70,7 @@ describe('EngineClient against an EngineHost', () => {
     const { client } = connectInMemory(sampleHandlers({ verify: () => new Promise(() => undefined) }));
     const closed = vi.fn();
     client.onClose(closed);
-    const pending = codeOf(client.call('verify', { method: { kind: 'slerp', t: 0.5 } }));
+    const pending = codeOf(client.call('verify', { method: { method: 'slerp', t: 0.5 } }));
     client.close();
     expect(await pending).toBe('disconnected');
     expect(closed).toHaveBeenCalledOnce();

@@ -137,7 +137,7 @@ describe('cancellation', () => {
         }),
     });
   }
-  const verify = (id: number) => JSON.stringify({ id, method: 'verify', params: { method: { kind: 'slerp', t: 0.5 } } });
+  const verify = (id: number) => JSON.stringify({ id, method: 'verify', params: { method: { method: 'slerp', t: 0.5 } } });
 
   it('cancel {requestId} aborts the handler signal and the request ends as cancelled', async () => {
     const seen: { signal?: AbortSignal } = {};

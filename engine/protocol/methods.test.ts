@@ -40,7 +40,7 @@ describe('schemas refuse what the contract does not allow', () => {
     ['missing fields', 'openPair', { instruct: '/a' }],
     ['NUL in a path', 'inspectCheckpoint', { dir: '/a\0b' }],
     ['a negative layer', 'spectrum', { layer: -1, key: 'attn_input', tau: 0.03, steepness: 1 }],
-    ['an unknown merge method', 'verify', { method: { kind: 'magic' } }],
+    ['an unknown merge method', 'verify', { method: { method: 'magic' } }],
     ['a non-finite α', 'preview', { settings: { ...SAMPLE_PARAMS.preview.settings, alpha: Infinity }, alphas: [] }],
     ['shards under 1 MiB', 'export', { ...SAMPLE_PARAMS.export, shardBytes: 1000 }],
   ] as const)('%s', (_what, method, params) => {

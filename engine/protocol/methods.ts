@@ -18,7 +18,7 @@ import {
 import { checkpointDetailSchema, pairSummarySchema } from './checkpoint-schemas.ts';
 import { blockSchema, exportDtypeSchema, logLevelSchema, pathSchema, requestIdSchema, stageSchema } from './common-schemas.ts';
 import { exportSummarySchema, projectFileSchema, projectStateSchema } from './project-schemas.ts';
-import { analysisSettingsSchema, craneSettingsSchema, mergeMethodSchema } from './settings-schemas.ts';
+import { analysisSettingsSchema, craneSettingsSchema, granularitySchema, mergeMethodSchema, strengthSchema } from './settings-schemas.ts';
 
 /** Bumped on any incompatible change to this map; ping reports it. */
 export const PROTOCOL_VERSION = 1;
@@ -38,9 +38,9 @@ export const REQUESTS = {
   saveProject: request(z.strictObject({ projectDir: pathSchema, project: projectFileSchema }), projectStateSchema),
   /** Runs the missing or stale stages (cached ones are reused); resumable after a cancel. */
   analyze: request(z.strictObject({ projectDir: pathSchema, settings: analysisSettingsSchema }), analysisSummarySchema),
-  getGateMetrics: request(z.strictObject({ grouping: craneSettingsSchema.shape.grouping }), gateMetricsSchema),
+  getGateMetrics: request(z.strictObject({ granularity: granularitySchema }), gateMetricsSchema),
   /** Instant: first-order ΔL at these settings and along `alphas`. */
-  preview: request(z.strictObject({ settings: craneSettingsSchema, alphas: z.array(z.number().min(0).max(4)).max(1024) }), previewSchema),
+  preview: request(z.strictObject({ settings: craneSettingsSchema, alphas: z.array(strengthSchema).max(1024) }), previewSchema),
   spectrum: request(
     z.strictObject({ layer: z.int().nonnegative(), key: activationKeySchema, tau: z.number().gt(0).lt(1), steepness: z.number().gt(0) }),
     spectrumSchema,

@@ -1,10 +1,17 @@
 /**
- * The knobs of an edit (instant to change) and of an analysis (change means re-running it), and
- * the merge methods the studio compares. Names and defaults follow shared/spec/crane.md; presets
- * (paper defaults for 30B/80B) are UI data, so no schema here carries a default.
+ * The one settings vocabulary: the knobs of an edit (instant to change), of an analysis (change
+ * means re-running it), and the merge methods the studio compares. The protocol, the project
+ * file, the engine (crane, analysis, pipeline, export), crane_recipe.json and the CLI all use
+ * these names and ranges; only readers of older file versions translate (project-migration.ts,
+ * the recipe's). Names and defaults follow shared/spec/crane.md; defaults live in
+ * settings-defaults.ts, so no schema here carries one.
  */
 import { z } from 'zod';
 import { blockSchema, pathSchema } from './common-schemas.ts';
+
+/** The one range of α, and of the baselines' λ (the same knob: how far towards θ_T). */
+export const STRENGTH_RANGE = { min: 0, max: 4 } as const;
+export const strengthSchema = z.number().min(STRENGTH_RANGE.min).max(STRENGTH_RANGE.max);
 
 const unit = z.number().min(0).max(1);
 
@@ -17,25 +24,60 @@ export const blockOverrideSchema = z.strictObject({
   locked: z.boolean(),
 });
 
-/** θ_M = θ_I + Π_GSP(α · S_CTG · T(δ)), with the special-tensor rules. */
-export const craneSettingsSchema = z.strictObject({
-  alpha: z.number().min(0).max(4),
+/** Stage toggles: `threshold` off → raw δ; `gate` off → S = 1 (overrides still apply); `gsp` off → no projection. */
+export const craneStagesSchema = z.strictObject({ threshold: z.boolean(), gate: z.boolean(), gsp: z.boolean() });
+
+/** Gate blocks per component group (the spec's default) or per projection (q, k, v, o, gate, up, down). */
+export const granularitySchema = z.enum(['coarse', 'fine']);
+
+/** The rules of the tensors that bypass the three stages. */
+export const specialTensorSettingsSchema = z.strictObject({
+  /** Embedding and lm_head rows of <think>/</think> move this far towards θ_T (0.8). */
+  thinkRows: unit,
+  /** Untied lm_head: θ_I + lmHeadScale · δ (0.03). */
+  lmHeadScale: unit,
+  /** MoE routers: SLERP(θ_I, θ_T, t = α · routerAlphaFraction) (1/3). */
+  routerAlphaFraction: unit,
+});
+
+/** Every setting of θ_M = θ_I + Π_GSP(α · S_CTG · T(δ)) but the overrides, whose form depends on who states them. */
+const craneKnobs = {
+  alpha: strengthSchema,
   /** Keep quantile q of stage 1; survivors are rescaled by 1/(1−q). q = 0.5 is the reference. */
   keepQuantile: z.number().min(0).lt(1),
-  /** Sigmoid centre τ and steepness k of the GSP mask w = sigmoid(k · (σ/σ₁ − τ)). */
+  /** Sigmoid centre τ and steepness k of the GSP mask w = sigmoid(k · (σ/σ₁ − τ)) (gsp-mask.ts). */
   tau: z.number().gt(0).lt(1),
   steepness: z.number().gt(0),
-  stages: z.strictObject({ threshold: z.boolean(), ctg: z.boolean(), gsp: z.boolean() }),
-  grouping: z.enum(['coarse', 'fine']),
-  special: z.strictObject({
-    /** Embedding and lm_head rows of <think>/</think> move this far towards θ_T (0.8). */
-    thinkRows: unit,
-    /** Untied lm_head: θ_I + lmHeadScale · δ (0.03). */
-    lmHeadScale: unit,
-    /** MoE routers: SLERP(θ_I, θ_T, t = α · routerAlphaFraction) (1/3). */
-    routerAlphaFraction: unit,
-  }),
+  stages: craneStagesSchema,
+  granularity: granularitySchema,
+  special: specialTensorSettingsSchema,
+};
+
+/** The settings as the studio holds them: overrides name heatmap cells (layer × column). */
+export const craneSettingsSchema = z.strictObject({
+  ...craneKnobs,
   overrides: z.array(blockOverrideSchema).max(100_000),
+});
+
+/** An engine block key: group, optional projection, layer or `*` (engine/crane/gate-accumulator.ts blockKey). */
+export const blockKeySchema = z.string().regex(/^[a-z_]+(\.\w+)?@(\d+|\*)$/, 'must be a block key such as attention@3 or ffn.up@*');
+
+const tokenIdsSchema = z.array(z.int().nonnegative()).max(1_000_000);
+
+/**
+ * The same settings as an edit applies them (the engine's craneEdit, crane_recipe.json, the CLI):
+ * overrides resolved to S by engine block key (`attention@3`, `ffn.up@1`, `norm@*`; a locked
+ * block is 0), and the token rows the special-tensor rules move, read from the tokenizer.
+ */
+export const resolvedCraneSettingsSchema = z.strictObject({
+  ...craneKnobs,
+  overrideScales: z.record(blockKeySchema, z.number().min(0)),
+  tokens: z.strictObject({
+    /** Ids of `<think>` and `</think>`. */
+    think: tokenIdsSchema,
+    /** Ids of the special/control tokens whose lm_head rows stay at θ_I. */
+    special: tokenIdsSchema,
+  }),
 });
 
 /** Where the three calibration sets live (JSONL chats, see engine/calibration). */
@@ -61,14 +103,29 @@ export const analysisSettingsSchema = z.strictObject({
   }),
 });
 
-const lambda = z.number().min(0).max(4);
+/** The baselines, all with θ_I as the base; λ shares α's range, SLERP's t is a fraction. */
+export const taskArithmeticSchema = z.strictObject({ method: z.literal('task_arithmetic'), lambda: strengthSchema });
+export const tiesSchema = z.strictObject({ method: z.literal('ties'), lambda: strengthSchema, density: z.number().gt(0).max(1) });
+export const slerpSchema = z.strictObject({ method: z.literal('slerp'), t: unit });
+export const dareSchema = z.strictObject({ method: z.literal('dare'), lambda: strengthSchema, dropProbability: z.number().min(0).lt(1), seed: z.int().nonnegative() });
+export const aimSchema = z.strictObject({ method: z.literal('aim'), lambda: strengthSchema, omega: unit });
 
-/** CRANE and the baselines, all with θ_I as the base. */
-export const mergeMethodSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('crane'), settings: craneSettingsSchema }),
-  z.strictObject({ kind: z.literal('task-arithmetic'), lambda }),
-  z.strictObject({ kind: z.literal('ties'), lambda, density: z.number().gt(0).max(1) }),
-  z.strictObject({ kind: z.literal('slerp'), t: unit }),
-  z.strictObject({ kind: z.literal('dare'), lambda, dropRate: z.number().min(0).lt(1), seed: z.int().nonnegative() }),
-  z.strictObject({ kind: z.literal('aim'), lambda, omega: unit }),
+/** CRANE and the baselines. */
+export const mergeMethodSchema = z.discriminatedUnion('method', [
+  z.strictObject({ method: z.literal('crane'), settings: craneSettingsSchema }),
+  taskArithmeticSchema, tiesSchema, slerpSchema, dareSchema, aimSchema,
 ]);
+
+export type CraneSettings = z.infer<typeof craneSettingsSchema>;
+export type ResolvedCraneSettings = z.infer<typeof resolvedCraneSettingsSchema>;
+export type CraneStages = z.infer<typeof craneStagesSchema>;
+export type Granularity = z.infer<typeof granularitySchema>;
+export type TokenRows = ResolvedCraneSettings['tokens'];
+export type SpecialTensorSettings = z.infer<typeof specialTensorSettingsSchema>;
+export type BlockOverride = z.infer<typeof blockOverrideSchema>;
+export type AnalysisSettings = z.infer<typeof analysisSettingsSchema>;
+export type CalibrationSets = z.infer<typeof calibrationSetsSchema>;
+export type MergeMethod = z.infer<typeof mergeMethodSchema>;
+export type MergeMethodName = MergeMethod['method'];
+/** A baseline as the protocol states it (AIM's importance vectors are the engine's to add). */
+export type BaselineMethod = Exclude<MergeMethod, { method: 'crane' }>;

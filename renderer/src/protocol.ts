@@ -5,29 +5,33 @@
 import type { EventPayload, Params, Result } from '../../engine/protocol.ts';
 
 export type {
+  AnalysisSettings,
+  BlockOverride,
   CallOptions,
+  CraneSettings,
   CraneBridge,
   ErrorCode,
   ErrorInfo,
   EventName,
   EventPayload,
+  Granularity,
   MenuCommand,
+  MergeMethod,
+  MergeMethodName,
   OpenRequest,
   Params,
   RequestName,
   Result,
 } from '../../engine/protocol.ts';
 export { ANALYSIS_STAGES, EngineClient, ProtocolError, PROTOCOL_VERSION, connectDesktopEngine, connectWebSocket, engineUrl, formatBytes, hashName, SeededRandom } from '../../engine/protocol.ts';
+// The settings contracts the UI shares with the engine: defaults and presets, the GSP mask, the α·S rule.
+export {
+  blockScale, DEFAULT_ANALYSIS_KNOBS, DEFAULT_CRANE_SETTINGS, defaultMethod, defaultSteepness, followsTau, maskWeight, overrideScale, PRESETS, STRENGTH_RANGE,
+} from '../../engine/protocol.ts';
 
-export type CraneSettings = Params<'preview'>['settings'];
-export type AnalysisSettings = Params<'analyze'>['settings'];
-export type MergeMethod = Params<'verify'>['method'];
-export type MergeMethodKind = MergeMethod['kind'];
 export type Block = Params<'inspectLayer'>['block'];
-export type BlockOverride = CraneSettings['overrides'][number];
 export type ActivationKey = Params<'spectrum'>['key'];
 export type ExportDtype = Params<'export'>['dtype'];
-export type Grouping = CraneSettings['grouping'];
 /** Any job's stage (progress events); the analysis stages are the ones a project's cache has. */
 export type Stage = EventPayload<'progress'>['stage'];
 export type AnalysisStage = Result<'analyze'>['stages'][number]['stage'];

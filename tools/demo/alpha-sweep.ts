@@ -18,6 +18,7 @@ import { ModelTokenizer } from '../../engine/calibration/tokenizer.ts';
 import { demoPaths } from '../../engine/demo/demo-layout.ts';
 import { tokenRowsOf } from '../../engine/pipeline/edit-method.ts';
 import { verifyEdit } from '../../engine/pipeline/verify.ts';
+import { defaultResolvedSettings } from '../../engine/protocol/settings-defaults.ts';
 import { formatTable } from '../../engine/cli/format.ts';
 import { initBackend } from '../../engine/tensor/backend.ts';
 import { Checkpoint } from '../../engine/io/checkpoint.ts';
@@ -50,8 +51,8 @@ const tokens = tokenRowsOf(await ModelTokenizer.load(paths.instruct));
 const rows: string[][] = [];
 const f = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(4)}`;
 for (const alpha of alphas) {
-  const settings = { alpha, keepQuantile: 0.5, tau: 0.03, stages: { threshold: true, gate: true, gsp: true }, granularity: 'coarse' as const, tokens };
-  const train = await verifyEdit({ analysisDir: outDir, method: { method: 'crane', settings: { ...settings, thinkStrength: 0 } }, split: 'train' });
+  const settings = { ...defaultResolvedSettings(tokens), alpha };
+  const train = await verifyEdit({ analysisDir: outDir, method: { method: 'crane', settings: { ...settings, special: { ...settings.special, thinkRows: 0 } } }, split: 'train' });
   const heldOut = await verifyEdit({ analysisDir: outDir, method: { method: 'crane', settings }, split: 'heldout' });
   const predicted = train.predicted ?? { reasoning: Number.NaN, agent: Number.NaN };
   rows.push([String(alpha), f(predicted.reasoning), f(train.measured.reasoning), f(heldOut.measured.reasoning), f(predicted.agent), f(train.measured.agent), f(heldOut.measured.agent)]);

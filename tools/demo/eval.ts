@@ -21,6 +21,7 @@ import { exportMerge, type MergeExportOptions } from '../../engine/export/export
 import { Checkpoint } from '../../engine/io/checkpoint.ts';
 import { tokenRowsOf } from '../../engine/pipeline/edit-method.ts';
 import { resolveArtifactsDir } from '../../engine/pipeline/pipeline-folder.ts';
+import { DEFAULT_BASELINES, defaultResolvedSettings } from '../../engine/protocol/settings-defaults.ts';
 import { initBackend } from '../../engine/tensor/backend.ts';
 import { DEFAULT_DEMO_ANALYSIS_DIR, runDemoAnalysis } from './demo-analysis.ts';
 
@@ -54,10 +55,10 @@ async function exportMerges(root: string): Promise<[string, string][]> {
   await runDemoAnalysis(paths, DEFAULT_DEMO_ANALYSIS_DIR, { log: progress });
   const tokens = tokenRowsOf(await ModelTokenizer.load(paths.instruct));
   const methods: [string, MergeExportOptions['method']][] = [
-    ['Task Arithmetic', { method: 'task_arithmetic', lambda: 0.3 }],
-    ['TIES', { method: 'ties', lambda: 0.3, density: 0.5 }],
-    ['SLERP', { method: 'slerp', t: 0.3 }],
-    ['CRANE', { method: 'crane', settings: { alpha: 0.25, keepQuantile: 0.5, tau: 0.03, stages: { threshold: true, gate: true, gsp: true }, granularity: 'coarse', tokens } }],
+    ['Task Arithmetic', DEFAULT_BASELINES.task_arithmetic],
+    ['TIES', DEFAULT_BASELINES.ties],
+    ['SLERP', DEFAULT_BASELINES.slerp],
+    ['CRANE', { method: 'crane', settings: defaultResolvedSettings(tokens) }],
   ];
   const analysisDir = await resolveArtifactsDir(DEFAULT_DEMO_ANALYSIS_DIR);
   const [instruct, thinking] = [await Checkpoint.open(paths.instruct), await Checkpoint.open(paths.thinking)];

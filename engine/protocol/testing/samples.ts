@@ -5,24 +5,24 @@
 import type { z } from 'zod';
 import type { matrixSchema } from '../common-schemas.ts';
 import type { EventName, EventPayload, Params, RequestName, Result } from '../methods.ts';
-import type { craneSettingsSchema } from '../settings-schemas.ts';
+import type { CraneSettings } from '../settings-schemas.ts';
 
 const f32 = (...values: number[]) => new Float32Array(values);
 const matrix = (rows: number, cols: number): z.infer<typeof matrixSchema> => ({ rows, cols, values: new Float32Array(rows * cols).map((_, i) => i / 7) });
 const histogram = { edges: f32(-1, 0, 1), counts: f32(3, 5) };
 
-export const SETTINGS: z.infer<typeof craneSettingsSchema> = {
+export const SETTINGS: CraneSettings = {
   alpha: 0.25,
   keepQuantile: 0.5,
   tau: 0.03,
   steepness: 4.6 / 0.03,
-  stages: { threshold: true, ctg: true, gsp: true },
-  grouping: 'coarse',
+  stages: { threshold: true, gate: true, gsp: true },
+  granularity: 'coarse',
   special: { thinkRows: 0.8, lmHeadScale: 0.03, routerAlphaFraction: 1 / 3 },
   overrides: [{ block: { layer: 3, group: 'attention' }, gate: null, locked: true }],
 };
 
-const CRANE = { kind: 'crane', settings: SETTINGS } as const;
+const CRANE = { method: 'crane', settings: SETTINGS } as const;
 const SUMMARY = { dir: '/m/instruct', modelType: 'qwen3', architectures: ['Qwen3ForCausalLM'], layers: 2, totalBytes: 1024, tensorCount: 3, shards: ['model.safetensors'], sideFiles: ['tokenizer.json'] };
 const ANALYSIS = {
   calibration: { reasoning: '/p/reasoning.jsonl', agent: '/p/agent.jsonl', format: '/p/format.jsonl' },
@@ -44,11 +44,11 @@ export const SAMPLE_PARAMS: { readonly [K in RequestName]: Params<K> } = {
   getProjectState: {},
   saveProject: { projectDir: '/p', project: PROJECT_FILE },
   analyze: { projectDir: '/p', settings: ANALYSIS },
-  getGateMetrics: { grouping: 'fine' },
+  getGateMetrics: { granularity: 'fine' },
   preview: { settings: SETTINGS, alphas: [0, 0.25, 0.5] },
   spectrum: { layer: 1, key: 'ffn_input', tau: 0.03, steepness: 153 },
-  inspectLayer: { block: { layer: 0, group: 'gate.17' }, method: { kind: 'dare', lambda: 0.3, dropRate: 0.9, seed: 1 }, bins: 64, mapSize: 128 },
-  verify: { method: { kind: 'ties', lambda: 0.3, density: 0.5 } },
+  inspectLayer: { block: { layer: 0, group: 'gate.17' }, method: { method: 'dare', lambda: 0.3, dropProbability: 0.9, seed: 1 }, bins: 64, mapSize: 128 },
+  verify: { method: { method: 'ties', lambda: 0.3, density: 0.5 } },
   export: { outDir: '/out/edited', dtype: 'source', shardBytes: 5 << 30, method: CRANE, overwrite: false },
 };
 

@@ -1,6 +1,5 @@
 /** The analysis job: per-stage progress, ETA, cached/stale state, and the engine's log lines. */
-import { ANALYSIS_STAGES, type AnalysisSettings, type AnalysisStage, type ErrorInfo, type EventPayload, type ProjectState, type Stage } from '../protocol.ts';
-import { DEFAULT_ANALYSIS } from '../lib/presets.ts';
+import { ANALYSIS_STAGES, DEFAULT_ANALYSIS_KNOBS, type AnalysisSettings, type AnalysisStage, type ErrorInfo, type EventPayload, type ProjectState, type Stage } from '../protocol.ts';
 import type { SliceCreator } from './slice.ts';
 
 export type StageState = 'missing' | 'cached' | 'stale' | 'running' | 'done';
@@ -38,6 +37,8 @@ export interface AnalysisSlice {
 }
 
 const LOG_LIMIT = 500;
+/** The reference analysis until a project names its calibration sets. */
+const UNSET_ANALYSIS: AnalysisSettings = { calibration: { reasoning: '/', agent: '/', format: '/' }, ...DEFAULT_ANALYSIS_KNOBS };
 const missing: StageView = { state: 'missing', fraction: 0, etaSeconds: null, seconds: null };
 const allMissing = () => Object.fromEntries(ANALYSIS_STAGES.map((s) => [s, missing])) as Record<AnalysisStage, StageView>;
 export const isAnalysisStage = (stage: Stage): stage is AnalysisStage => (ANALYSIS_STAGES as readonly Stage[]).includes(stage);
@@ -46,7 +47,7 @@ export const createAnalysisSlice: SliceCreator<AnalysisSlice> = (set) => {
   const patchStage = (stage: AnalysisStage, patch: Partial<StageView>) =>
     set((s) => ({ analysis: { ...s.analysis, stages: { ...s.analysis.stages, [stage]: { ...s.analysis.stages[stage], ...patch } } } }));
   return {
-    analysis: { settings: DEFAULT_ANALYSIS, status: 'idle', error: null, stages: allMissing(), logs: [] },
+    analysis: { settings: UNSET_ANALYSIS, status: 'idle', error: null, stages: allMissing(), logs: [] },
     setAnalysisSettings: (settings) => set((s) => ({ analysis: { ...s.analysis, settings } })),
     analysisStarted: () => set((s) => ({ analysis: { ...s.analysis, status: 'running', error: null } })),
     analysisEnded: (status, error) =>

@@ -4,19 +4,18 @@
  * Preview and spectrum requests are coalesced (latest wins), so slider moves never queue up.
  */
 import type { EngineApi } from '../engine-link/engine-api.ts';
-import type { CallOptions, CraneSettings, MergeMethodKind, Params, RequestName, Result } from '../protocol.ts';
-import { ProtocolError } from '../protocol.ts';
+import type { CallOptions, CraneSettings, MergeMethodName, Params, RequestName, Result } from '../protocol.ts';
+import { defaultMethod, ProtocolError, STRENGTH_RANGE } from '../protocol.ts';
 import { latestWins } from '../lib/latest-wins.ts';
-import { methodFor } from '../lib/presets.ts';
 import type { AppStore } from './app-store.ts';
 import type { PaneIndex } from './side-by-side-slice.ts';
 import { failed, loading, ready, toErrorInfo } from './slice.ts';
 
 const GiB = 1024 ** 3;
 
-/** α values the preview curve is drawn over: 0..1, wider when α itself goes past 0.9. */
+/** α values the preview curve is drawn over: 0..1, wider when α itself goes past 0.9 (up to α's range). */
 export function previewAlphas(alpha: number, points = 41): number[] {
-  const top = alpha > 0.9 ? Math.min(4, Math.ceil(alpha * 2)) : 1;
+  const top = alpha > 0.9 ? Math.min(STRENGTH_RANGE.max, Math.ceil(alpha * 2)) : 1;
   return Array.from({ length: points }, (_, i) => (top * i) / (points - 1));
 }
 
@@ -25,7 +24,7 @@ export class EngineActions {
   private analysisAbort: AbortController | null = null;
   private exportAbort: AbortController | null = null;
   /** Which method's Verify is running, so 'verify' progress events find their row. */
-  verifying: MergeMethodKind | null = null;
+  verifying: MergeMethodName | null = null;
 
   readonly preview = latestWins((settings: CraneSettings) => this.run('preview', { settings, alphas: previewAlphas(settings.alpha) }), {
     onResult: (result) => this.store.getState().setPreview(ready(result)),
@@ -172,7 +171,7 @@ export class EngineActions {
     const s = this.store.getState();
     s.setGateMetrics(loading(s.gates.metrics));
     try {
-      const metrics = await this.run('getGateMetrics', { grouping: s.settings.current.grouping });
+      const metrics = await this.run('getGateMetrics', { granularity: s.settings.current.granularity });
       this.store.getState().setGateMetrics(ready(metrics));
       this.requestPreview();
     } catch (error) {
@@ -195,7 +194,7 @@ export class EngineActions {
     const pane = s.sideBySide.panes[index];
     s.setPaneView(index, loading(s.sideBySide.views[index]));
     try {
-      const method = methodFor(pane.method, s.settings.current);
+      const method = defaultMethod(pane.method, s.settings.current);
       const view = await this.run('inspectLayer', { block: pane.block, method, bins: 48, mapSize: 64 });
       this.store.getState().setPaneView(index, ready(view));
     } catch (error) {
@@ -203,12 +202,12 @@ export class EngineActions {
     }
   }
 
-  async verify(kind: MergeMethodKind): Promise<void> {
+  async verify(kind: MergeMethodName): Promise<void> {
     const s = this.store.getState();
     this.verifying = kind;
     s.setVerify(kind, { status: 'loading', error: null, fraction: 0 });
     try {
-      const result = await this.run('verify', { method: methodFor(kind, s.settings.current) });
+      const result = await this.run('verify', { method: defaultMethod(kind, s.settings.current) });
       const st = this.store.getState();
       st.setVerify(kind, { status: 'ready', result, fraction: 1 });
       if (kind === 'crane') st.addMeasured(result);
@@ -232,7 +231,7 @@ export class EngineActions {
           outDir: form.outDir,
           dtype: form.dtype,
           shardBytes: Math.max(1 << 20, Math.round(form.shardGiB * GiB)),
-          method: methodFor(form.method, s.settings.current),
+          method: defaultMethod(form.method, s.settings.current),
           overwrite: form.overwrite,
         },
         { signal: abort.signal },

@@ -1,5 +1,5 @@
 /** The export dialog: its form, the running job's progress, and the summary with the recipe. */
-import type { ErrorInfo, ExportDtype, ExportSummary, MergeMethodKind } from '../protocol.ts';
+import type { ErrorInfo, ExportDtype, ExportSummary, MergeMethodName } from '../protocol.ts';
 import type { JobStatus } from './analysis-slice.ts';
 import type { SliceCreator } from './slice.ts';
 
@@ -7,7 +7,7 @@ export interface ExportForm {
   outDir: string;
   dtype: ExportDtype;
   shardGiB: number;
-  method: MergeMethodKind;
+  method: MergeMethodName;
   overwrite: boolean;
 }
 

@@ -1,5 +1,5 @@
 /** The instant first-order preview and the measured (verified) losses of each method. */
-import type { MergeMethodKind, Preview, VerifyResult } from '../protocol.ts';
+import type { MergeMethodName, Preview, VerifyResult } from '../protocol.ts';
 import { idle, type Loadable, type SliceCreator } from './slice.ts';
 
 export interface VerifyEntry extends Loadable<VerifyResult> {
@@ -9,12 +9,12 @@ export interface VerifyEntry extends Loadable<VerifyResult> {
 export interface PreviewSlice {
   preview: Loadable<Preview>;
   verify: {
-    byMethod: Partial<Record<MergeMethodKind, VerifyEntry>>;
+    byMethod: Partial<Record<MergeMethodName, VerifyEntry>>;
     /** Every CRANE result measured in this project: the preview chart's measured points. */
     measured: VerifyResult[];
   };
   setPreview(preview: Loadable<Preview>): void;
-  setVerify(kind: MergeMethodKind, entry: Partial<VerifyEntry>): void;
+  setVerify(kind: MergeMethodName, entry: Partial<VerifyEntry>): void;
   addMeasured(result: VerifyResult): void;
   setMeasured(results: VerifyResult[]): void;
 }

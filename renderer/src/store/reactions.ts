@@ -1,5 +1,5 @@
 /**
- * Store changes that call the engine, wired once outside React: settings → preview, grouping →
+ * Store changes that call the engine, wired once outside React: settings → preview, granularity →
  * gate metrics, selection or τ/k → spectrum, side-by-side panes → inspectLayer.
  */
 import type { AppState, AppStore } from './app-store.ts';
@@ -10,7 +10,7 @@ export function bindReactions(store: AppStore, actions: EngineActions): () => vo
     const settings = s.settings.current;
     const before = prev.settings.current;
     if (settings !== before) {
-      if (settings.grouping !== before.grouping) void actions.loadGateMetrics();
+      if (settings.granularity !== before.granularity) void actions.loadGateMetrics();
       else if (s.gates.metrics.result !== null) actions.requestPreview();
     }
     const spectrumInputsChanged =

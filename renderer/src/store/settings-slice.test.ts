@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS } from '../lib/presets.ts';
+import { DEFAULT_CRANE_SETTINGS } from '../protocol.ts';
 import { createAppStore } from './app-store.ts';
 import { findOverride } from './settings-slice.ts';
 
@@ -13,9 +13,9 @@ describe('settings slice', () => {
     s().undo();
     expect(s().settings.current).toMatchObject({ alpha: 0.3, keepQuantile: 0.5 });
     s().undo();
-    expect(s().settings.current).toEqual(DEFAULT_SETTINGS);
+    expect(s().settings.current).toEqual(DEFAULT_CRANE_SETTINGS);
     s().undo();
-    expect(s().settings.current).toEqual(DEFAULT_SETTINGS);
+    expect(s().settings.current).toEqual(DEFAULT_CRANE_SETTINGS);
     s().redo();
     expect(s().settings.current.alpha).toBe(0.3);
     s().updateSettings({ tau: 0.05 });
@@ -34,16 +34,16 @@ describe('settings slice', () => {
     s().undo();
     expect(s().settings.current.alpha).toBe(0.3);
     s().undo();
-    expect(s().settings.current.alpha).toBe(DEFAULT_SETTINGS.alpha);
+    expect(s().settings.current.alpha).toBe(DEFAULT_CRANE_SETTINGS.alpha);
   });
 
   it('applies the paper presets (α 0.25 at 30B, 0.15 at 80B) and keeps overrides', () => {
     const store = createAppStore();
     const s = () => store.getState();
     s().setOverride({ layer: 2, group: 'attention' }, { locked: true });
-    s().updateSettings({ alpha: 0.9, tau: 0.2, stages: { threshold: false, ctg: false, gsp: false } });
+    s().updateSettings({ alpha: 0.9, tau: 0.2, stages: { threshold: false, gate: false, gsp: false } });
     s().applyPreset('paper-80b');
-    expect(s().settings.current).toMatchObject({ alpha: 0.15, keepQuantile: 0.5, tau: 0.03, stages: { threshold: true, ctg: true, gsp: true } });
+    expect(s().settings.current).toMatchObject({ alpha: 0.15, keepQuantile: 0.5, tau: 0.03, stages: { threshold: true, gate: true, gsp: true } });
     expect(s().settings.current.steepness).toBeCloseTo(4.6 / 0.03, 9);
     expect(s().settings.current.overrides).toHaveLength(1);
     s().applyPreset('paper-30b');
@@ -71,7 +71,7 @@ describe('settings slice', () => {
   it('resets history when a project loads its settings', () => {
     const store = createAppStore();
     store.getState().updateSettings({ alpha: 0.4 });
-    store.getState().resetSettings({ ...DEFAULT_SETTINGS, alpha: 0.15 });
+    store.getState().resetSettings({ ...DEFAULT_CRANE_SETTINGS, alpha: 0.15 });
     expect(store.getState().settings).toMatchObject({ past: [], future: [], current: { alpha: 0.15 } });
   });
 });

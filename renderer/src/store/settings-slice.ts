@@ -2,8 +2,7 @@
  * The edit's settings with undo/redo. A slider drag is one undo step: updates that carry the same
  * `coalesce` key within COALESCE_MS replace the newest history entry instead of adding one.
  */
-import type { Block, BlockOverride, CraneSettings } from '../protocol.ts';
-import { DEFAULT_SETTINGS, PRESETS } from '../lib/presets.ts';
+import { DEFAULT_CRANE_SETTINGS, PRESETS, type Block, type BlockOverride, type CraneSettings } from '../protocol.ts';
 import type { SliceCreator } from './slice.ts';
 
 export const HISTORY_LIMIT = 200;
@@ -34,7 +33,7 @@ export function findOverride(settings: CraneSettings, block: Block): BlockOverri
 }
 
 export const createSettingsSlice: SliceCreator<SettingsSlice> = (set, get) => ({
-  settings: { current: DEFAULT_SETTINGS, past: [], future: [], lastKey: null, lastAt: 0 },
+  settings: { current: DEFAULT_CRANE_SETTINGS, past: [], future: [], lastKey: null, lastAt: 0 },
 
   updateSettings: (change, options = {}) =>
     set((s) => {

@@ -1,5 +1,5 @@
 /** Side-by-side inspection: two panes, each a block under a method (two blocks, or one block across methods). */
-import type { Block, LayerView, MergeMethodKind } from '../protocol.ts';
+import type { Block, LayerView, MergeMethodName } from '../protocol.ts';
 import { idle, type Loadable, type SliceCreator } from './slice.ts';
 
 export type CompareMode = 'blocks' | 'methods';
@@ -7,7 +7,7 @@ export type PaneIndex = 0 | 1;
 
 export interface PaneSpec {
   readonly block: Block;
-  readonly method: MergeMethodKind;
+  readonly method: MergeMethodName;
 }
 
 export interface SideBySideSlice {
@@ -34,7 +34,7 @@ export const createSideBySideSlice: SliceCreator<SideBySideSlice> = (set) => ({
       // "methods": both panes show pane A's block; "blocks": both use pane A's method.
       const panes: [PaneSpec, PaneSpec] =
         mode === 'methods'
-          ? [a, { block: a.block, method: b.method === a.method ? 'task-arithmetic' : b.method }]
+          ? [a, { block: a.block, method: b.method === a.method ? 'task_arithmetic' : b.method }]
           : [a, { block: b.block, method: a.method }];
       return { sideBySide: { ...s.sideBySide, mode, panes } };
     }),

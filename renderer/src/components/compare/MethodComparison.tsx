@@ -1,5 +1,6 @@
 /** CRANE against the baselines on the held-out calibration losses (Verify), with CRANE's prediction. */
-import { describeMethod, METHOD_KINDS, METHOD_LABELS, methodFor } from '../../lib/presets.ts';
+import { describeMethod, METHOD_LABELS, METHOD_NAMES } from '../../lib/merge-methods.ts';
+import { defaultMethod } from '../../protocol.ts';
 import { formatSigned } from '../../lib/format.ts';
 import { useActions, useApp } from '../../store/app-context.tsx';
 import { EngineNotice } from '../common/EngineNotice.tsx';
@@ -13,7 +14,7 @@ export function MethodComparison() {
   const preview = useApp((s) => s.preview.result);
   const anyRunning = Object.values(byMethod).some((e) => e?.status === 'loading');
   const verifyAll = async () => {
-    for (const kind of METHOD_KINDS) await actions.verify(kind);
+    for (const method of METHOD_NAMES) await actions.verify(method);
   };
   return (
     <div className="stack">
@@ -38,21 +39,21 @@ export function MethodComparison() {
             </tr>
           </thead>
           <tbody>
-            {METHOD_KINDS.map((kind) => (
-              <tr key={kind}>
-                <th scope="row">{METHOD_LABELS[kind]}</th>
-                <td className="small">{describeMethod(methodFor(kind, settings))}</td>
-                <td>{kind === 'crane' && preview ? formatSigned(preview.deltaLossReasoning) : '—'}</td>
-                <td>{kind === 'crane' && preview ? formatSigned(preview.deltaLossAgent) : '—'}</td>
+            {METHOD_NAMES.map((method) => (
+              <tr key={method}>
+                <th scope="row">{METHOD_LABELS[method]}</th>
+                <td className="small">{describeMethod(defaultMethod(method, settings))}</td>
+                <td>{method === 'crane' && preview ? formatSigned(preview.deltaLossReasoning) : '—'}</td>
+                <td>{method === 'crane' && preview ? formatSigned(preview.deltaLossAgent) : '—'}</td>
                 <td>
-                  <VerifyCell entry={byMethod[kind]} onVerify={() => void actions.verify(kind)} label={METHOD_LABELS[kind]} />
+                  <VerifyCell entry={byMethod[method]} onVerify={() => void actions.verify(method)} label={METHOD_LABELS[method]} />
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
-        {METHOD_KINDS.map((kind) => (
-          <EngineNotice key={kind} error={byMethod[kind]?.error ?? null} what={`Verify ${METHOD_LABELS[kind]}`} />
+        {METHOD_NAMES.map((method) => (
+          <EngineNotice key={method} error={byMethod[method]?.error ?? null} what={`Verify ${METHOD_LABELS[method]}`} />
         ))}
       </section>
       <PublishedResults />

@@ -62,7 +62,7 @@ describe('<ControlsPanel>', () => {
   it('toggles stages', () => {
     const { store } = renderWithStore(<ControlsPanel />);
     fireEvent.click(screen.getByRole('checkbox', { name: 'GSP' }));
-    expect(store.getState().settings.current.stages).toEqual({ threshold: true, ctg: true, gsp: false });
+    expect(store.getState().settings.current.stages).toEqual({ threshold: true, gate: true, gsp: false });
   });
 
   it('overrides and locks the selected block, and lists overrides', () => {

@@ -1,7 +1,7 @@
 /** Every knob of the edit; all of it is CraneSettings, so it is undoable and saved with the project. */
-import { defaultSteepness, followsTau } from '../../lib/sigmoid-mask.ts';
+import { defaultSteepness, followsTau } from '../../protocol.ts';
 import { BlockOverrideEditor } from './BlockOverrideEditor.tsx';
-import { GroupingSwitch } from './GroupingSwitch.tsx';
+import { GranularitySwitch } from './GranularitySwitch.tsx';
 import { OverrideList } from './OverrideList.tsx';
 import { PresetButtons } from './PresetButtons.tsx';
 import { SettingSlider } from './SettingSlider.tsx';
@@ -43,7 +43,7 @@ export function ControlsPanel() {
       <SettingSlider label="k" hint="mask steepness" min={1} max={5000} step={1} log coalesce="k" select={(s) => s.steepness} apply={(s, steepness) => ({ ...s, steepness })} />
       <SteepnessNote />
       <StageToggles />
-      <GroupingSwitch />
+      <GranularitySwitch />
       <SpecialTensorControls />
       <BlockOverrideEditor />
       <OverrideList />

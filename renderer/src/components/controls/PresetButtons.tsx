@@ -1,4 +1,4 @@
-import { PRESETS } from '../../lib/presets.ts';
+import { PRESETS } from '../../protocol.ts';
 import { useApp } from '../../store/app-context.tsx';
 
 export function PresetButtons() {

@@ -3,7 +3,7 @@ import { useApp } from '../../store/app-context.tsx';
 
 const STAGES: { key: keyof CraneSettings['stages']; label: string; title: string }[] = [
   { key: 'threshold', label: 'T', title: 'Stage 1: magnitude thresholding T(δ)' },
-  { key: 'ctg', label: 'CTG', title: 'Stage 2: Conservative Taylor Gate' },
+  { key: 'gate', label: 'CTG', title: 'Stage 2: Conservative Taylor Gate' },
   { key: 'gsp', label: 'GSP', title: 'Stage 3: Graduated Sigmoidal Projection' },
 ];
 

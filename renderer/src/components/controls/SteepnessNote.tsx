@@ -1,5 +1,5 @@
 import { formatNumber } from '../../lib/format.ts';
-import { defaultSteepness, followsTau } from '../../lib/sigmoid-mask.ts';
+import { defaultSteepness, followsTau } from '../../protocol.ts';
 import { useApp } from '../../store/app-context.tsx';
 
 export function SteepnessNote() {

@@ -81,7 +81,7 @@ function roundToStep(value: number, step: number): number {
 /** Measured ΔL = edited − base, for CRANE results (the only ones with an α). */
 export function measuredPoints(results: readonly VerifyResult[]): MeasuredPoint[] {
   return results.flatMap((r) =>
-    r.method.kind === 'crane'
+    r.method.method === 'crane'
       ? [{ alpha: r.method.settings.alpha, reasoning: r.edited.reasoning - r.base.reasoning, agent: r.edited.agent - r.base.agent }]
       : [],
   );

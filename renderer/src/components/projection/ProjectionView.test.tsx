@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { act, cleanup, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { maskWeight } from '../../lib/sigmoid-mask.ts';
+import { maskWeight } from '../../protocol.ts';
 import { ready } from '../../store/slice.ts';
 import { renderWithStore } from '../../testing/render-with-store.tsx';
 import { ProjectionView } from './ProjectionView.tsx';
@@ -45,7 +45,7 @@ describe('<ProjectionView>', () => {
     const stats = screen.getByTestId('projection-stats').textContent ?? '';
     expect(stats).toContain(`${Number(expected.toPrecision(3))}directions removed`);
     expect(stats).toContain('81%update retained');
-    act(() => store.getState().updateSettings({ stages: { threshold: true, ctg: true, gsp: false } }));
+    act(() => store.getState().updateSettings({ stages: { threshold: true, gate: true, gsp: false } }));
     expect(screen.getByTestId('projection-stats').textContent).toContain('0directions removed');
   });
 

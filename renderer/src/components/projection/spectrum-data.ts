@@ -1,5 +1,5 @@
 /** Chart rows for one spectrum: σ_i/σ₁ and the mask weight w_i at the current τ and k. */
-import { maskWeight } from '../../lib/sigmoid-mask.ts';
+import { maskWeight } from '../../protocol.ts';
 
 export interface SpectrumRow {
   /** 1-based direction index (log x axis). */

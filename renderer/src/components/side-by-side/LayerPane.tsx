@@ -1,4 +1,4 @@
-import { METHOD_LABELS } from '../../lib/presets.ts';
+import { METHOD_LABELS } from '../../lib/merge-methods.ts';
 import { useApp } from '../../store/app-context.tsx';
 import type { PaneIndex } from '../../store/side-by-side-slice.ts';
 import { EngineNotice } from '../common/EngineNotice.tsx';

@@ -68,7 +68,7 @@ export class SyntheticEngine implements EngineApi {
         return { projectDir: (params as Params<'analyze'>).projectDir, stages: ANALYSIS_STAGES.map((stage) => ({ stage, cached: false, seconds: (8 * this.tickMs) / 1000 })) };
       case 'getGateMetrics':
         this.requireAnalysis();
-        return this.model.gateMetrics((params as Params<'getGateMetrics'>).grouping);
+        return this.model.gateMetrics((params as Params<'getGateMetrics'>).granularity);
       case 'preview': {
         this.requireAnalysis();
         const p = params as Params<'preview'>;
@@ -97,8 +97,8 @@ export class SyntheticEngine implements EngineApi {
   private async verify(p: Params<'verify'>, id: number, signal: AbortSignal | undefined): Promise<Result<'verify'>> {
     this.requireAnalysis();
     await this.job(id, 'verify', 10, signal);
-    const settings = p.method.kind === 'crane' ? p.method.settings : { alpha: 'lambda' in p.method ? p.method.lambda : 0.3 };
-    const preview = p.method.kind === 'crane' ? this.model.preview(p.method.settings, []) : null;
+    const settings = p.method.method === 'crane' ? p.method.settings : { alpha: 'lambda' in p.method ? p.method.lambda : 0.3 };
+    const preview = p.method.method === 'crane' ? this.model.preview(p.method.settings, []) : null;
     const wobble = Math.sin(settings.alpha * 17) * 0.006;
     const base = { reasoning: 1.42, agent: 0.38 };
     const edited = preview
@@ -111,7 +111,7 @@ export class SyntheticEngine implements EngineApi {
     this.requireAnalysis();
     await this.job(id, 'export', 12, signal);
     const files = ['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors', 'model.safetensors.index.json', 'config.json', 'tokenizer.json', 'crane-recipe.json', 'README.md'];
-    const recipe = { tool: 'crane-studio (synthetic engine)', method: p.method.kind, dtype: p.dtype, shardBytes: p.shardBytes, settings: p.method.kind === 'crane' ? { ...p.method.settings } : { ...p.method } };
+    const recipe = { tool: 'crane-studio (synthetic engine)', method: p.method.method, dtype: p.dtype, shardBytes: p.shardBytes, settings: p.method.method === 'crane' ? { ...p.method.settings } : { ...p.method } };
     return { outDir: p.outDir, files, totalBytes: 2 * 1024 ** 3, recipe: JSON.parse(JSON.stringify(recipe)), seconds: (12 * this.tickMs) / 1000 };
   }
 

@@ -30,17 +30,17 @@ function downsampleAbs(values: Float32Array, size: number) {
 
 /** Scale of the delta each method applies (a coarse stand-in for the real per-tensor rules). */
 function methodScale(method: MergeMethod, gate: number): { scale: number; keep: number; project: boolean } {
-  switch (method.kind) {
+  switch (method.method) {
     case 'crane':
       return { scale: method.settings.alpha * gate * (method.settings.stages.threshold ? 1 / (1 - method.settings.keepQuantile) : 1), keep: method.settings.stages.threshold ? 1 - method.settings.keepQuantile : 1, project: method.settings.stages.gsp };
-    case 'task-arithmetic':
+    case 'task_arithmetic':
       return { scale: method.lambda, keep: 1, project: false };
     case 'ties':
       return { scale: method.lambda, keep: method.density, project: false };
     case 'slerp':
       return { scale: method.t, keep: 1, project: false };
     case 'dare':
-      return { scale: method.lambda / (1 - method.dropRate), keep: 1 - method.dropRate, project: false };
+      return { scale: method.lambda / (1 - method.dropProbability), keep: 1 - method.dropProbability, project: false };
     case 'aim':
       return { scale: method.lambda * (1 - 0.5 * (1 - method.omega)), keep: 1, project: false };
   }

@@ -3,9 +3,8 @@
  * can be exercised — and its latency measured — before the real engine answers these methods.
  * Every view labels synthetic data as such.
  */
-import type { ActivationKey, CraneSettings, GateMetrics, Grouping, Matrix, Params, Preview, Spectrum } from '../../protocol.ts';
-import { SeededRandom } from '../../protocol.ts';
-import { maskWeight } from '../../lib/sigmoid-mask.ts';
+import type { ActivationKey, CraneSettings, GateMetrics, Granularity, Matrix, Params, Preview, Spectrum } from '../../protocol.ts';
+import { blockScale, maskWeight, overrideScale, SeededRandom } from '../../protocol.ts';
 
 export interface SyntheticShape {
   readonly layers: number;
@@ -15,8 +14,8 @@ export interface SyntheticShape {
 
 const RANK = 256;
 
-export function groupsFor(shape: SyntheticShape, grouping: Grouping): string[] {
-  if (grouping === 'coarse') return shape.experts > 0 ? ['attention', 'expert', 'shared_expert', 'router', 'norm'] : ['attention', 'ffn', 'norm'];
+export function groupsFor(shape: SyntheticShape, granularity: Granularity): string[] {
+  if (granularity === 'coarse') return shape.experts > 0 ? ['attention', 'expert', 'shared_expert', 'router', 'norm'] : ['attention', 'ffn', 'norm'];
   const attn = ['q', 'k', 'v', 'o'];
   if (shape.experts === 0) return [...attn, 'gate', 'up', 'down'];
   const experts = Array.from({ length: shape.experts }, (_, e) => [`gate.${e}`, `up.${e}`, `down.${e}`]).flat();
@@ -27,18 +26,18 @@ const isProjected = (group: string) => /^(attention|q|k|v|ffn|expert|shared_expe
 const keyOf = (group: string): ActivationKey => (/^(attention|q|k|v|o)(\.|$)/.test(group) ? 'attn_input' : 'ffn_input');
 
 export class SyntheticModel {
-  private readonly metrics = new Map<Grouping, GateMetrics>();
+  private readonly metrics = new Map<Granularity, GateMetrics>();
   private readonly spectra = new Map<string, Float32Array<ArrayBuffer>>();
 
   constructor(readonly shape: SyntheticShape) {}
 
-  gateMetrics(grouping: Grouping): GateMetrics {
-    const cached = this.metrics.get(grouping);
+  gateMetrics(granularity: Granularity): GateMetrics {
+    const cached = this.metrics.get(granularity);
     if (cached !== undefined) return cached;
-    const groups = groupsFor(this.shape, grouping);
+    const groups = groupsFor(this.shape, granularity);
     const rows = this.shape.layers;
     const cols = groups.length;
-    const random = new SeededRandom(grouping === 'coarse' ? 11 : 12);
+    const random = new SeededRandom(granularity === 'coarse' ? 11 : 12);
     const normal = () => random.normal();
     const m = () => ({ rows, cols, values: new Float32Array(rows * cols) });
     const out: GateMetrics = { layers: rows, groups, gate: m(), sumReasoning: m(), sumAgent: m(), conflictShare: m(), relativeDelta: m() };
@@ -58,7 +57,7 @@ export class SyntheticModel {
         out.gate.values[i] = c === ref ? 1 : group === 'router' ? 0 : raw;
       }
     }
-    this.metrics.set(grouping, out);
+    this.metrics.set(granularity, out);
     return out;
   }
 
@@ -97,7 +96,7 @@ export class SyntheticModel {
   }
 
   preview(settings: CraneSettings, alphas: number[]): Preview {
-    const metrics = this.gateMetrics(settings.grouping);
+    const metrics = this.gateMetrics(settings.granularity);
     const { rows, cols } = metrics.gate;
     const effectiveScale: Matrix = { rows, cols, values: new Float32Array(rows * cols) };
     const retainedNorm: Matrix = { rows, cols, values: new Float32Array(rows * cols) };
@@ -110,7 +109,7 @@ export class SyntheticModel {
         const i = l * cols + c;
         const group = metrics.groups[c] ?? '';
         const override = settings.overrides.find((o) => o.block.layer === l && o.block.group === group);
-        const gate = override?.locked ? 0 : (override?.gate ?? (settings.stages.ctg ? (metrics.gate.values[i] ?? 0) : 1));
+        const gate = blockScale(settings.stages.gate, metrics.gate.values[i], override === undefined ? undefined : overrideScale(override));
         effectiveScale.values[i] = settings.alpha * gate;
         let r = 0;
         if (settings.stages.gsp && isProjected(group)) {
