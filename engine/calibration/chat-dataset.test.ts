@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,7 +85,12 @@ describe('readChatJsonl', () => {
       const path = join(dir, 'set.jsonl');
       await writeFile(path, good);
       expect(await readChatJsonl(path)).toHaveLength(3);
-      await expect(readChatJsonl(join(dir, 'nope.jsonl'))).rejects.toThrow(`${join(dir, 'nope.jsonl')}: cannot be read (ENOENT)`);
+      await expect(readChatJsonl(join(dir, 'nope.jsonl'))).rejects.toThrow(`${join(dir, 'nope.jsonl')}: cannot be read (file not found)`);
+      if (process.platform !== 'win32') {
+        // A FIFO would block a plain read forever: refused by its file type instead.
+        execFileSync('mkfifo', [join(dir, 'pipe.jsonl')]);
+        await expect(readChatJsonl(join(dir, 'pipe.jsonl'))).rejects.toThrow(`${join(dir, 'pipe.jsonl')}: cannot be read (is a FIFO (named pipe), not a regular file)`);
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

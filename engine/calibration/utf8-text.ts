@@ -9,7 +9,8 @@
  * byte is a CalibrationError naming `file:line` and the byte's column. A leading byte-order mark
  * is dropped, as editors on Windows write one.
  */
-import { readFile } from 'node:fs/promises';
+import { CheckpointError } from '../io/checkpoint-error.ts';
+import { readRegularFile } from '../io/input-file.ts';
 import { CalibrationError } from './calibration-error.ts';
 
 const strict = new TextDecoder('utf-8', { fatal: true });
@@ -18,10 +19,11 @@ const NEWLINE = 0x0a;
 export async function readUtf8File(path: string): Promise<string> {
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(path);
+    // A regular file only: readFile on a FIFO named tokenizer.json or data.jsonl blocks forever.
+    bytes = await readRegularFile(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new CalibrationError(code === 'ENOENT' ? 'not-found' : 'io', path, `cannot be read (${code ?? (error as Error).message})`);
+    if (!(error instanceof CheckpointError)) throw error;
+    throw new CalibrationError(error.code === 'not-found' ? 'not-found' : 'io', path, `cannot be read (${error.detail})`);
   }
   return decodeUtf8(bytes, path);
 }

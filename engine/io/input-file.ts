@@ -3,6 +3,7 @@
  * silently alter the engine.
  *
  *   openRegularFile(path) → FileHandle      refuses folders, FIFOs, sockets and devices
+ *   readRegularFile(path, maxBytes?) → Buffer
  *   readTextFile(path) → string              a regular file, at most MAX_TEXT_FILE_BYTES, strict UTF-8
  *   readJsonObject(path, code) → object      readTextFile + JSON.parse, top level must be an object
  *   decodeUtf8(path, bytes, what) → string   invalid UTF-8 is an error, never replaced with U+FFFD
@@ -42,18 +43,20 @@ export async function openRegularFile(path: string): Promise<FileHandle> {
   }
 }
 
-export async function readTextFile(path: string): Promise<string> {
+/** The whole of a regular file, refused (naming it) when larger than `maxBytes`. */
+export async function readRegularFile(path: string, maxBytes = Number.POSITIVE_INFINITY, what = 'files like it'): Promise<Buffer> {
   const handle = await openRegularFile(path);
   try {
     const { size } = await handle.stat();
-    if (size > MAX_TEXT_FILE_BYTES) {
-      throw new CheckpointError('io', path, `is ${size} bytes; config and tokenizer files are at most ${MAX_TEXT_FILE_BYTES}`);
-    }
-    const bytes = await handle.readFile().catch((error: unknown) => { throw readError(path, error); });
-    return decodeUtf8(path, bytes, 'file');
+    if (size > maxBytes) throw new CheckpointError('io', path, `is ${size} bytes; ${what} are at most ${maxBytes}`);
+    return await handle.readFile().catch((error: unknown) => { throw readError(path, error); });
   } finally {
     await handle.close();
   }
+}
+
+export async function readTextFile(path: string): Promise<string> {
+  return decodeUtf8(path, await readRegularFile(path, MAX_TEXT_FILE_BYTES, 'config and tokenizer files'), 'file');
 }
 
 export async function readJsonObject(path: string, code: CheckpointErrorCode): Promise<Record<string, unknown>> {
