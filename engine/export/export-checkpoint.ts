@@ -9,8 +9,10 @@
  * one tensor pair is held. The folder gets the shards (+ index), config.json (torch_dtype set to
  * the output dtype when converting), Instruct's tokenizer and generation files byte for byte,
  * `crane_recipe.json` and README.md. The recipe that is written is the parsed one in both paths,
- * so the same recipe and files give the same bytes. Errors (NaN inputs, hash mismatch, cancel,
- * existing folder, full disk) leave nothing at outDir.
+ * so the same recipe and files give the same bytes. An incompatible pair (the pair report's
+ * errors, e.g. a side without tensors) is refused before anything is written. Errors (NaN inputs,
+ * hash mismatch, cancel, existing folder, full disk) leave nothing at outDir; `overwrite`
+ * replaces only a previous export (previous-export.ts).
  */
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,11 +21,13 @@ import type { CraneContext } from '../crane/crane-edit.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { writeCheckpoint, DEFAULT_MAX_SHARD_BYTES, type CheckpointWriteResult } from '../io/checkpoint-writer.ts';
+import { assertCompatiblePair } from '../io/pair-report.ts';
 import { produceEdited } from './edited-tensor.ts';
 import { planExport, type PlannedTensor } from './export-plan.ts';
 import { assertSameHashes, checkpointFiles, hashFiles, type HashProgress } from './input-hashes.ts';
 import { loadEditAnalysis, methodEdit, needsAnalysis } from './method-edit.ts';
 import { modelCard } from './model-card.ts';
+import { assertPreviousExport } from './previous-export.ts';
 import {
   parseRecipe, RECIPE_FILE, RECIPE_FORMAT, RECIPE_FORMAT_VERSION,
   type ExportDtype, type Recipe, type RecipeMethod,
@@ -68,6 +72,8 @@ const TORCH_DTYPE = { F32: 'float32', F16: 'float16', BF16: 'bfloat16' } as cons
 
 export async function exportMerge(options: MergeExportOptions): Promise<ExportResult> {
   const { instruct, thinking } = options;
+  // Before hashing, which takes minutes on a large pair.
+  await assertCompatiblePair(instruct, thinking);
   const { method } = options;
   const analysis = needsAnalysis(method) ? await loadEditAnalysis(requireAnalysisDir(options.analysisDir), options.signal) : null;
   const draft = {
@@ -100,6 +106,7 @@ export async function exportFromRecipe(recipeJson: unknown, paths: ExportPaths, 
   try {
     const thinking = await Checkpoint.open(paths.thinking);
     try {
+      await assertCompatiblePair(instruct, thinking);
       assertSameHashes(instruct.dir, recipe.inputs.instruct.files, await hashCheckpoint(instruct, options), 'Instruct');
       assertSameHashes(thinking.dir, recipe.inputs.thinking.files, await hashCheckpoint(thinking, options), 'Thinking');
       return await writeExport(recipe, instruct, thinking, context, paths.outDir, options);
@@ -137,6 +144,7 @@ async function writeExport(
     onProgress: (p) => options.onProgress?.({ phase: 'write', ...p }),
     signal: options.signal,
     overwrite: options.overwrite ?? false,
+    assertReplaceable: assertPreviousExport,
   });
   return { ...written, recipe, notes };
 }
