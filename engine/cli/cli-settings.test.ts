@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { defaultResolvedSettings, DEFAULT_BASELINES } from '../protocol/settings-defaults.ts';
+import { craneSettingsFromFlags, editMethodFromFlags } from './cli-settings.ts';
+import { UsageError } from './command.ts';
+
+const TOKENS = { think: [7], special: [0] };
+
+describe('edit flags → the protocol settings', () => {
+  it('gives the protocol defaults when no flag is set, k following 4.6/τ', () => {
+    expect(craneSettingsFromFlags({}, TOKENS)).toEqual(defaultResolvedSettings(TOKENS));
+    expect(craneSettingsFromFlags({ tau: '0.1' }, TOKENS).steepness).toBeCloseTo(46, 12);
+  });
+
+  it('reads every CRANE flag into the one vocabulary', () => {
+    const settings = craneSettingsFromFlags({
+      alpha: '0.4', q: '0.3', tau: '0.05', k: '20', 'no-gate': true, fine: true, override: ['attention@3=0.5', 'norm@*=0'],
+    }, TOKENS);
+    expect(settings).toMatchObject({
+      alpha: 0.4, keepQuantile: 0.3, tau: 0.05, steepness: 20, stages: { threshold: true, gate: false, gsp: true }, granularity: 'fine',
+      overrideScales: { 'attention@3': 0.5, 'norm@*': 0 },
+    });
+  });
+
+  it('names the baselines as the protocol does, with its defaults', () => {
+    expect(editMethodFromFlags({ method: 'task_arithmetic' }, TOKENS)).toEqual(DEFAULT_BASELINES.task_arithmetic);
+    expect(editMethodFromFlags({ method: 'slerp', alpha: '0.6' }, TOKENS)).toEqual({ method: 'slerp', t: 0.6 });
+    expect(editMethodFromFlags({ method: 'dare', drop: '0.2', seed: '3' }, TOKENS)).toEqual({ method: 'dare', lambda: 0.3, dropProbability: 0.2, seed: 3 });
+    expect(() => editMethodFromFlags({ method: 'task-arithmetic' }, TOKENS)).toThrow(/--method must be crane, task_arithmetic/);
+  });
+
+  it('refuses values outside the protocol\'s ranges, naming the flag', () => {
+    const refused = (values: Parameters<typeof editMethodFromFlags>[0], flag: RegExp) => {
+      expect(() => editMethodFromFlags(values, TOKENS)).toThrow(UsageError);
+      expect(() => editMethodFromFlags(values, TOKENS)).toThrow(flag);
+    };
+    refused({ alpha: '5' }, /^--alpha is out of range/);
+    refused({ method: 'ties', alpha: '-1' }, /^--alpha is out of range/);
+    refused({ q: '1' }, /^--q is out of range/);
+    refused({ method: 'dare', drop: '1' }, /^--drop is out of range/);
+    refused({ method: 'dare', seed: '1.5' }, /^--seed is out of range/);
+    refused({ override: ['attention@3=-1'] }, /^--override is out of range/);
+    refused({ override: ['attention3=1'] }, /--override must look like/);
+    refused({ tau: 'abc' }, /--tau got an invalid value "abc"/);
+  });
+});
