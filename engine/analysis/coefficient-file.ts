@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { CheckpointError } from '../io/checkpoint-error.ts';
+import { parseJsonText } from '../io/json-file.ts';
 import { SafetensorsFile } from '../io/safetensors-reader.ts';
 import { writeSafetensors } from '../io/safetensors-writer.ts';
 import { layerGroupSchema } from './gate-table-file.ts';
@@ -71,18 +72,12 @@ export async function readCoefficients(path: string): Promise<PreviewCoefficient
 }
 
 function parseEntries(path: string, text: string | undefined): z.infer<typeof entriesSchema> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text ?? '');
-  } catch {
-    throw new CheckpointError('metadata', path, 'has no readable "entries" table');
-  }
-  const parsed = entriesSchema.safeParse(json);
-  if (!parsed.success) throw new CheckpointError('metadata', path, `entries: ${z.prettifyError(parsed.error)}`);
+  if (text === undefined) throw new CheckpointError('metadata', path, 'has no "entries" table in its metadata');
+  const entries = parseJsonText(path, text, entriesSchema, 'a preview-coefficient file (its "entries" metadata)');
   let offset = 0;
-  for (const e of parsed.data) {
+  for (const e of entries) {
     if (e.directionOffset !== offset) throw new CheckpointError('metadata', path, `entry ${e.group}.${e.block}@${e.layer} starts at direction ${e.directionOffset}, expected ${offset}`);
     offset += e.rank;
   }
-  return parsed.data;
+  return entries;
 }
