@@ -31,6 +31,7 @@ const ENGINE_FOLDERS = ENGINE_FLOORS.flat();
 const importsFolder = (folders) => `^(\\.\\.?/)+(${folders.join('|')})(/|$)`;
 
 // engine/ runs outside Electron and the renderer; `paths` and `patterns` add a folder's own bans.
+// Every engine block repeats these: ESLint keeps only the last matching block's options for a rule.
 const engineRestrictions = ({ paths = [], patterns = [] }) => [
   'error',
   {
