@@ -109,7 +109,9 @@ async function listDirectory(dir: string): Promise<string[]> {
     return await readdir(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new CheckpointError('not-found', dir, code === 'ENOTDIR' ? 'is not a folder' : 'checkpoint folder not found');
+    if (code === 'ENOENT') throw new CheckpointError('not-found', dir, 'checkpoint folder not found');
+    if (code === 'ENOTDIR') throw new CheckpointError('not-found', dir, 'is not a folder');
+    throw new CheckpointError('io', dir, `cannot list the checkpoint folder: ${(error as Error).message}`);
   }
 }
 
