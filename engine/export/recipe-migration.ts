@@ -10,12 +10,9 @@
  *
  * Absent values take the defaults version 1 applied. Values are not checked here; the schema does that.
  */
+import { isJsonObject, type JsonObject } from '../io/json-object.ts';
 import { defaultSteepness } from '../protocol/gsp-mask.ts';
 import { DEFAULT_SPECIAL_TENSORS } from '../protocol/settings-defaults.ts';
-
-type JsonObject = { [key: string]: unknown };
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function craneSettingsV1(settings: JsonObject): JsonObject {
   const { overrides, thinkStrength, lmHeadScale, steepness, ...rest } = settings;
@@ -32,9 +29,9 @@ function craneSettingsV1(settings: JsonObject): JsonObject {
 }
 
 export function migrateRecipe(json: unknown): unknown {
-  if (!isObject(json) || json.formatVersion !== 1) return json;
+  if (!isJsonObject(json) || json.formatVersion !== 1) return json;
   const { method } = json;
-  const migrated = isObject(method) && method.method === 'crane' && isObject(method.settings)
+  const migrated = isJsonObject(method) && method.method === 'crane' && isJsonObject(method.settings)
     ? { ...method, settings: craneSettingsV1(method.settings) }
     : method;
   return { ...json, formatVersion: 2, method: migrated };

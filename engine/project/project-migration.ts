@@ -8,9 +8,7 @@
  * grouping → granularity, and in merge methods kind → method, 'task-arithmetic' →
  * 'task_arithmetic', dropRate → dropProbability. Values are not checked here; the schema does that.
  */
-type JsonObject = { [key: string]: unknown };
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isJsonObject, type JsonObject } from '../io/json-object.ts';
 
 /** `from` renamed `to`, where present. */
 function renamed(object: JsonObject, from: string, to: string): JsonObject {
@@ -20,22 +18,22 @@ function renamed(object: JsonObject, from: string, to: string): JsonObject {
 }
 
 function settingsV1(settings: unknown): unknown {
-  if (!isObject(settings)) return settings;
+  if (!isJsonObject(settings)) return settings;
   const moved = renamed(settings, 'grouping', 'granularity');
-  return isObject(moved.stages) ? { ...moved, stages: renamed(moved.stages, 'ctg', 'gate') } : moved;
+  return isJsonObject(moved.stages) ? { ...moved, stages: renamed(moved.stages, 'ctg', 'gate') } : moved;
 }
 
 function methodV1(method: unknown): unknown {
-  if (!isObject(method)) return method;
+  if (!isJsonObject(method)) return method;
   const moved = renamed(renamed(method, 'kind', 'method'), 'dropRate', 'dropProbability');
   if (moved.method === 'task-arithmetic') return { ...moved, method: 'task_arithmetic' };
   return moved.method === 'crane' ? { ...moved, settings: settingsV1(moved.settings) } : moved;
 }
 
 const withMethod = (entries: unknown): unknown =>
-  Array.isArray(entries) ? entries.map((entry) => (isObject(entry) ? { ...entry, method: methodV1(entry.method) } : entry)) : entries;
+  Array.isArray(entries) ? entries.map((entry) => (isJsonObject(entry) ? { ...entry, method: methodV1(entry.method) } : entry)) : entries;
 
 export function migrateProject(json: unknown): unknown {
-  if (!isObject(json) || json.formatVersion !== 1) return json;
+  if (!isJsonObject(json) || json.formatVersion !== 1) return json;
   return { ...json, formatVersion: 2, settings: settingsV1(json.settings), verified: withMethod(json.verified), exports: withMethod(json.exports) };
 }
