@@ -3,7 +3,7 @@
  * silently alter the engine.
  *
  *   openRegularFile(path) → FileHandle      refuses folders, FIFOs, sockets and devices
- *   readRegularFile(path, maxBytes?) → Buffer
+ *   readRegularFile(path, limit?) → Buffer
  *   readTextFile(path) → string              a regular file, at most MAX_TEXT_FILE_BYTES, strict UTF-8
  *   readJsonObject(path, code) → object      readTextFile + JSON.parse, top level must be an object
  *   decodeUtf8(path, bytes, what) → string   invalid UTF-8 is an error, never replaced with U+FFFD
@@ -43,12 +43,12 @@ export async function openRegularFile(path: string): Promise<FileHandle> {
   }
 }
 
-/** The whole of a regular file, refused (naming it) when larger than `maxBytes`. */
-export async function readRegularFile(path: string, maxBytes = Number.POSITIVE_INFINITY, what = 'files like it'): Promise<Buffer> {
+/** The whole of a regular file; with a limit, a larger one is refused before it is read. */
+export async function readRegularFile(path: string, limit?: { readonly bytes: number; readonly of: string }): Promise<Buffer> {
   const handle = await openRegularFile(path);
   try {
     const { size } = await handle.stat();
-    if (size > maxBytes) throw new CheckpointError('io', path, `is ${size} bytes; ${what} are at most ${maxBytes}`);
+    if (limit !== undefined && size > limit.bytes) throw new CheckpointError('io', path, `is ${size} bytes; ${limit.of} are at most ${limit.bytes}`);
     return await handle.readFile().catch((error: unknown) => { throw readError(path, error); });
   } finally {
     await handle.close();
@@ -56,7 +56,7 @@ export async function readRegularFile(path: string, maxBytes = Number.POSITIVE_I
 }
 
 export async function readTextFile(path: string): Promise<string> {
-  return decodeUtf8(path, await readRegularFile(path, MAX_TEXT_FILE_BYTES, 'config and tokenizer files'), 'file');
+  return decodeUtf8(path, await readRegularFile(path, { bytes: MAX_TEXT_FILE_BYTES, of: 'config and tokenizer files' }), 'file');
 }
 
 export async function readJsonObject(path: string, code: CheckpointErrorCode): Promise<Record<string, unknown>> {
