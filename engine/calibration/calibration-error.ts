@@ -12,6 +12,7 @@ export type CalibrationErrorCode =
   | 'missing-token'
   | 'template'
   | 'dataset'
+  | 'too-long'
   | 'unstable-tokenization';
 
 export class CalibrationError extends Error {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Chat, Tool } from './chat-schema.ts';
 import { ChatTemplate, readBuiltinChatTemplate } from './chat-template.ts';
+import { contextLimitOf, type LongSequencePolicy } from './context-length.ts';
 import { encodeChat, encodePrompt, tokenizeChat, tokenizeChatPerTurn, type TokenizedChat } from './chat-tokens.ts';
 import { loadTestTokenizer } from './testing/fixture.ts';
 
@@ -86,6 +87,30 @@ describe('tokenizeChat', () => {
     expect([...cut.lossMask]).toEqual([...full.lossMask.slice(0, -3)]);
   });
 
+  it('applies the context policy to sequences longer than max_position_embeddings, naming file and line', () => {
+    const chat: Chat = { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a long answer here' }] };
+    const full = tokenizeChat(chat, tokenizer, template);
+    const warnings: string[] = [];
+    const context = (policy: LongSequencePolicy, maxPositions: number) => contextLimitOf({ max_position_embeddings: maxPositions }, 'm/config.json', policy, (w) => warnings.push(w));
+    const n = full.ids.length;
+    const cut = tokenizeChat(chat, tokenizer, template, { label: 'd.jsonl:7', context: context('cut', n - 4) });
+    expect(cut.ids).toEqual(full.ids.slice(0, -4));
+    expect([...cut.lossMask]).toEqual([...full.lossMask.slice(0, -4)]);
+    expect(cut.truncated).toBe(true);
+    const kept = tokenizeChat(chat, tokenizer, template, { label: 'd.jsonl:7', context: context('warn', n - 4) });
+    expect(kept.ids).toEqual(full.ids);
+    expect(warnings).toEqual([
+      `d.jsonl:7: has ${n} tokens, more than the model's context (max_position_embeddings ${n - 4} in m/config.json): cut to its first ${n - 4} tokens`,
+      `d.jsonl:7: has ${n} tokens, more than the model's context (max_position_embeddings ${n - 4} in m/config.json): kept whole, positions past the context are untrained`,
+    ]);
+    expect(() => tokenizeChat(chat, tokenizer, template, { label: 'd.jsonl:7', context: context('refuse', n - 1) }))
+      .toThrow(`d.jsonl:7: has ${n} tokens, more than the model's context (max_position_embeddings ${n - 1} in m/config.json); shorten it`);
+    // Fitting sequences, and sequences the caller already cut to fit, pass without a word.
+    expect(tokenizeChat(chat, tokenizer, template, { context: context('refuse', n) }).ids).toEqual(full.ids);
+    expect(tokenizeChat(chat, tokenizer, template, { maxTokens: 5, context: context('refuse', 5) }).ids).toEqual(full.ids.slice(0, 5));
+    expect(warnings).toHaveLength(2);
+  });
+
   // Like Qwen3's own templates: reasoning is shown only on the last turn.
   const lastOnly = new ChatTemplate(
       "{% for m in messages %}<|im_start|>{{ m.role }}\n{% if m.reasoning_content and loop.last %}<think>{{ m.reasoning_content }}</think>{% endif %}{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}",
@@ -138,5 +163,7 @@ describe('encodeChat', () => {
     const masked = tokenizeChat(chat, tokenizer, template);
     expect(encodeChat(chat, tokenizer, template)).toEqual({ text: masked.text, ids: masked.ids, truncated: false });
     expect(encodeChat(chat, tokenizer, template, { maxTokens: 2 }).ids).toEqual(masked.ids.slice(0, 2));
+    const refuse = contextLimitOf({ max_position_embeddings: 3 }, 'config.json', 'refuse', () => undefined);
+    expect(() => encodeChat(chat, tokenizer, template, { label: 'f.jsonl:2', context: refuse })).toThrow(/^f\.jsonl:2: has \d+ tokens, more than the model's context/);
   });
 });

@@ -2,15 +2,17 @@
  * Chats to token ids, with the loss mask over what the assistant says.
  *
  * API:
- *   `tokenizeChat(chat, tokenizer, template, {enableThinking?, endOfTurn?, maxTokens?, label?})`
+ *   `tokenizeChat(chat, tokenizer, template, {enableThinking?, endOfTurn?, maxTokens?, context?, label?})`
  *     → `{text, ids, lossMask, targetSpans, truncated}`. lossMask[t] = 1 when token t is a target:
  *     a token of an assistant turn the model would generate (its reasoning, content, tool calls and
  *     the end-of-turn `<|im_end|>`), never the `<|im_start|>assistant\n` header, the newline after
  *     the end of turn, or any prompt token.
  *   `tokenizeChatPerTurn(...)` → one such sequence per assistant turn (templates that rewrite history).
  *   `encodePrompt(chat, tokenizer, template, {enableThinking?})` → the prompt for generation.
- *   `encodeChat(chat, tokenizer, template, {enableThinking?, maxTokens?})` → the whole chat without
- *     a mask: for format traces (D_F), which need positions, not targets, and are long.
+ *   `encodeChat(chat, tokenizer, template, {enableThinking?, maxTokens?, context?, label?})` → the
+ *     whole chat without a mask: for format traces (D_F), which need positions, not targets, and are long.
+ * `context` applies the model's context length and the user's policy for longer sequences
+ * (context-length.ts) after the `maxTokens` cut.
  *
  * How the mask is found. For assistant message i the template renders
  *   prompt_i = messages[0..i) + generation prompt      upTo_i = messages[0..i]
@@ -25,6 +27,7 @@
 import { CalibrationError } from './calibration-error.ts';
 import type { Chat } from './chat-schema.ts';
 import type { ChatTemplate } from './chat-template.ts';
+import { keptLength, type ContextLimit } from './context-length.ts';
 import { encodeWithSpans, type Span } from './span-encoding.ts';
 import { FORMAT_TOKENS, type ModelTokenizer } from './tokenizer.ts';
 
@@ -35,6 +38,8 @@ export interface TokenizeChatOptions {
   readonly endOfTurn?: string;
   /** Keep at most this many tokens (the GSP traces are cut at 4096). */
   readonly maxTokens?: number;
+  /** The model's context: what happens to a sequence longer than it (context-length.ts). */
+  readonly context?: ContextLimit | undefined;
   /** Where the chat came from (e.g. `data.jsonl:12`), for error messages. */
   readonly label?: string;
 }
@@ -64,7 +69,7 @@ export function tokenizeChat(chat: Chat, tokenizer: ModelTokenizer, template: Ch
     }
     return turn.span;
   });
-  return finish(text, targetSpans.filter((s) => s.end > s.start), tokenizer, label, options.maxTokens);
+  return finish(text, targetSpans.filter((s) => s.end > s.start), tokenizer, label, options);
 }
 
 /**
@@ -77,7 +82,7 @@ export function tokenizeChatPerTurn(chat: Chat, tokenizer: ModelTokenizer, templ
   const turns = assistantTurns(chat, tokenizer, template, options);
   return turns.indices.map((i) => {
     const { upTo, span } = turns.target(i);
-    return finish(upTo, span.end > span.start ? [span] : [], tokenizer, `${label} turn ${i}`, options.maxTokens);
+    return finish(upTo, span.end > span.start ? [span] : [], tokenizer, `${label} turn ${i}`, options);
   });
 }
 
@@ -97,10 +102,15 @@ function assistantTurns(chat: Chat, tokenizer: ModelTokenizer, template: ChatTem
   return { render, indices, target };
 }
 
-function finish(text: string, targetSpans: readonly TargetSpan[], tokenizer: ModelTokenizer, label: string, maxTokens: number | undefined): TokenizedChat {
+function finish(text: string, targetSpans: readonly TargetSpan[], tokenizer: ModelTokenizer, label: string, options: TokenizeChatOptions): TokenizedChat {
   const { ids, lossMask } = encodeWithSpans(text, targetSpans, tokenizer, label);
-  const limit = maxTokens ?? ids.length;
+  const limit = lengthLimit(ids.length, label, options);
   return { text, ids: ids.slice(0, limit), lossMask: lossMask.slice(0, limit), targetSpans, truncated: ids.length > limit };
+}
+
+/** maxTokens is the caller's own cut; the context policy applies to what is left of the sequence. */
+function lengthLimit(length: number, label: string, options: { maxTokens?: number; context?: ContextLimit | undefined }): number {
+  return keptLength(Math.min(length, options.maxTokens ?? length), options.context, label);
 }
 
 export function encodePrompt(chat: Chat, tokenizer: ModelTokenizer, template: ChatTemplate, options: { enableThinking?: boolean } = {}): { text: string; ids: number[] } {
@@ -112,11 +122,11 @@ export function encodeChat(
   chat: Chat,
   tokenizer: ModelTokenizer,
   template: ChatTemplate,
-  options: { enableThinking?: boolean; maxTokens?: number } = {},
+  options: { enableThinking?: boolean; maxTokens?: number; context?: ContextLimit | undefined; label?: string } = {},
 ): { text: string; ids: number[]; truncated: boolean } {
   const text = template.render(chat.messages, { tools: chat.tools, enableThinking: options.enableThinking });
   const ids = tokenizer.encode(text, { addSpecialTokens: false });
-  const limit = options.maxTokens ?? ids.length;
+  const limit = lengthLimit(ids.length, options.label ?? 'chat', options);
   return { text, ids: ids.slice(0, limit), truncated: ids.length > limit };
 }
 

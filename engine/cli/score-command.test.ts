@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeTokenizerFiles } from '../calibration/build-tokenizer.ts';
@@ -162,6 +162,39 @@ describe('crane score', () => {
         expect(err).toContain('model.layers.1.self_attn.v_proj.weight');
         expect(err).toContain(`contains ${value} at flat index 5; nothing was scored`);
       }
+    });
+  });
+
+  it('cuts chats longer than max_position_embeddings by default, keeps them with warn, stops with refuse, naming file:line', async () => {
+    await withTempDir(async (root) => {
+      const dir = await checkpointWithTokenizer(join(root, 'model'));
+      const data = join(root, 'chats.jsonl');
+      await writeFile(data, `${CHATS.map((c) => JSON.stringify(c)).join('\n')}\n`);
+      const lengths = (JSON.parse((await runCli(['score', dir, data, '--json'])).out) as { chats: { tokens: number }[] }).chats.map((c) => c.tokens);
+      const [short, long] = lengths as [number, number];
+      expect(long).toBeGreaterThan(short);
+      const configFile = join(dir, 'config.json');
+      const config = JSON.parse(await readFile(configFile, 'utf8')) as Record<string, unknown>;
+      await writeFile(configFile, JSON.stringify({ ...config, max_position_embeddings: short }));
+      const warning = `warning: ${data}:2: has ${long} tokens, more than the model's context (max_position_embeddings ${short} in ${configFile})`;
+
+      const cut = await runCli(['score', dir, data, '--json']);
+      expect(cut.code).toBe(0);
+      expect((JSON.parse(cut.out) as { chats: { tokens: number }[] }).chats.map((c) => c.tokens)).toEqual([short, short]);
+      expect(cut.err).toBe(`${warning}: cut to its first ${short} tokens`);
+
+      const kept = await runCli(['score', dir, data, '--json', '--long-sequences', 'warn']);
+      expect((JSON.parse(kept.out) as { chats: { tokens: number }[] }).chats.map((c) => c.tokens)).toEqual([short, long]);
+      expect(kept.err).toBe(`${warning}: kept whole, positions past the context are untrained`);
+
+      const refused = await runCli(['score', dir, data, '--long-sequences', 'refuse']);
+      expect(refused.code).toBe(1);
+      expect(refused.out).toBe('');
+      expect(refused.err).toMatch(new RegExp(`^crane score: ${data}:2: has ${long} tokens, more than the model's context`));
+
+      const usage = await runCli(['score', dir, data, '--long-sequences', 'drop']);
+      expect(usage.code).toBe(2);
+      expect(usage.err).toContain('--long-sequences must be one of cut, warn, refuse, got "drop"');
     });
   });
 });

@@ -3,10 +3,12 @@
  * loss covers the assistant turns. Useful on its own (a merged model against its parents) and
  * the way to check the runtime from outside.
  */
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readChatJsonl } from '../calibration/chat-dataset.ts';
 import { ChatTemplate } from '../calibration/chat-template.ts';
 import { tokenizeChat, type TokenizedChat } from '../calibration/chat-tokens.ts';
+import { contextLimitOf, DEFAULT_LONG_SEQUENCE_POLICY, isLongSequencePolicy, LONG_SEQUENCE_POLICIES } from '../calibration/context-length.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM, type CausalLM } from '../model/causal-lm.ts';
 import { loadCheckpointTokenizer } from '../pipeline/checkpoint-tokenizer.ts';
@@ -16,6 +18,7 @@ import { UsageError, type CliCommand, type CliIo } from './command.ts';
 import { formatTable } from './format.ts';
 
 const HELP = `Usage: crane score DIR DATA.jsonl [--json] [--logits N] [--batch N] [--max-tokens N]
+                   [--long-sequences cut|warn|refuse]
 
 Scores a checkpoint on chats: for each line of DATA.jsonl ({"messages": [...], "tools"?: [...]},
 OpenAI-style fields) the chat is rendered with the checkpoint's chat template and tokenized,
@@ -30,6 +33,10 @@ Options:
   --logits N       also output the logits of the first N positions of every chat (implies --json)
   --batch N        chats per forward pass (default 8; each pass reads every layer once)
   --max-tokens N   truncate chats to N tokens (default: no limit)
+  --long-sequences cut|warn|refuse
+                   a chat longer than the model's context (max_position_embeddings in
+                   config.json): cut it to the context (default), keep it whole, or stop;
+                   cut and kept chats are named (file:line) in a warning on stderr
   -h, --help
 
 The compute backend is chosen as for \`crane doctor\` (CRANE_BACKEND to force one).`;
@@ -49,7 +56,10 @@ export const scoreCommand: CliCommand = {
   run: async (args, io) => {
     const { values, positionals } = parseArgs({
       args: [...args],
-      options: { json: { type: 'boolean' }, logits: { type: 'string' }, batch: { type: 'string', default: '8' }, 'max-tokens': { type: 'string' } },
+      options: {
+        json: { type: 'boolean' }, logits: { type: 'string' }, batch: { type: 'string', default: '8' }, 'max-tokens': { type: 'string' },
+        'long-sequences': { type: 'string', default: DEFAULT_LONG_SEQUENCE_POLICY },
+      },
       allowPositionals: true,
     });
     if (positionals.length !== 2) throw new UsageError('expected a checkpoint folder and a JSONL file');
@@ -57,12 +67,15 @@ export const scoreCommand: CliCommand = {
     const batchSize = positiveInt(values.batch, '--batch');
     const logitRows = values.logits === undefined ? 0 : positiveInt(values.logits, '--logits');
     const maxTokens = values['max-tokens'] === undefined ? undefined : positiveInt(values['max-tokens'], '--max-tokens');
+    const policy = values['long-sequences'];
+    if (!isLongSequencePolicy(policy)) throw new UsageError(`--long-sequences must be one of ${LONG_SEQUENCE_POLICIES.join(', ')}, got "${policy}"`);
     const chats = await readChatJsonl(data);
     const checkpoint = await Checkpoint.open(dir);
     try {
       const tokenizer = await loadCheckpointTokenizer(checkpoint);
       const template = ChatTemplate.fromTokenizer(tokenizer);
-      const tokenized = chats.map((chat) => tokenizeChat(chat, tokenizer, template, { label: `${data}:${chat.line}`, ...(maxTokens === undefined ? {} : { maxTokens }) }));
+      const context = contextLimitOf(checkpoint.config, join(dir, 'config.json'), policy, (warning) => io.err(`warning: ${warning}`));
+      const tokenized = chats.map((chat) => tokenizeChat(chat, tokenizer, template, { label: `${data}:${chat.line}`, maxTokens, context }));
       // Same refusal as analyze and merge: one NaN weight would make every loss NaN, exit 0.
       await assertFiniteWeights([checkpoint], { outcome: 'nothing was scored' });
       await initBackend();
