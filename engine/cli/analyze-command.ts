@@ -3,7 +3,6 @@
  * analysis (engine/pipeline/run-analysis.ts) as resumable cached stages under DIR, with progress
  * bars on a terminal, a per-stage summary (or --json), and --export for the open artifacts.
  */
-import { parseArgs } from 'node:util';
 import { defaultAnalysisSettings, type PipelineSettings } from '../pipeline/analysis-settings.ts';
 import { exportOpenArtifacts } from '../pipeline/open-artifacts.ts';
 import { formatDuration, ProgressPrinter } from '../pipeline/progress-text.ts';
@@ -11,7 +10,7 @@ import { CancelledError } from '../pipeline/progress.ts';
 import { runAnalysis } from '../pipeline/run-analysis.ts';
 import { ANALYSIS_STAGES } from '../protocol/common-schemas.ts';
 import { initBackend } from '../tensor/backend.ts';
-import { UsageError, type CliCommand } from './command.ts';
+import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
 
 const HELP = `Usage: crane analyze INSTRUCT THINKING --reasoning R.jsonl --tool-use A.jsonl --format F.jsonl --out DIR [options]
 
@@ -48,15 +47,11 @@ export const analyzeCommand: CliCommand = {
   summary: `run the CRANE analysis of a pair (${ANALYSIS_STAGES.join(', ')}), cached and resumable`,
   help: HELP,
   run: async (args, io) => {
-    const { values, positionals } = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      options: {
-        reasoning: { type: 'string' }, 'tool-use': { type: 'string' }, format: { type: 'string' }, out: { type: 'string' }, export: { type: 'string' },
-        'held-out': { type: 'string' }, 'reasoning-max-new-tokens': { type: 'string' }, 'agent-max-new-tokens': { type: 'string' },
-        'max-tokens': { type: 'string' }, pattern: { type: 'string', multiple: true }, radius: { type: 'string' },
-        'max-rank': { type: 'string' }, 'rank-cut': { type: 'string' }, q: { type: 'string' }, batch: { type: 'string' }, json: { type: 'boolean' },
-      },
+    const { values, positionals } = parseCommandArgs(args, {
+      reasoning: { type: 'string' }, 'tool-use': { type: 'string' }, format: { type: 'string' }, out: { type: 'string' }, export: { type: 'string' },
+      'held-out': { type: 'string' }, 'reasoning-max-new-tokens': { type: 'string' }, 'agent-max-new-tokens': { type: 'string' },
+      'max-tokens': { type: 'string' }, pattern: { type: 'string', multiple: true }, radius: { type: 'string' },
+      'max-rank': { type: 'string' }, 'rank-cut': { type: 'string' }, q: { type: 'string' }, batch: { type: 'string' }, json: { type: 'boolean' },
     });
     if (positionals.length !== 2) throw new UsageError('expected the Instruct and Thinking checkpoint folders');
     const [instruct, thinking] = positionals as [string, string];

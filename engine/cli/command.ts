@@ -1,4 +1,6 @@
 /** The shape of one `crane` sub-command. */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
 export interface CliIo {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
@@ -19,4 +21,9 @@ export interface CliCommand {
 /** Thrown for bad command-line usage; printed with the command's help hint, exit code 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+/** A command's flags and its positional arguments (node:util parseArgs, strict: an unknown flag throws). */
+export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['options']>>(args: readonly string[], options: O) {
+  return parseArgs({ args: [...args], allowPositionals: true, options });
 }

@@ -1,10 +1,9 @@
 /** `crane inspect DIR [DIR2] [--json]`: a checkpoint's tensor table, or a pair's compatibility. */
-import { parseArgs } from 'node:util';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { comparePair, type PairReport } from '../io/pair-report.ts';
 import { checkpointSummary, tensorRows } from '../handlers/checkpoint-views.ts';
 import { formatBytes } from '../protocol/format-bytes.ts';
-import { UsageError, type CliCommand } from './command.ts';
+import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
 import { formatTable } from './format.ts';
 
 const HELP = `Usage: crane inspect DIR [DIR2] [--json]
@@ -24,7 +23,7 @@ export const inspectCommand: CliCommand = {
   summary: 'tensor table of a checkpoint, or the compatibility report of an Instruct/Thinking pair',
   help: HELP,
   run: async (args, io) => {
-    const { values, positionals } = parseArgs({ args: [...args], options: { json: { type: 'boolean' } }, allowPositionals: true });
+    const { values, positionals } = parseCommandArgs(args, { json: { type: 'boolean' } });
     if (positionals.length < 1 || positionals.length > 2) throw new UsageError('expected one or two checkpoint folders');
     const checkpoints: Checkpoint[] = [];
     try {

@@ -4,7 +4,6 @@
  * checkpoint through engine/export (streamed, atomic, sharded, recipe + model card).
  */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { ModelTokenizer } from '../calibration/tokenizer.ts';
 import type { TokenRows } from '../protocol/settings-schemas.ts';
 import { exportFromRecipe, exportMerge, type ExportProgress, type ExportResult, type ExportRunOptions } from '../export/export-checkpoint.ts';
@@ -14,7 +13,7 @@ import { editMethodFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP, exportDtypeFromFlag, 
 import { tokenRowsOf } from '../pipeline/edit-method.ts';
 import { resolveArtifactsDir } from '../pipeline/pipeline-folder.ts';
 import { formatBytes } from '../protocol/format-bytes.ts';
-import { UsageError, type CliCommand, type CliIo } from './command.ts';
+import { parseCommandArgs, UsageError, type CliCommand, type CliIo } from './command.ts';
 
 const HELP = `Usage: crane merge INSTRUCT THINKING --out DIR [--method M] [--analysis DIR] [settings] [--dtype D] [--shard-size S]
        crane merge --recipe crane_recipe.json INSTRUCT THINKING [--analysis DIR] --out DIR
@@ -45,13 +44,9 @@ export const mergeCommand: CliCommand = {
   summary: 'export an edited checkpoint (CRANE or a baseline, or from a recipe), streamed and atomic',
   help: HELP,
   run: async (args, io) => {
-    const { values, positionals } = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      options: {
-        ...EDIT_FLAGS, recipe: { type: 'string' }, analysis: { type: 'string' }, out: { type: 'string' }, instruct: { type: 'string' }, thinking: { type: 'string' },
-        dtype: { type: 'string' }, 'shard-size': { type: 'string' }, overwrite: { type: 'boolean' }, json: { type: 'boolean' },
-      },
+    const { values, positionals } = parseCommandArgs(args, {
+      ...EDIT_FLAGS, recipe: { type: 'string' }, analysis: { type: 'string' }, out: { type: 'string' }, instruct: { type: 'string' }, thinking: { type: 'string' },
+      dtype: { type: 'string' }, 'shard-size': { type: 'string' }, overwrite: { type: 'boolean' }, json: { type: 'boolean' },
     });
     const rest = [...positionals];
     const instruct = values.instruct ?? rest.shift();

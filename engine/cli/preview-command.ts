@@ -3,11 +3,10 @@
  * predicted ΔL_R and ΔL_A and, per block, α·S and the retained update-norm fraction — from an
  * analysis folder, without touching a weight.
  */
-import { parseArgs } from 'node:util';
 import { InstantPreview } from '../analysis/preview.ts';
 import { craneSettingsFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP } from './cli-settings.ts';
 import { loadPipelineAnalysis } from '../pipeline/pipeline-folder.ts';
-import { UsageError, type CliCommand } from './command.ts';
+import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
 import { formatTable } from './format.ts';
 
 const HELP = `Usage: crane preview ANALYSIS_DIR [--alpha A] [--tau T] [--k K] [--q Q] [--no-threshold|--no-gate|--no-gsp] [--fine] [--json]
@@ -27,7 +26,7 @@ export const previewCommand: CliCommand = {
   summary: 'instant first-order ΔL_R / ΔL_A and per-block scales of a CRANE edit from an analysis',
   help: HELP,
   run: async (args, io) => {
-    const { values, positionals } = parseArgs({ args: [...args], allowPositionals: true, options: { ...EDIT_FLAGS, json: { type: 'boolean' } } });
+    const { values, positionals } = parseCommandArgs(args, { ...EDIT_FLAGS, json: { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('expected one analysis folder');
     if (values.method !== undefined && values.method !== 'crane') throw new UsageError('the preview covers CRANE edits only (--method crane)');
     const settings = craneSettingsFromFlags(values, { think: [], special: [] });

@@ -4,7 +4,6 @@
  * prediction (engine/pipeline/verify.ts).
  */
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ModelTokenizer } from '../calibration/tokenizer.ts';
 import { editMethodFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP } from './cli-settings.ts';
 import { tokenRowsOf } from '../pipeline/edit-method.ts';
@@ -13,7 +12,7 @@ import { formatDuration, ProgressPrinter } from '../pipeline/progress-text.ts';
 import { MAGNITUDES_FILE, readInputMagnitudes } from '../pipeline/projectors-stage.ts';
 import { verifyEdit, type LossPair } from '../pipeline/verify.ts';
 import { initBackend } from '../tensor/backend.ts';
-import { UsageError, type CliCommand } from './command.ts';
+import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
 import { formatTable } from './format.ts';
 
 const HELP = `Usage: crane verify ANALYSIS_DIR [--alpha A] [settings] [--split heldout|train] [--json]
@@ -35,7 +34,7 @@ export const verifyCommand: CliCommand = {
   summary: 'measure L_R / L_A of an edit on the held-out calibration split, next to the prediction',
   help: HELP,
   run: async (args, io) => {
-    const { values, positionals } = parseArgs({ args: [...args], allowPositionals: true, options: { ...EDIT_FLAGS, split: { type: 'string' }, json: { type: 'boolean' } } });
+    const { values, positionals } = parseCommandArgs(args, { ...EDIT_FLAGS, split: { type: 'string' }, json: { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('expected one analysis folder');
     const dir = positionals[0] as string;
     const split = values.split ?? 'heldout';
