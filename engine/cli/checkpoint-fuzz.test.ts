@@ -9,7 +9,7 @@
  * well-formed but disagrees with the rest, the checkpoint folder), or exactly the result of the
  * unmutated checkpoint. A crash (any other error), a hang (per-case timeout) or a different
  * result without an error fails the test. Seeded (CRANE_FUZZ_SEED overrides), and the number of
- * mutations run is printed.
+ * mutations run is printed (CRANE_FUZZ_VERBOSE=1: each one).
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -39,6 +39,8 @@ import { initBackend } from '../tensor/backend.ts';
 
 const DEMO = fileURLToPath(new URL('../../assets/demo/', import.meta.url));
 const SEED = Number(process.env['CRANE_FUZZ_SEED'] ?? 20261201);
+/** CRANE_FUZZ_VERBOSE=1 prints every mutation's outcome (and the error it got). */
+const VERBOSE = process.env['CRANE_FUZZ_VERBOSE'] === '1';
 const CASE_TIMEOUT_MS = 15_000;
 // FIFOs and /dev/zero exist only on POSIX systems.
 const posix = process.platform !== 'win32';
@@ -145,6 +147,7 @@ describe('checkpoint fuzz', () => {
         const outcome = await runCase(base, join(root, `case-${i}`), mutation, original, chat as Chat, expected);
         if (outcome.kind === 'failure') failures.push(`${mutation.id}: ${outcome.why}`);
         else counts[outcome.kind]++;
+        if (VERBOSE) console.log(`${outcome.kind.padEnd(8)} ${mutation.id}${outcome.kind === 'refused' ? ` → ${outcome.message.split('\n')[0]}` : ''}`);
       }
     } finally {
       await original.close();

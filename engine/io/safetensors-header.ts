@@ -158,7 +158,7 @@ function checkTiling(file: string, tensors: ReadonlyMap<string, TensorInfo>, dat
     throw new CheckpointError(
       'offsets',
       file,
-      `the tensors cover ${covered} bytes but the data area after the header is ${dataLength} (${dataLength - covered} bytes unaccounted for: header length prefix or file size wrong)`,
+      `the tensors cover ${covered} bytes but the data area after the header is ${dataLength} (${dataLength - covered} byte${dataLength - covered === 1 ? '' : 's'} unaccounted for: header length prefix or file size wrong)`,
     );
   }
 }

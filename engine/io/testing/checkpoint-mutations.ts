@@ -32,5 +32,6 @@ export async function checkpointFuzzMutations(dir: string, random: SeededRandom,
   }
   if (files.includes('tokenizer.json')) mutations.push(...tokenizerMutations('tokenizer.json', await json('tokenizer.json'), config['vocab_size'] as number, random));
   if (files.includes('tokenizer_config.json')) mutations.push(...tokenizerConfigMutations('tokenizer_config.json', await json('tokenizer_config.json')));
-  return mutations;
+  // A random pick can repeat an edit; each distinct mutation runs once.
+  return [...new Map(mutations.map((m) => [m.id, m])).values()];
 }

@@ -63,12 +63,15 @@ export function safetensorsMutations(file: string, bytes: Buffer, random: Seeded
     return make(`rename "${name}" to "${to}"`, () => layOut(shard.entries.map((e, j): Entry => (j === i ? [to, entry] : e)), shard.data), 'folder');
   };
   const json = shard.headerText.trimEnd().length;
-  const prefixes = [shard.prefix - 1, shard.prefix - (shard.prefix - json), json - 1, shard.prefix + 1, shard.prefix + 8, 0, 1, 2, 8,
-    bytes.length - 8, bytes.length - 7, 2 ** 32 + shard.prefix, 100_000_001, random.int(0, bytes.length)];
+  // Into the padding (when there is one), into the JSON, into the data, past the end, absurd.
+  const prefixes = new Set([shard.prefix - 1, json, json - 1, shard.prefix + 1, shard.prefix + 8, 0, 1, 2, 8,
+    bytes.length - 8, bytes.length - 7, 2 ** 32 + shard.prefix, 100_000_001, random.int(0, bytes.length)]);
+  prefixes.delete(shard.prefix);
+  const padding = shard.prefix - json;
   const shapeOf = (e: TensorEntry) => e.shape as number[];
   const offsetsOf = (e: TensorEntry) => e.data_offsets as [number, number];
   return [
-    ...prefixes.map((n) => make(`length prefix ${n} (was ${shard.prefix})`, () => withPrefix(bytes, BigInt(n)))),
+    ...[...prefixes].map((n) => make(`length prefix ${n} (was ${shard.prefix})`, () => withPrefix(bytes, BigInt(n)))),
     make('length prefix 2^63', () => withPrefix(bytes, 2n ** 63n)),
     ...randomByteEdits(random, bytes, 12, 8, 8 + json).map((e) => make(`header ${e.what} (prefix kept)`, e.apply)),
     ...randomByteEdits(random, Buffer.from(shard.headerText.trimEnd()), 12).map((e) => make(`header JSON ${e.what} (re-laid-out)`, () => layOut([], shard.data, e.apply()))),
@@ -77,8 +80,8 @@ export function safetensorsMutations(file: string, bytes: Buffer, random: Seeded
       return layOut([], shard.data, Buffer.concat([Buffer.from(shard.headerText.slice(0, at)), Buffer.from(seq), Buffer.from(shard.headerText.trimEnd().slice(at))]));
     })),
     make('byte-order mark before the header', () => layOut([], shard.data, Buffer.from(`\ufeff${shard.headerText.trimEnd()}`))),
-    make('header padding as newlines', () => Buffer.concat([bytes.subarray(0, 8 + json), Buffer.alloc(shard.prefix - json, 0x0a), shard.data])),
-    make('header padding as NUL bytes', () => Buffer.concat([bytes.subarray(0, 8 + json), Buffer.alloc(shard.prefix - json, 0), shard.data])),
+    ...(padding === 0 ? [] : [['newlines', 0x0a], ['NUL bytes', 0]].map(([what, byte]) =>
+      make(`header padding as ${what}`, () => Buffer.concat([bytes.subarray(0, 8 + json), Buffer.alloc(padding, byte as number), shard.data])))),
     ...['F16', 'BF16', 'F64', 'I32', 'I64', 'U8', 'BOOL', 'F8_E4M3', 'f32', 'F12', 32, null].map((dtype) =>
       editEntry(`dtype ${JSON.stringify(dtype)}`, (e) => ({ ...e, dtype }), 'folder')),
     editEntry('no dtype', ({ shape, data_offsets }) => ({ shape, data_offsets })),
