@@ -22,7 +22,6 @@ import {
   CartesianGrid,
   ComposedChart,
   Curve,
-  DefaultLegendContent,
   DefaultZIndexes,
   Legend,
   Scatter,
@@ -33,11 +32,10 @@ import {
   XAxis,
   YAxis,
   ZIndexLayer,
-  type LegendPayload,
 } from 'recharts';
 import { formatNumber } from '../../lib/format.ts';
-import { PAINT_PROBE_ATTRIBUTE } from '../../lib/latency.ts';
 import { usePaintProbe } from '../../lib/use-paint-probe.ts';
+import { AXIS_TICK, LEGEND_STYLE, legendWithHandDrawn, PAINT_PROBE } from '../common/hand-drawn-chart.tsx';
 import { useApp } from '../../store/app-context.tsx';
 import { curveAt, niceRange, niceTicks, type CurveRow, type MeasuredPoint } from './preview-data.ts';
 
@@ -48,12 +46,9 @@ export interface PreviewChartProps {
   height: number;
 }
 
-const PROBE = { [PAINT_PROBE_ATTRIBUTE]: '' };
 const MARGIN = { top: 8, right: 12, bottom: 8, left: 4 };
-const TICK = { fill: 'var(--muted)', fontSize: 11 };
 const X_LABEL = { value: 'α', position: 'insideBottomRight', offset: -4, fill: 'var(--muted)' } as const;
 const twoDigits = (v: number) => formatNumber(v, 2);
-const LEGEND_STYLE = { fontSize: 12 };
 const SERIES = [
   { key: 'reasoning', name: 'ΔL_R predicted', color: 'var(--series-1)' },
   { key: 'agent', name: 'ΔL_A predicted', color: 'var(--series-2)' },
@@ -71,8 +66,8 @@ export const PreviewChart = memo(function PreviewChart({ rows, measured, width, 
     () => (
       <ComposedChart width={width} height={height} margin={MARGIN}>
         <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
-        <XAxis type="number" dataKey="alpha" domain={[0, xMax]} allowDataOverflow tick={TICK} tickFormatter={twoDigits} label={X_LABEL} />
-        <YAxis type="number" domain={[yMin, yMax]} ticks={yTicks} allowDataOverflow tick={TICK} tickFormatter={twoDigits} width={52} />
+        <XAxis type="number" dataKey="alpha" domain={[0, xMax]} allowDataOverflow tick={AXIS_TICK} tickFormatter={twoDigits} label={X_LABEL} />
+        <YAxis type="number" domain={[yMin, yMax]} ticks={yTicks} allowDataOverflow tick={AXIS_TICK} tickFormatter={twoDigits} width={52} />
         <Legend wrapperStyle={LEGEND_STYLE} content={legendContent} />
         <ZeroLine />
         {SERIES.map((s) => (
@@ -104,11 +99,7 @@ function useYRange(rows: readonly CurveRow[], measured: readonly MeasuredPoint[]
   }, [rows, measured]);
 }
 
-const PREDICTED_LEGEND: LegendPayload[] = SERIES.map((s) => ({ value: s.name, type: 'line', color: s.color, dataKey: s.key }));
-
-function legendContent(props: Parameters<typeof DefaultLegendContent>[0]) {
-  return <DefaultLegendContent {...props} payload={[...PREDICTED_LEGEND, ...(props.payload ?? [])]} />;
-}
+const legendContent = legendWithHandDrawn(SERIES.map((s) => ({ value: s.name, type: 'line' as const, color: s.color, dataKey: s.key })));
 
 function CurvePath({ series, color }: { series: 'reasoning' | 'agent'; color: string }) {
   const rows = useContext(CurveContext);
@@ -121,7 +112,7 @@ function CurvePath({ series, color }: { series: 'reasoning' | 'agent'; color: st
   if (points.length === 0) return null;
   return (
     <ZIndexLayer zIndex={DefaultZIndexes.line}>
-      <g className="preview-curve" data-series={series} {...PROBE}>
+      <g className="preview-curve" data-series={series} {...PAINT_PROBE}>
         <Curve type="linear" points={points} stroke={color} strokeWidth={2} fill="none" />
       </g>
     </ZIndexLayer>
@@ -166,7 +157,7 @@ function AlphaMarker() {
   if (at === null) return null;
   return (
     <ZIndexLayer zIndex={DefaultZIndexes.scatter}>
-      <g className="alpha-marker" data-testid="alpha-marker" data-alpha={alpha} {...PROBE}>
+      <g className="alpha-marker" data-testid="alpha-marker" data-alpha={alpha} {...PAINT_PROBE}>
         <AlphaDots alpha={alpha} at={at} dashed />
       </g>
     </ZIndexLayer>

@@ -17,7 +17,6 @@ import {
   CartesianGrid,
   ComposedChart,
   Curve,
-  DefaultLegendContent,
   DefaultTooltipContent,
   DefaultZIndexes,
   Legend,
@@ -29,12 +28,11 @@ import {
   XAxis,
   YAxis,
   ZIndexLayer,
-  type LegendPayload,
   type TooltipContentProps,
 } from 'recharts';
 import { formatNumber } from '../../lib/format.ts';
-import { PAINT_PROBE_ATTRIBUTE } from '../../lib/latency.ts';
 import { usePaintProbe } from '../../lib/use-paint-probe.ts';
+import { AXIS_TICK, LEGEND_STYLE, legendWithHandDrawn, PAINT_PROBE } from '../common/hand-drawn-chart.tsx';
 import type { SpectrumRow } from './spectrum-data.ts';
 
 export interface SpectrumChartProps {
@@ -44,9 +42,7 @@ export interface SpectrumChartProps {
   height: number;
 }
 
-const PROBE = { [PAINT_PROBE_ATTRIBUTE]: '' };
 const MARGIN = { top: 8, right: 8, bottom: 8, left: 4 };
-const TICK = { fill: 'var(--muted)', fontSize: 11 };
 const X_LABEL = { value: 'direction i', position: 'insideBottomRight', offset: -4, fill: 'var(--muted)', fontSize: 11 } as const;
 const SIGMA_DOMAIN = [1e-5, 1];
 const MASK_DOMAIN = [0, 1];
@@ -56,7 +52,6 @@ const exponent = (v: number) => v.toExponential(0);
 const tooltipValue = (value: unknown, name: unknown): [string, string] => [formatNumber(Number(value)), String(name)];
 const tooltipLabel = (label: unknown) => `direction ${String(label)}`;
 const TOOLTIP_STYLE = { background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--text)' };
-const LEGEND_STYLE = { fontSize: 12 };
 
 /** What a τ or k move changes: read by the mask curve, the τ line and the tooltip inside the chart. */
 const MaskContext = createContext<{ rows: readonly SpectrumRow[]; tau: number }>({ rows: [], tau: 0.5 });
@@ -70,9 +65,9 @@ export const SpectrumChart = memo(function SpectrumChart({ rows, tau, width, hei
     () => (
       <ComposedChart width={width} height={height} margin={MARGIN}>
         <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
-        <XAxis dataKey="index" type="number" scale="log" domain={[1, Math.max(2, last)]} allowDataOverflow tick={TICK} label={X_LABEL} />
-        <YAxis yAxisId="sigma" type="number" scale="log" domain={SIGMA_DOMAIN} allowDataOverflow tickFormatter={exponent} tick={TICK} width={48} />
-        <YAxis yAxisId="mask" orientation="right" type="number" domain={MASK_DOMAIN} tick={TICK} width={32} />
+        <XAxis dataKey="index" type="number" scale="log" domain={[1, Math.max(2, last)]} allowDataOverflow tick={AXIS_TICK} label={X_LABEL} />
+        <YAxis yAxisId="sigma" type="number" scale="log" domain={SIGMA_DOMAIN} allowDataOverflow tickFormatter={exponent} tick={AXIS_TICK} width={48} />
+        <YAxis yAxisId="mask" orientation="right" type="number" domain={MASK_DOMAIN} tick={AXIS_TICK} width={32} />
         <Tooltip formatter={tooltipValue} labelFormatter={tooltipLabel} contentStyle={TOOLTIP_STYLE} content={tooltipContent} />
         <Legend wrapperStyle={LEGEND_STYLE} content={legendContent} />
         <Line data={sigma} yAxisId="sigma" dataKey="ratio" name="σᵢ/σ₁" stroke="var(--series-1)" dot={false} strokeWidth={2} isAnimationActive={false} />
@@ -114,7 +109,7 @@ function MaskCurve() {
   if (points.length === 0) return null;
   return (
     <ZIndexLayer zIndex={DefaultZIndexes.line}>
-      <g className="mask-curve" data-testid="mask-curve" {...PROBE}>
+      <g className="mask-curve" data-testid="mask-curve" {...PAINT_PROBE}>
         <Curve type="monotone" points={points} stroke={MASK_COLOR} strokeWidth={2} fill="none" />
       </g>
     </ZIndexLayer>
@@ -131,7 +126,7 @@ function TauLine() {
   const right = area.x + area.width;
   return (
     <ZIndexLayer zIndex={DefaultZIndexes.line}>
-      <g className="tau-line" data-testid="tau-line" data-tau={tau} {...PROBE}>
+      <g className="tau-line" data-testid="tau-line" data-tau={tau} {...PAINT_PROBE}>
         <line x1={area.x} x2={right} y1={py} y2={py} stroke="var(--accent)" strokeDasharray="4 3" />
         <text x={right - 4} y={py - 5} textAnchor="end" fill="var(--accent)" fontSize={11}>
           τ = {tau}
@@ -141,11 +136,7 @@ function TauLine() {
   );
 }
 
-const MASK_LEGEND: LegendPayload = { value: MASK_NAME, type: 'line', color: MASK_COLOR, dataKey: 'weight' };
-
-function legendContent(props: Parameters<typeof DefaultLegendContent>[0]) {
-  return <DefaultLegendContent {...props} payload={[...(props.payload ?? []), MASK_LEGEND]} />;
-}
+const legendContent = legendWithHandDrawn([], [{ value: MASK_NAME, type: 'line', color: MASK_COLOR, dataKey: 'weight' }]);
 
 function tooltipContent(props: TooltipContentProps) {
   return <MaskTooltip {...props} />;
