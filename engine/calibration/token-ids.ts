@@ -26,6 +26,10 @@ export function scanTokenIds(tokenizerJson: JsonObject, label: string): { readon
     if (highest === undefined || id > highest.id) highest = { id, content };
   };
   const vocab = (tokenizerJson['model'] as JsonObject | undefined)?.['vocab'];
+  // The library loads an empty or mistyped vocabulary and then encodes every text to nothing
+  // (a missing one it refuses itself).
+  const size = Array.isArray(vocab) ? vocab.length : typeof vocab === 'object' && vocab !== null ? Object.keys(vocab).length : 0;
+  if (vocab !== undefined && size === 0) throw new CalibrationError('tokenizer', label, `model.vocab is ${JSON.stringify(vocab)}: a tokenizer needs a non-empty vocabulary`);
   if (Array.isArray(vocab)) {
     if (vocab.length > 0) highest = { id: vocab.length - 1, content: String((vocab.at(-1) as unknown[] | undefined)?.[0]) };
   } else if (typeof vocab === 'object' && vocab !== null) {
