@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contextLimitOf, isLongSequencePolicy, keptLength } from './context-length.ts';
+import { contextLimitOf, isLongSequencePolicy, keptLength, replyBudget } from './context-length.ts';
 
 describe('contextLimitOf', () => {
   it('reads max_position_embeddings and has no limit when the config has no usable one', () => {
@@ -26,5 +26,16 @@ describe('keptLength', () => {
       "big.jsonl:3: has 1500000 tokens, more than the model's context (max_position_embeddings 2048 in config.json): cut to its first 2048 tokens",
       "data.jsonl:1: has 2246 tokens, more than the model's context (max_position_embeddings 2048 in config.json): kept whole, positions past the context are untrained",
     ]);
+  });
+});
+
+describe('replyBudget', () => {
+  it('stops generation at the context under cut and refuse, not under warn', () => {
+    const limit = (policy: 'cut' | 'warn' | 'refuse') => contextLimitOf({ max_position_embeddings: 1024 }, 'config.json', policy, () => undefined);
+    expect(replyBudget(1000, 160, limit('cut'))).toBe(24);
+    expect(replyBudget(1000, 16, limit('refuse'))).toBe(16);
+    expect(replyBudget(5000, 160, limit('cut'))).toBe(0);
+    expect(replyBudget(1000, 160, limit('warn'))).toBe(160);
+    expect(replyBudget(1000, 160, undefined)).toBe(160);
   });
 });

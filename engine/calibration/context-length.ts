@@ -3,6 +3,7 @@
  *
  *   contextLimitOf(config, configFile, policy, warn) → ContextLimit | undefined (no such field)
  *   keptLength(length, limit, where) → how many tokens of the sequence at `where` to keep
+ *   replyBudget(promptLength, maxNewTokens, limit) → new tokens worth generating after a prompt
  *
  * Positions past max_position_embeddings are ones the model was never trained at: their losses
  * and gradients describe behaviour the model does not have, and attention cost grows with the
@@ -56,4 +57,14 @@ export function keptLength(length: number, limit: ContextLimit | undefined, wher
   }
   limit.warn(`${where}: ${found}: kept whole, positions past the context are untrained`);
   return length;
+}
+
+/**
+ * Under cut and refuse, generating past the context is wasted work: the tokens would be cut or
+ * the sequence refused (the caller checks the finished sequence with keptLength). Under warn the
+ * user asked for whole sequences, so the budget stays.
+ */
+export function replyBudget(promptLength: number, maxNewTokens: number, limit: ContextLimit | undefined): number {
+  if (limit === undefined || limit.policy === 'warn') return maxNewTokens;
+  return Math.min(maxNewTokens, Math.max(0, limit.maxPositions - promptLength));
 }

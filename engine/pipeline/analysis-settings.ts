@@ -4,12 +4,14 @@
  *
  *   defaultAnalysisSettings(calibration) → PipelineSettings
  *
- * Two knobs exist only here: the keep-quantile q the preview coefficients are computed at (they
- * bake T(δ) in, see engine/analysis/preview-coefficients.ts) and how many sequences go through
- * one gradient / capture pass (a memory knob: the runtime stashes every layer's inputs of the
- * batch). The batch size is NOT part of any cache key: the summed gradients are the same
+ * Three knobs exist only here: what to do with sequences past the model's context
+ * (calibration/context-length.ts; part of the targets key), the keep-quantile q the preview
+ * coefficients are computed at (they bake T(δ) in, see engine/analysis/preview-coefficients.ts)
+ * and how many sequences go through one gradient / capture pass (a memory knob: the runtime
+ * stashes every layer's inputs of the batch). The batch size is NOT part of any cache key: the summed gradients are the same
  * mathematically, only float rounding differs.
  */
+import type { LongSequencePolicy } from '../calibration/context-length.ts';
 import { DEFAULT_ANALYSIS_KNOBS, DEFAULT_KEEP_QUANTILE } from '../protocol/settings-defaults.ts';
 import type { AnalysisSettings, CalibrationSets } from '../protocol/settings-schemas.ts';
 
@@ -18,6 +20,8 @@ export interface PipelineSettings {
   readonly keepQuantile: number;
   /** Sequences per gradient or capture pass (memory only; not part of any cache key). */
   readonly batchSequences: number;
+  /** Calibration sequences longer than the model's context: cut (when absent), warn or refuse. */
+  readonly longSequences?: LongSequencePolicy;
 }
 
 export const DEFAULT_BATCH_SEQUENCES = 8;

@@ -16,6 +16,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ANALYSIS_FILES, loadAnalysis, type AnalysisArtifacts, type AnalysisKey } from '../analysis/analysis-store.ts';
+import { LONG_SEQUENCE_POLICIES } from '../calibration/context-length.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { readJsonFile } from '../io/json-file.ts';
 import { analysisSettingsSchema } from '../protocol/settings-schemas.ts';
@@ -61,7 +62,9 @@ const fileHashes = z.record(z.string(), z.string());
 const pipelineRecordSchema: z.ZodType<PipelineRecord> = z.strictObject({
   instruct: z.string(),
   thinking: z.string(),
-  settings: z.strictObject({ analysis: analysisSettingsSchema, keepQuantile: z.number().min(0).lt(1), batchSequences: z.int().positive() }),
+  settings: z.strictObject({
+    analysis: analysisSettingsSchema, keepQuantile: z.number().min(0).lt(1), batchSequences: z.int().positive(), longSequences: z.enum(LONG_SEQUENCE_POLICIES).optional(),
+  }),
   inputs: z.strictObject({ instruct: fileHashes, thinking: fileHashes, reasoning: z.string(), agent: z.string(), format: z.string() }),
 });
 

@@ -15,17 +15,23 @@
  * generated ids themselves, with the mask on the generated ones — exactly what the model
  * produced, which is what the spec scores (`target: 'decoded-ids'` in the sequence file). D_F chats are rendered whole (encodeChat),
  * cut at gsp.maxTokens, and their format positions found with the settings' patterns and radius.
+ * Every sequence longer than Instruct's max_position_embeddings is cut (default), kept or refused
+ * as settings.longSequences says, with a warning naming file:line (calibration/context-length.ts);
+ * under cut and refuse, decoding stops at the context. Instruct's tokenizer must fit its embedding.
  */
+import { join } from 'node:path';
 import { CalibrationError } from '../calibration/calibration-error.ts';
 import { readChatJsonl } from '../calibration/chat-dataset.ts';
 import type { ChatMessage } from '../calibration/chat-schema.ts';
 import { ChatTemplate } from '../calibration/chat-template.ts';
 import { encodeChat, encodePrompt, tokenizeChat } from '../calibration/chat-tokens.ts';
+import { contextLimitOf, DEFAULT_LONG_SEQUENCE_POLICY, keptLength, replyBudget, type ContextLimit, type LongSequencePolicy } from '../calibration/context-length.ts';
 import { formatPositions } from '../calibration/format-positions.ts';
-import { FORMAT_TOKENS, ModelTokenizer } from '../calibration/tokenizer.ts';
+import { FORMAT_TOKENS, type ModelTokenizer } from '../calibration/tokenizer.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import { heldOutMask, promptRecords, type PromptRecord } from './calibration-sets.ts';
+import { loadCheckpointTokenizer } from './checkpoint-tokenizer.ts';
 import { writeSequences, type CalibrationSequence } from './calibration-sequences.ts';
 import { DecodeCache, decodeKey } from './decode-cache.ts';
 import type { PipelineContext } from './pipeline-context.ts';
@@ -43,18 +49,27 @@ export function targetsKey(ctx: PipelineContext): StageKey {
     formatPatterns: analysis.gsp.formatPatterns,
     radius: analysis.gsp.radius,
     formatMaxTokens: analysis.gsp.maxTokens,
+    longSequences: longSequencePolicy(ctx),
   };
+}
+
+function longSequencePolicy(ctx: PipelineContext): LongSequencePolicy {
+  return ctx.settings.longSequences ?? DEFAULT_LONG_SEQUENCE_POLICY;
 }
 
 interface Renderer {
   readonly tokenizer: ModelTokenizer;
   readonly template: ChatTemplate;
+  /** Instruct's max_position_embeddings and the policy for longer sequences; warnings go to onLog. */
+  readonly context: ContextLimit | undefined;
 }
 
 export async function runTargets(ctx: PipelineContext, clock: StageClock): Promise<void> {
   const { analysis } = ctx.settings;
-  const tokenizer = await ModelTokenizer.load(ctx.instruct.dir);
-  const renderer = { tokenizer, template: ChatTemplate.fromTokenizer(tokenizer) };
+  const tokenizer = await loadCheckpointTokenizer(ctx.instruct);
+  const warn = (warning: string): void => ctx.callbacks.onLog?.(`warning: ${warning}`);
+  const context = contextLimitOf(ctx.instruct.config, join(ctx.instruct.dir, 'config.json'), longSequencePolicy(ctx), warn);
+  const renderer = { tokenizer, template: ChatTemplate.fromTokenizer(tokenizer), context };
   const reasoning = promptRecords(await readChatJsonl(analysis.calibration.reasoning));
   const agent = promptRecords(await readChatJsonl(analysis.calibration.agent));
   const cache = await DecodeCache.open(ctx.paths.decodeCache);
@@ -91,11 +106,13 @@ function tokenized(renderer: Renderer, record: PromptRecord, decoded: Decoded | 
   const target = decoded?.message ?? (record.target as ChatMessage);
   const chat = { ...record.prompt, messages: [...record.prompt.messages, target] };
   try {
-    const { ids, lossMask } = tokenizeChat(chat, renderer.tokenizer, renderer.template, { label: record.source });
+    const { ids, lossMask } = tokenizeChat(chat, renderer.tokenizer, renderer.template, { label: record.source, context: renderer.context });
     return { ids, lossMask: Array.from(lossMask), target: decoded === undefined ? 'given' : 'decoded' };
   } catch (error) {
     if (decoded === undefined || !(error instanceof CalibrationError && error.code === 'unstable-tokenization')) throw error;
-    return { ids: [...decoded.prompt, ...decoded.tokens], lossMask: [...decoded.prompt.map(() => 0), ...decoded.tokens.map(() => 1)], target: 'decoded-ids' };
+    const kept = keptLength(decoded.prompt.length + decoded.tokens.length, renderer.context, record.source);
+    const ids = [...decoded.prompt, ...decoded.tokens].slice(0, kept);
+    return { ids, lossMask: ids.map((_, t) => (t < decoded.prompt.length ? 0 : 1)), target: 'decoded-ids' };
   }
 }
 
@@ -105,14 +122,15 @@ async function decodeTarget(
 ): Promise<Decoded> {
   const { tokenizer, template } = renderer;
   const prompt = encodePrompt(record.prompt, tokenizer, template).ids;
+  const budget = replyBudget(prompt.length, maxNewTokens, renderer.context);
   const lm = loadCausalLM(model);
   const stopTokenIds = [...new Set([tokenizer.tokenId(FORMAT_TOKENS.imEnd), tokenizer.formatTokenIds().eos, ...lm.spec.eosTokenIds])]
     .filter((id): id is number => id !== undefined)
     .sort((a, b) => a - b);
-  const key = decodeKey({ model: hashes, prompt, maxNewTokens, stopTokenIds });
+  const key = decodeKey({ model: hashes, prompt, maxNewTokens: budget, stopTokenIds });
   let decoded = cache.get(key);
   if (decoded === undefined) {
-    const result = await lm.greedyDecode(prompt, { maxNewTokens, stopTokenIds, signal: ctx.callbacks.signal });
+    const result = await lm.greedyDecode(prompt, { maxNewTokens: budget, stopTokenIds, signal: ctx.callbacks.signal });
     decoded = { tokens: result.tokens, stopReason: result.stopReason };
     await cache.put(key, decoded);
   }
@@ -125,7 +143,7 @@ async function formatSequences(ctx: PipelineContext, renderer: Renderer): Promis
   const { gsp, calibration } = ctx.settings.analysis;
   const records = await readChatJsonl(calibration.format);
   return records.map((chat) => {
-    const { ids } = encodeChat(chat, renderer.tokenizer, renderer.template, { maxTokens: gsp.maxTokens });
+    const { ids } = encodeChat(chat, renderer.tokenizer, renderer.template, { maxTokens: gsp.maxTokens, context: renderer.context, label: `${chat.file}:${chat.line}` });
     const positions = formatPositions(ids, renderer.tokenizer, { patterns: gsp.formatPatterns, radius: gsp.radius });
     return { set: 'format', split: 'train', source: `${chat.file}:${chat.line}`, ids, formatPositions: positions };
   });
