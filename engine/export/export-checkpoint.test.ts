@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ANALYSIS_FILES } from '../analysis/analysis-store.ts';
 import { craneEdit } from '../crane/crane-edit.ts';
 import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
@@ -9,7 +11,7 @@ import { editPair } from '../crane/tensor-pair.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { decodeHalf, encodeHalf } from '../io/half-float.ts';
-import { withTempDir } from '../io/testing/fixtures.ts';
+import { withTempDir, writeFixtureCheckpoint } from '../io/testing/fixtures.ts';
 import { exportFromRecipe, exportMerge, type MergeExportOptions } from './export-checkpoint.ts';
 import { RECIPE_FILE } from './recipe.ts';
 import { INSTRUCT_ONLY, INTEGER_TENSOR, THINKING_ONLY, writeTinyCheckpoints, type TinyCheckpoints } from './testing/tiny-checkpoints.ts';
@@ -88,6 +90,29 @@ describe('export', () => {
     expect((error as Error).message).toMatch(/NaN at flat index 1/);
     expect((await readdir(root)).sort()).toEqual(['analysis', 'instruct', 'thinking']);
   }, 'model.layers.1.self_attn.v_proj.weight'));
+
+  it('refuses a pair whose Instruct has no tensors, before hashing anything, and writes nothing', () => withPair(async (root, pair, open) => {
+    const emptyDir = await writeFixtureCheckpoint(join(root, 'empty'), [], { config: JSON.parse(await readFile(join(pair.instruct, 'config.json'), 'utf8')) as Record<string, unknown> });
+    const empty = await Checkpoint.open(emptyDir);
+    const hashed: string[] = [];
+    try {
+      const run = exportMerge({ ...craneExport(pair, { ...open, instruct: empty }, join(root, 'out')), onProgress: (p) => hashed.push(p.phase) });
+      await expect(run).rejects.toThrow(/cannot be paired with .*\n {2}the Instruct checkpoint has no tensors: there is nothing to edit/);
+    } finally {
+      await empty.close();
+    }
+    expect(hashed).toEqual([]);
+    expect(await readdir(root)).not.toContain('out');
+  }));
+
+  it('refuses an analysis file that is a FIFO instead of blocking on it', async (context) => {
+    if (process.platform === 'win32') context.skip();
+    await withPair(async (root, pair, open) => {
+      await rm(join(pair.analysisDir, ANALYSIS_FILES.gate));
+      execFileSync('mkfifo', [join(pair.analysisDir, ANALYSIS_FILES.gate)]);
+      await expect(exportMerge(craneExport(pair, open, join(root, 'out')))).rejects.toThrow(`${join(pair.analysisDir, ANALYSIS_FILES.gate)}: is not a regular file`);
+    });
+  });
 
   it('stops on cancel and leaves no output', () => withPair(async (root, pair, open) => {
     const controller = new AbortController();

@@ -31,10 +31,12 @@ export async function hashFiles(
   files: readonly string[],
   options: { signal?: AbortSignal; onProgress?: (p: HashProgress) => void } = {},
 ): Promise<Record<string, string>> {
-  const sizes = await Promise.all(files.map((f) => stat(join(dir, f)).then(
-    (s) => s.size,
-    () => { throw new CheckpointError('not-found', join(dir, f), 'input file not found'); },
-  )));
+  const sizes = await Promise.all(files.map(async (f) => {
+    const stats = await stat(join(dir, f)).catch(() => { throw new CheckpointError('not-found', join(dir, f), 'input file not found'); });
+    // Hashing reads to the end: a FIFO would block it forever, a folder fail without a name.
+    if (!stats.isFile()) throw new CheckpointError('not-a-file', join(dir, f), 'is not a regular file');
+    return stats.size;
+  }));
   const bytesTotal = sizes.reduce((a, b) => a + b, 0);
   const hashes: Record<string, string> = {};
   let bytesDone = 0;
