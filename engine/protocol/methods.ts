@@ -42,7 +42,7 @@ export const REQUESTS = {
   /** Instant: first-order ΔL at these settings and along `alphas`. */
   preview: request(z.strictObject({ settings: craneSettingsSchema, alphas: z.array(strengthSchema).max(1024) }), previewSchema),
   spectrum: request(
-    z.strictObject({ layer: z.int().nonnegative(), key: activationKeySchema, tau: z.number().gt(0).lt(1), steepness: z.number().gt(0) }),
+    z.strictObject({ layer: z.int().nonnegative(), key: activationKeySchema, tau: craneSettingsSchema.shape.tau, steepness: craneSettingsSchema.shape.steepness }),
     spectrumSchema,
   ),
   inspectLayer: request(
