@@ -46,8 +46,8 @@ describe('project file', () => {
         exports: [{ outDir: '/out', method: { kind: 'dare', lambda: 0.3, dropRate: 0.5, seed: 1 }, dtype: 'BF16', totalBytes: 10, files: [], finishedAt: '2026-01-01T00:00:00.000Z' }],
       }));
       const project = await readProjectFile(dir);
-      const current = { ...settings, stages: { threshold: true, gate: false, gsp: true }, granularity: 'fine' };
-      delete (current as { grouping?: unknown }).grouping;
+      const { alpha, keepQuantile, tau, steepness, special, overrides } = settings;
+      const current = { alpha, keepQuantile, tau, steepness, stages: { threshold: true, gate: false, gsp: true }, granularity: 'fine', special, overrides };
       expect(project?.formatVersion).toBe(PROJECT_FORMAT_VERSION);
       expect(project?.settings).toEqual(current);
       expect(project?.verified.map((v) => v.method)).toEqual([{ method: 'crane', settings: current }, { method: 'task_arithmetic', lambda: 0.3 }]);
