@@ -85,6 +85,7 @@ describe('crane analyze / preview / verify / merge', () => {
   it('answers usage errors with exit 2 and missing analyses with exit 1', async () => {
     expect((await runCli(['analyze', project.instruct, project.thinking, '--out', analysis])).err).toMatch(/--reasoning, --tool-use and --format are required/);
     expect((await runCli(['preview', analysis, '--alpha', 'much'])).code).toBe(2);
+    expect((await runCli([...analyzeArgs(), '--long-sequences', 'drop'])).err).toMatch(/--long-sequences must be one of cut, warn, refuse, got "drop"/);
     expect((await runCli(['preview', analysis, '--override', 'attention3=1'])).err).toMatch(/--override must look like/);
     expect((await runCli(['merge', project.instruct, project.thinking, '--out', join(root, 'x'), '--method', 'aim'])).code).toBe(2);
     expect((await runCli(['merge', project.instruct, project.thinking, '--out', join(root, 'x'), '--dtype', 'f8'])).err).toMatch(/--dtype must be/);

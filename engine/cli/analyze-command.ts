@@ -11,6 +11,7 @@ import { runAnalysis } from '../pipeline/run-analysis.ts';
 import { ANALYSIS_STAGES } from '../protocol/common-schemas.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
+import { LONG_SEQUENCES_FLAG, longSequencePolicyFromFlag, longSequencesHelp } from './long-sequences-flag.ts';
 
 const HELP = `Usage: crane analyze INSTRUCT THINKING --reasoning R.jsonl --tool-use A.jsonl --format F.jsonl --out DIR [options]
 
@@ -33,6 +34,7 @@ Options:
   --reasoning-max-new-tokens N token budget of decoded D_R targets (default 8192)
   --agent-max-new-tokens N     token budget of decoded D_A targets (default 2048)
   --max-tokens N               D_F traces are cut at N tokens (default 4096)
+${longSequencesHelp(31)}
   --pattern P                  a format pattern (repeatable; default the six Qwen delimiters)
   --radius N                   tokens around each pattern (default 3)
   --max-rank N                 GSP directions kept per projector (default 256)
@@ -52,13 +54,14 @@ export const analyzeCommand: CliCommand = {
       'held-out': { type: 'string' }, 'reasoning-max-new-tokens': { type: 'string' }, 'agent-max-new-tokens': { type: 'string' },
       'max-tokens': { type: 'string' }, pattern: { type: 'string', multiple: true }, radius: { type: 'string' },
       'max-rank': { type: 'string' }, 'rank-cut': { type: 'string' }, q: { type: 'string' }, batch: { type: 'string' }, json: { type: 'boolean' },
+      ...LONG_SEQUENCES_FLAG,
     });
     if (positionals.length !== 2) throw new UsageError('expected the Instruct and Thinking checkpoint folders');
     const [instruct, thinking] = positionals as [string, string];
     const { reasoning, 'tool-use': agent, format, out } = values;
     if (reasoning === undefined || agent === undefined || format === undefined) throw new UsageError('--reasoning, --tool-use and --format are required');
     if (out === undefined) throw new UsageError('--out DIR is required');
-    const settings = settingsFromFlags(defaultAnalysisSettings({ reasoning, agent, format }), values);
+    const settings = { ...settingsFromFlags(defaultAnalysisSettings({ reasoning, agent, format }), values), longSequences: longSequencePolicyFromFlag(values['long-sequences']) };
     await initBackend();
     const bar = new ProgressPrinter(io.err);
     const controller = new AbortController();
@@ -69,6 +72,7 @@ export const analyzeCommand: CliCommand = {
         instruct, thinking, outDir: out, settings, signal: controller.signal,
         ...(io.isTty ? { onProgress: (e) => bar.progress(e) } : {}),
         onStageDone: (e) => bar.stageDone(e),
+        onLog: (message) => io.err(message),
       });
       const exported = values.export === undefined ? null : await exportOpenArtifacts(run.dir, values.export, { overwrite: true });
       if (values.json === true) {

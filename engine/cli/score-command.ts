@@ -4,18 +4,18 @@
  * the way to check the runtime from outside.
  */
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { readChatJsonl } from '../calibration/chat-dataset.ts';
 import { ChatTemplate } from '../calibration/chat-template.ts';
 import { tokenizeChat, type TokenizedChat } from '../calibration/chat-tokens.ts';
-import { contextLimitOf, DEFAULT_LONG_SEQUENCE_POLICY, isLongSequencePolicy, LONG_SEQUENCE_POLICIES } from '../calibration/context-length.ts';
+import { contextLimitOf } from '../calibration/context-length.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM, type CausalLM } from '../model/causal-lm.ts';
 import { loadCheckpointTokenizer } from '../pipeline/checkpoint-tokenizer.ts';
 import { assertFiniteWeights } from '../model/finite-weights.ts';
 import { initBackend } from '../tensor/backend.ts';
-import { UsageError, type CliCommand, type CliIo } from './command.ts';
+import { parseCommandArgs, UsageError, type CliCommand, type CliIo } from './command.ts';
 import { formatTable } from './format.ts';
+import { LONG_SEQUENCES_FLAG, longSequencePolicyFromFlag, longSequencesHelp } from './long-sequences-flag.ts';
 
 const HELP = `Usage: crane score DIR DATA.jsonl [--json] [--logits N] [--batch N] [--max-tokens N]
                    [--long-sequences cut|warn|refuse]
@@ -33,10 +33,7 @@ Options:
   --logits N       also output the logits of the first N positions of every chat (implies --json)
   --batch N        chats per forward pass (default 8; each pass reads every layer once)
   --max-tokens N   truncate chats to N tokens (default: no limit)
-  --long-sequences cut|warn|refuse
-                   a chat longer than the model's context (max_position_embeddings in
-                   config.json): cut it to the context (default), keep it whole, or stop;
-                   cut and kept chats are named (file:line) in a warning on stderr
+${longSequencesHelp(19)}
   -h, --help
 
 The compute backend is chosen as for \`crane doctor\` (CRANE_BACKEND to force one).`;
@@ -54,21 +51,15 @@ export const scoreCommand: CliCommand = {
   summary: 'masked loss of a checkpoint on a JSONL of chats (assistant turns), optionally logits',
   help: HELP,
   run: async (args, io) => {
-    const { values, positionals } = parseArgs({
-      args: [...args],
-      options: {
-        json: { type: 'boolean' }, logits: { type: 'string' }, batch: { type: 'string', default: '8' }, 'max-tokens': { type: 'string' },
-        'long-sequences': { type: 'string', default: DEFAULT_LONG_SEQUENCE_POLICY },
-      },
-      allowPositionals: true,
+    const { values, positionals } = parseCommandArgs(args, {
+      json: { type: 'boolean' }, logits: { type: 'string' }, batch: { type: 'string', default: '8' }, 'max-tokens': { type: 'string' }, ...LONG_SEQUENCES_FLAG,
     });
     if (positionals.length !== 2) throw new UsageError('expected a checkpoint folder and a JSONL file');
     const [dir, data] = positionals as [string, string];
     const batchSize = positiveInt(values.batch, '--batch');
     const logitRows = values.logits === undefined ? 0 : positiveInt(values.logits, '--logits');
     const maxTokens = values['max-tokens'] === undefined ? undefined : positiveInt(values['max-tokens'], '--max-tokens');
-    const policy = values['long-sequences'];
-    if (!isLongSequencePolicy(policy)) throw new UsageError(`--long-sequences must be one of ${LONG_SEQUENCE_POLICIES.join(', ')}, got "${policy}"`);
+    const policy = longSequencePolicyFromFlag(values['long-sequences']);
     const chats = await readChatJsonl(data);
     const checkpoint = await Checkpoint.open(dir);
     try {

@@ -1,0 +1,26 @@
+/**
+ * `--long-sequences cut|warn|refuse`, shared by `crane score` and `crane analyze`: what to do with
+ * a calibration chat longer than the model's context (calibration/context-length.ts says why
+ * cut is the default).
+ */
+import { DEFAULT_LONG_SEQUENCE_POLICY, isLongSequencePolicy, LONG_SEQUENCE_POLICIES, type LongSequencePolicy } from '../calibration/context-length.ts';
+import { UsageError } from './command.ts';
+
+export const LONG_SEQUENCES_FLAG = { 'long-sequences': { type: 'string' } } as const;
+
+/** The flag's help lines, descriptions starting at `column` like the command's other flags. */
+export function longSequencesHelp(column: number): string {
+  const indent = ' '.repeat(column);
+  const flag = '  --long-sequences P';
+  return [
+    `${flag.length < column ? flag.padEnd(column) : `${flag}\n${indent}`}cut (default) | warn | refuse a chat longer than the model's context`,
+    `${indent}(max_position_embeddings in config.json): cut it to the context, keep it`,
+    `${indent}whole, or stop; a warning on stderr names each chat cut or kept (file:line)`,
+  ].join('\n');
+}
+
+export function longSequencePolicyFromFlag(value: string | undefined): LongSequencePolicy {
+  if (value === undefined) return DEFAULT_LONG_SEQUENCE_POLICY;
+  if (!isLongSequencePolicy(value)) throw new UsageError(`--long-sequences must be one of ${LONG_SEQUENCE_POLICIES.join(', ')}, got "${value}"`);
+  return value;
+}
