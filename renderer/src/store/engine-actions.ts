@@ -202,19 +202,19 @@ export class EngineActions {
     }
   }
 
-  async verify(kind: MergeMethodName): Promise<void> {
+  async verify(method: MergeMethodName): Promise<void> {
     const s = this.store.getState();
-    this.verifying = kind;
-    s.setVerify(kind, { status: 'loading', error: null, fraction: 0 });
+    this.verifying = method;
+    s.setVerify(method, { status: 'loading', error: null, fraction: 0 });
     try {
-      const result = await this.run('verify', { method: defaultMethod(kind, s.settings.current) });
+      const result = await this.run('verify', { method: defaultMethod(method, s.settings.current) });
       const st = this.store.getState();
-      st.setVerify(kind, { status: 'ready', result, fraction: 1 });
-      if (kind === 'crane') st.addMeasured(result);
+      st.setVerify(method, { status: 'ready', result, fraction: 1 });
+      if (method === 'crane') st.addMeasured(result);
     } catch (error) {
-      this.store.getState().setVerify(kind, { status: 'error', error: toErrorInfo(error) });
+      this.store.getState().setVerify(method, { status: 'error', error: toErrorInfo(error) });
     } finally {
-      if (this.verifying === kind) this.verifying = null;
+      if (this.verifying === method) this.verifying = null;
     }
   }
 

@@ -14,7 +14,7 @@ export interface PreviewSlice {
     measured: VerifyResult[];
   };
   setPreview(preview: Loadable<Preview>): void;
-  setVerify(kind: MergeMethodName, entry: Partial<VerifyEntry>): void;
+  setVerify(method: MergeMethodName, entry: Partial<VerifyEntry>): void;
   addMeasured(result: VerifyResult): void;
   setMeasured(results: VerifyResult[]): void;
 }
@@ -23,10 +23,10 @@ export const createPreviewSlice: SliceCreator<PreviewSlice> = (set) => ({
   preview: idle(),
   verify: { byMethod: {}, measured: [] },
   setPreview: (preview) => set({ preview }),
-  setVerify: (kind, entry) =>
+  setVerify: (method, entry) =>
     set((s) => {
-      const previous: VerifyEntry = s.verify.byMethod[kind] ?? { ...idle<VerifyResult>(), fraction: 0 };
-      return { verify: { ...s.verify, byMethod: { ...s.verify.byMethod, [kind]: { ...previous, ...entry } } } };
+      const previous: VerifyEntry = s.verify.byMethod[method] ?? { ...idle<VerifyResult>(), fraction: 0 };
+      return { verify: { ...s.verify, byMethod: { ...s.verify.byMethod, [method]: { ...previous, ...entry } } } };
     }),
   addMeasured: (result) => set((s) => ({ verify: { ...s.verify, measured: [...s.verify.measured, result] } })),
   setMeasured: (measured) => set((s) => ({ verify: { ...s.verify, measured } })),
