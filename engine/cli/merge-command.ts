@@ -4,13 +4,13 @@
  * checkpoint through engine/export (streamed, atomic, sharded, recipe + model card).
  */
 import { readFile } from 'node:fs/promises';
-import { ModelTokenizer } from '../calibration/tokenizer.ts';
 import type { TokenRows } from '../protocol/settings-schemas.ts';
 import { exportFromRecipe, exportMerge, type ExportProgress, type ExportResult, type ExportRunOptions } from '../export/export-checkpoint.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { editMethodFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP, exportDtypeFromFlag, parseByteSize, type EditFlagValues } from './cli-settings.ts';
 import { tokenRowsOf } from '../pipeline/edit-method.ts';
+import { loadCheckpointTokenizer } from '../pipeline/checkpoint-tokenizer.ts';
 import { resolveArtifactsDir } from '../pipeline/pipeline-folder.ts';
 import { formatBytes } from '../protocol/format-bytes.ts';
 import { parseCommandArgs, UsageError, type CliCommand, type CliIo } from './command.ts';
@@ -106,7 +106,7 @@ async function withPair<T>(instruct: string, thinking: string, body: (pair: { in
 /** <think>/</think> and special-token rows from Instruct's tokenizer; none (with a warning) without one. */
 async function tokenRows(instruct: string, io: CliIo): Promise<TokenRows> {
   try {
-    return tokenRowsOf(await ModelTokenizer.load(instruct));
+    return tokenRowsOf(await loadCheckpointTokenizer(instruct));
   } catch (error) {
     io.err(`warning: no usable tokenizer in ${instruct} (${(error as Error).message}): embedding and lm_head rows get no think/special rules`);
     return { think: [], special: [] };

@@ -4,9 +4,9 @@
  * prediction (engine/pipeline/verify.ts).
  */
 import { join } from 'node:path';
-import { ModelTokenizer } from '../calibration/tokenizer.ts';
 import { editMethodFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP } from './cli-settings.ts';
 import { tokenRowsOf } from '../pipeline/edit-method.ts';
+import { loadCheckpointTokenizer } from '../pipeline/checkpoint-tokenizer.ts';
 import { pipelinePaths, readPipelineRecord } from '../pipeline/pipeline-folder.ts';
 import { formatDuration, ProgressPrinter } from '../pipeline/progress-text.ts';
 import { MAGNITUDES_FILE, readInputMagnitudes } from '../pipeline/projectors-stage.ts';
@@ -40,7 +40,7 @@ export const verifyCommand: CliCommand = {
     const split = values.split ?? 'heldout';
     if (split !== 'heldout' && split !== 'train') throw new UsageError(`--split must be heldout or train, got "${split}"`);
     const record = await readPipelineRecord(dir);
-    const tokens = tokenRowsOf(await ModelTokenizer.load(record.instruct));
+    const tokens = tokenRowsOf(await loadCheckpointTokenizer(record.instruct));
     const magnitudes = values.method === 'aim' ? await readInputMagnitudes(join(pipelinePaths(dir).projectors, MAGNITUDES_FILE)) : undefined;
     const method = editMethodFromFlags(values, tokens, magnitudes);
     await initBackend();

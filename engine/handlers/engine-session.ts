@@ -14,9 +14,9 @@
  */
 import type { AnalysisArtifacts } from '../analysis/analysis-store.ts';
 import { InstantPreview } from '../analysis/preview.ts';
-import { ModelTokenizer } from '../calibration/tokenizer.ts';
 import type { TokenRows } from '../protocol/settings-schemas.ts';
 import { tokenRowsOf } from '../pipeline/edit-method.ts';
+import { loadCheckpointTokenizer } from '../pipeline/checkpoint-tokenizer.ts';
 import { loadPipelineAnalysis, pipelinePaths, type PipelineRecord } from '../pipeline/pipeline-folder.ts';
 import { ProtocolError } from '../protocol/errors.ts';
 import { newProject, readProjectFile, type StoredProject } from '../project/project-file.ts';
@@ -100,7 +100,7 @@ export class EngineSession {
     if (instruct === null) return Promise.resolve({ think: [], special: [] });
     if (this.tokens?.instruct !== instruct) {
       // A pair without a usable tokenizer still edits; it only gets no think/special row rules.
-      this.tokens = { instruct, rows: ModelTokenizer.load(instruct).then(tokenRowsOf, () => ({ think: [], special: [] })) };
+      this.tokens = { instruct, rows: loadCheckpointTokenizer(instruct).then(tokenRowsOf, () => ({ think: [], special: [] })) };
     }
     return this.tokens.rows;
   }
