@@ -4,7 +4,8 @@
  * config.json, the index, tokenizer files, and folders/FIFOs/devices in place of files — each
  * read through what `crane inspect` and `crane score` run (Checkpoint.open, the summary and
  * tensor table, every tensor, the pair report against the original, the checkpoint's tokenizer,
- * its chat template, the finiteness scan and the model's loss). Every mutation must end in one of
+ * its chat template, the finiteness scan and the model's loss); every 30th also through what
+ * `crane merge` runs (a Task Arithmetic export with the demo Thinking model). Every mutation must end in one of
  * two ways: a CheckpointError/CalibrationError naming the mutated file (or, where the file is
  * well-formed but disagrees with the rest, the checkpoint folder), or exactly the result of the
  * unmutated checkpoint. A crash (any other error), a hang (per-case timeout) or a different
@@ -27,6 +28,7 @@ import { checkpointSummary, tensorRows } from '../handlers/checkpoint-views.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { writeCheckpoint } from '../io/checkpoint-writer.ts';
+import { exportMerge } from '../export/export-checkpoint.ts';
 import { comparePair } from '../io/pair-report.ts';
 import { withTempDir } from '../io/testing/fixtures.ts';
 import type { FileMutation, SpecialFile } from '../io/testing/file-mutation.ts';
@@ -42,6 +44,7 @@ const SEED = Number(process.env['CRANE_FUZZ_SEED'] ?? 20261201);
 /** CRANE_FUZZ_VERBOSE=1 prints every mutation's outcome (and the error it got). */
 const VERBOSE = process.env['CRANE_FUZZ_VERBOSE'] === '1';
 const CASE_TIMEOUT_MS = 15_000;
+const MERGE_EVERY = 30;
 // FIFOs and /dev/zero exist only on POSIX systems.
 const posix = process.platform !== 'win32';
 
@@ -70,6 +73,19 @@ async function readLikeInspectAndScore(dir: string, original: Checkpoint, chat: 
   }
 }
 
+/** What `crane merge` writes as weights (Task Arithmetic with the demo Thinking), as one digest. */
+async function mergeLike(dir: string, thinking: Checkpoint, outDir: string): Promise<string> {
+  const instruct = await Checkpoint.open(dir);
+  try {
+    await exportMerge({ instruct, thinking, method: { method: 'task_arithmetic', lambda: 0.5 }, dtype: 'source', outDir });
+  } finally {
+    await instruct.close();
+  }
+  const hash = createHash('sha256');
+  for (const file of (await readdir(outDir)).filter((f) => f.endsWith('.safetensors')).sort()) hash.update(await readFile(join(outDir, file)));
+  return hash.digest('hex');
+}
+
 /** The case folder: every file a symlink to the base's, except the mutated one. */
 async function materialize(base: string, caseDir: string, mutation: FileMutation): Promise<void> {
   await mkdir(caseDir);
@@ -88,12 +104,12 @@ async function materialize(base: string, caseDir: string, mutation: FileMutation
 
 type Outcome = { kind: 'same' } | { kind: 'refused'; message: string } | { kind: 'failure'; why: string };
 
-async function runCase(base: string, caseDir: string, mutation: FileMutation, original: Checkpoint, chat: Chat, expected: string): Promise<Outcome> {
+async function runCase(base: string, caseDir: string, mutation: FileMutation, probe: (dir: string) => Promise<string>, expected: string): Promise<Outcome> {
   await materialize(base, caseDir, mutation);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`hang: no answer in ${CASE_TIMEOUT_MS} ms`)), CASE_TIMEOUT_MS); });
   try {
-    const digest = await Promise.race([readLikeInspectAndScore(caseDir, original, chat), timeout]);
+    const digest = await Promise.race([probe(caseDir), timeout]);
     return digest === expected ? { kind: 'same' } : { kind: 'failure', why: 'succeeded with a result that differs from the unmutated checkpoint' };
   } catch (error) {
     if (!(error instanceof CheckpointError || error instanceof CalibrationError)) {
@@ -137,22 +153,27 @@ describe('checkpoint fuzz', () => {
     const base = join(root, 'base');
     await shardedDemo(base);
     const original = await Checkpoint.open(base);
-    const [chat] = await readChatJsonl(join(DEMO, 'data', 'tool-use.jsonl'));
-    const expected = await readLikeInspectAndScore(base, original, chat as Chat);
+    const thinking = await Checkpoint.open(join(DEMO, 'thinking'));
+    const chat = (await readChatJsonl(join(DEMO, 'data', 'tool-use.jsonl')))[0] as Chat;
+    const inspectAndScore = (dir: string) => readLikeInspectAndScore(dir, original, chat);
+    // Every MERGE_EVERY-th mutation also goes through the export (the rest only read: faster).
+    const withMerge = async (dir: string) => `${await inspectAndScore(dir)} ${await mergeLike(dir, thinking, `${dir}-merged`)}`;
+    const expected = { read: await inspectAndScore(base), merge: await withMerge(base) };
     const mutations = await checkpointFuzzMutations(base, new SeededRandom(SEED), { specialFiles: posix });
     const counts = { same: 0, refused: 0 };
     const failures: string[] = [];
     try {
       for (const [i, mutation] of mutations.entries()) {
-        const outcome = await runCase(base, join(root, `case-${i}`), mutation, original, chat as Chat, expected);
+        const merged = i % MERGE_EVERY === 0;
+        const outcome = await runCase(base, join(root, `case-${i}`), mutation, merged ? withMerge : inspectAndScore, merged ? expected.merge : expected.read);
         if (outcome.kind === 'failure') failures.push(`${mutation.id}: ${outcome.why}`);
         else counts[outcome.kind]++;
         if (VERBOSE) console.log(`${outcome.kind.padEnd(8)} ${mutation.id}${outcome.kind === 'refused' ? ` → ${outcome.message.split('\n')[0]}` : ''}`);
       }
     } finally {
-      await original.close();
+      await Promise.all([original.close(), thinking.close()]);
     }
-    console.log(`checkpoint fuzz (seed ${SEED}): ${mutations.length} mutations — ${counts.refused} refused naming the file, ${counts.same} read exactly as the original, ${failures.length} failures`);
+    console.log(`checkpoint fuzz (seed ${SEED}): ${mutations.length} mutations (${Math.ceil(mutations.length / MERGE_EVERY)} also merged) — ${counts.refused} refused naming the file, ${counts.same} read exactly as the original, ${failures.length} failures`);
     expect(failures).toEqual([]);
     expect(mutations.length).toBeGreaterThan(300);
   }, 240_000);

@@ -106,7 +106,7 @@ describe('pair compatibility report', () => {
     );
     expect(report.compatible).toBe(false);
     expect(report.findings.map((f) => f.message)).toEqual([
-      'tokenizer vocabularies differ (2 vs 3 entries): the same id would mean different tokens',
+      'tokenizer.json models differ (vocabulary, merges or type; 2 vs 3 entries): the same id would mean different tokens',
       'token <think> has id 4 in Instruct but 5 in Thinking',
     ]);
   });

@@ -128,7 +128,7 @@ function compareTokenizers(a: TokenizerSummary, b: TokenizerSummary, findings: P
   if (a.vocabHash === undefined || b.vocabHash === undefined) {
     findings.push({ severity: 'warning', code: 'tokenizer-missing', message: `tokenizer.json missing in ${a.vocabHash === undefined ? 'Instruct' : 'Thinking'}: token ids cannot be checked` });
   } else if (a.vocabHash !== b.vocabHash) {
-    findings.push({ severity: 'error', code: 'tokenizer-vocab', message: `tokenizer vocabularies differ (${a.vocabSize} vs ${b.vocabSize} entries): the same id would mean different tokens` });
+    findings.push({ severity: 'error', code: 'tokenizer-vocab', message: `tokenizer.json models differ (vocabulary, merges or type; ${a.vocabSize} vs ${b.vocabSize} entries): the same id would mean different tokens` });
   }
   for (const [content, left] of a.addedTokens) {
     const right = b.addedTokens.get(content);
