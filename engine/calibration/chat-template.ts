@@ -9,9 +9,10 @@
  *   `template.render(messages, {tools?, addGenerationPrompt?, enableThinking?, extra?})` → text.
  * `enableThinking` is passed only when set, so templates can tell "not given" (`is defined`) from false.
  * The special tokens of tokenizer_config.json (bos_token, eos_token, …) are in scope, as with
- * transformers' apply_chat_template; @huggingface/jinja supplies `raise_exception(msg)` itself, and
- * any render failure becomes a CalibrationError naming the template. Rendering is bounded in time
- * and size (bounded-render.ts): templates ship with checkpoints and may loop without end.
+ * transformers' apply_chat_template, next to the jinja globals (`raise_exception(msg)`,
+ * `strftime_now`, `range`); any render failure becomes a CalibrationError naming the template.
+ * Rendering is bounded in time and size (bounded-render.ts): templates ship with checkpoints and
+ * may loop without end.
  */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
