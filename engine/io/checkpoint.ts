@@ -48,8 +48,9 @@ export class Checkpoint {
     const entries = await listDirectory(dir);
     const config = await readConfig(dir, entries);
     const index = entries.includes(INDEX_FILE_NAME) ? await readShardIndex(dir, entries) : undefined;
+    // Sorted, so the tensor order does not depend on the order of the index's keys.
     const shardFiles = index !== undefined
-      ? [...new Set(index.weightMap.values())]
+      ? [...new Set(index.weightMap.values())].sort()
       : entries.includes(SINGLE_FILE_NAME)
         ? [SINGLE_FILE_NAME]
         : [];

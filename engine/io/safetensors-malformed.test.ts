@@ -149,6 +149,12 @@ const FOLDER_CASES: FolderCase[] = [
     message: /tensor "a": maps it to model-00002-of-00002\.safetensors but it is stored in model-00001-of-00002\.safetensors/,
   },
   {
+    name: 'index that lost every entry of one shard of its set',
+    breakIt: (d) => editIndex(d, (i) => { delete i.weight_map['c']; }),
+    code: 'index',
+    message: /names no tensor of model-00002-of-00002\.safetensors, a shard of the same set in this folder/,
+  },
+  {
     name: 'index naming a tensor no shard has',
     breakIt: (d) => editIndex(d, (i) => { i.weight_map['ghost'] = 'model-00001-of-00002.safetensors'; }),
     code: 'index',

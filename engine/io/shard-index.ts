@@ -28,5 +28,22 @@ export async function readShardIndex(dir: string, entries: readonly string[]): P
     map.set(name, file);
   }
   if (map.size === 0) throw new CheckpointError('index', path, 'weight_map lists no tensors');
+  const orphan = unindexedSiblingShard(new Set(map.values()), entries);
+  if (orphan !== undefined) throw new CheckpointError('index', path, `names no tensor of ${orphan}, a shard of the same set in this folder (its tensors would be ignored)`);
   return { weightMap: map };
+}
+
+/**
+ * A `PREFIX-0000k-of-0000n.safetensors` file in the folder that belongs to a set the index uses
+ * but that the index never names: an index that lost entries, not a file to ignore silently.
+ */
+function unindexedSiblingShard(indexed: ReadonlySet<string>, entries: readonly string[]): string | undefined {
+  const sets = new Set([...indexed].map(shardSetOf));
+  return entries.find((file) => !indexed.has(file) && shardSetOf(file) !== undefined && sets.has(shardSetOf(file)));
+}
+
+/** `model-00002-of-00003.safetensors` → `model-|-of-00003.safetensors`, the set it belongs to. */
+function shardSetOf(file: string): string | undefined {
+  const match = /^(.+-)\d{5}(-of-\d{5}\.safetensors)$/.exec(file);
+  return match === null ? undefined : `${match[1]}|${match[2]}`;
 }
