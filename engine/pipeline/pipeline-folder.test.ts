@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { withTempDir } from '../io/testing/fixtures.ts';
 import { defaultAnalysisSettings } from './analysis-settings.ts';
-import { PIPELINE_FILE, readPipelineRecord, writePipelineRecord, type PipelineRecord } from './pipeline-folder.ts';
+import { PIPELINE_FILE, readPipelineRecord, resultSettings, writePipelineRecord, type PipelineRecord } from './pipeline-folder.ts';
 
 const record: PipelineRecord = {
   instruct: '/models/instruct',
@@ -33,5 +33,13 @@ describe('pipeline.json', () => {
     const message = await codeOf(readPipelineRecord(dir));
     expect(message).toContain(`metadata: ${join(dir, PIPELINE_FILE)}: is not an analysis record`);
     expect(message).toContain('batchSequences');
+  }));
+
+  it('keeps the long-sequence policy, which shapes the results (absent is the default, cut)', () => withTempDir(async (dir) => {
+    const warn: PipelineRecord = { ...record, settings: { ...record.settings, longSequences: 'warn' } };
+    await writePipelineRecord(dir, warn);
+    expect(await readPipelineRecord(dir)).toEqual(warn);
+    expect(resultSettings(warn.settings)).not.toEqual(resultSettings(record.settings));
+    expect(resultSettings({ ...record.settings, longSequences: 'cut' })).toEqual(resultSettings(record.settings));
   }));
 });

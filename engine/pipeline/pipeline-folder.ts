@@ -16,9 +16,10 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ANALYSIS_FILES, loadAnalysis, type AnalysisArtifacts, type AnalysisKey } from '../analysis/analysis-store.ts';
-import { LONG_SEQUENCE_POLICIES } from '../calibration/context-length.ts';
+import { DEFAULT_LONG_SEQUENCE_POLICY, LONG_SEQUENCE_POLICIES } from '../calibration/context-length.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { readJsonFile } from '../io/json-file.ts';
+import { heldOutShare } from '../protocol/evaluation-set.ts';
 import { analysisSettingsSchema } from '../protocol/settings-schemas.ts';
 import type { PipelineSettings } from './analysis-settings.ts';
 import { flatInputs } from './input-hashing.ts';
@@ -94,12 +95,16 @@ export function resultKey(inputs: InputHashes, settings: PipelineSettings): Anal
 
 /**
  * The settings that shape an analysis' results: calibration paths are left out (the files' hashes
- * are inputs, and moving them changes nothing), and so is the batch size (memory only).
+ * are inputs, and moving them changes nothing), and so is the batch size (memory only). The
+ * long-sequence policy decides which tokens the gradients see; absent means the default. Of the
+ * evaluation set only the share it holds out of the gradients counts: an evaluation file is
+ * Verify's alone, so choosing one keeps the analysis.
  */
 export function resultSettings(settings: PipelineSettings): Record<string, unknown> {
-  const analysis: Partial<PipelineSettings['analysis']> = { ...settings.analysis };
+  const analysis: Record<string, unknown> = { ...settings.analysis, heldOutFraction: heldOutShare(settings.analysis.evaluation) };
   delete analysis.calibration;
-  return { analysis, keepQuantile: settings.keepQuantile };
+  delete analysis.evaluation;
+  return { analysis, keepQuantile: settings.keepQuantile, longSequences: settings.longSequences ?? DEFAULT_LONG_SEQUENCE_POLICY };
 }
 
 /** The finished, non-stale analysis of a pipeline folder; missing or stale is an error saying what to do. */
