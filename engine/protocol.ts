@@ -11,6 +11,7 @@ export * from './protocol/common-schemas.ts';
 export * from './protocol/desktop-bridge.ts';
 export * from './protocol/desktop-connection.ts';
 export * from './protocol/errors.ts';
+export * from './protocol/evaluation-set.ts';
 export * from './protocol/format-bytes.ts';
 export * from './protocol/frame.ts';
 export * from './protocol/message-port-transport.ts';

@@ -23,9 +23,9 @@ beforeAll(async () => {
 
 afterAll(() => rm(root, { recursive: true, force: true }));
 
-const analyzeArgs = () => {
+const analyzeArgs = (out = analysis) => {
   const { reasoning, agent, format } = project.settings.analysis.calibration;
-  return ['analyze', project.instruct, project.thinking, '--reasoning', reasoning, '--tool-use', agent, '--format', format, '--out', analysis,
+  return ['analyze', project.instruct, project.thinking, '--reasoning', reasoning, '--tool-use', agent, '--format', format, '--out', out,
     '--reasoning-max-new-tokens', '6', '--agent-max-new-tokens', '5', '--max-rank', '8', '--batch', '2'];
 };
 
@@ -62,11 +62,33 @@ describe('crane analyze / preview / verify / merge', () => {
     expect(p.blocks.map((b) => b.block)).toContain('attention@1');
     const verify = await runCli(['verify', analysis, '--alpha', '0.1', '--tau', '0.05', '--json']);
     expect(verify.code, verify.err).toBe(0);
-    const v = JSON.parse(verify.out) as { predicted: { reasoning: number }; measured: { reasoning: number }; split: string };
-    expect(v.split).toBe('heldout');
+    const v = JSON.parse(verify.out) as { predicted: { reasoning: number }; measured: { reasoning: number }; measuredOn: unknown; sequences: unknown };
+    expect(v.measuredOn).toEqual({ source: 'calibration' });
+    expect(v.sequences).toEqual({ reasoning: 4, agent: 3 });
     expect(v.predicted.reasoning).toBeCloseTo(p.deltaLossReasoning, 12);
     const table = await runCli(['verify', analysis, '--method', 'ties', '--alpha', '0.3']);
     expect(table.out).toMatch(/L_R\s+\d\.\d+\s+\d\.\d+\s+[+-]\d\.\d+\s+n\/a/);
+    expect(table.out).toMatch(/^ties measured on the calibration sets themselves \(the sequences the gradients used\) \(4 \+ 3 sequences/);
+  });
+
+  it('measures on the evaluation files or the held-out share the flags name, and says which', async () => {
+    const files = ['--eval-reasoning', project.evaluation.reasoning, '--eval-tool-use', project.evaluation.agent];
+    const onFiles = await runCli(['verify', analysis, '--method', 'slerp', ...files]);
+    expect(onFiles.code, onFiles.err).toBe(0);
+    expect(onFiles.out).toMatch(/^slerp measured on eval files eval-reasoning\.jsonl \+ eval-tool-use\.jsonl \(1 \+ 1 sequences/);
+    // Files given to analyze are what verify measures on by default; they are no input of any stage.
+    const recorded = await runCli([...analyzeArgs(), ...files]);
+    expect(recorded.code, recorded.err).toBe(0);
+    expect(recorded.err).toMatch(/targets\s+cached[\s\S]*projectors\s+cached[\s\S]*gradients\s+cached[\s\S]*gates\s+cached/);
+    const byDefault = JSON.parse((await runCli(['verify', analysis, '--method', 'slerp', '--json'])).out) as { measuredOn: unknown };
+    expect(byDefault.measuredOn).toEqual({ source: 'files', ...project.evaluation });
+    const calibrationAnyway = JSON.parse((await runCli(['verify', analysis, '--method', 'slerp', '--on-calibration', '--json'])).out) as { measuredOn: unknown };
+    expect(calibrationAnyway.measuredOn).toEqual({ source: 'calibration' });
+    // A held-out share leaves those prompts out of the gradients; verify measures on them.
+    const heldOut = join(root, 'analysis-held-out');
+    expect((await runCli([...analyzeArgs(heldOut), '--held-out', '0.34'])).code).toBe(0);
+    const split = JSON.parse((await runCli(['verify', heldOut, '--method', 'slerp', '--json'])).out) as { measuredOn: unknown; sequences: unknown };
+    expect(split).toMatchObject({ measuredOn: { source: 'held-out', fraction: 0.34 }, sequences: { reasoning: 1, agent: 1 } });
   });
 
   it('merges from flags, then bit for bit from the recipe', async () => {
@@ -93,5 +115,16 @@ describe('crane analyze / preview / verify / merge', () => {
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/not an analysis folder made by `crane analyze`/);
     expect((await runCli(['analyze', '--help'])).out).toMatch(/Usage: crane analyze INSTRUCT THINKING/);
+    const evalErrors = [
+      [[...analyzeArgs(), '--eval-reasoning', project.evaluation.reasoning], /--eval-reasoning and --eval-tool-use go together/],
+      [[...analyzeArgs(), '--held-out', '0.3', '--eval-reasoning', project.evaluation.reasoning, '--eval-tool-use', project.evaluation.agent], /--held-out and --eval-reasoning\/--eval-tool-use exclude each other/],
+      [[...analyzeArgs(), '--held-out', '0.95'], /--held-out must be a share from 0 to 0\.9, got "0\.95"/],
+      [['verify', analysis, '--on-calibration', '--eval-reasoning', project.evaluation.reasoning, '--eval-tool-use', project.evaluation.agent], /--on-calibration and --eval-reasoning\/--eval-tool-use exclude each other/],
+    ] as const;
+    for (const [args, message] of evalErrors) {
+      const refused = await runCli(args);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.err).toMatch(message);
+    }
   });
 });

@@ -11,6 +11,7 @@ import { runAnalysis } from '../pipeline/run-analysis.ts';
 import { ANALYSIS_STAGES } from '../protocol/common-schemas.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
+import { analysisEvaluationFromFlags, EVAL_FILE_FLAGS, evalFilesHelp } from './evaluation-flags.ts';
 import { LONG_SEQUENCES_FLAG, longSequencePolicyFromFlag, longSequencesHelp } from './long-sequences-flag.ts';
 
 const HELP = `Usage: crane analyze INSTRUCT THINKING --reasoning R.jsonl --tool-use A.jsonl --format F.jsonl --out DIR [options]
@@ -30,7 +31,10 @@ Options:
                                (layer_{l}_attn_input / layer_{l}_ffn_input: .V and .sigma),
                                calibration-sequences.jsonl (ids, loss masks, format positions);
                                an existing DIR is replaced only if a previous --export wrote it
-  --held-out F                 share of D_R and D_A kept out of the gradients for verify (default 0.25)
+  --held-out F                 share of D_R and D_A kept out of the gradients for verify to measure
+                               on (default 0: every example in the gradients, as the reference)
+${evalFilesHelp(31)}
+                               (neither: verify measures on the calibration sets themselves)
   --reasoning-max-new-tokens N token budget of decoded D_R targets (default 8192)
   --agent-max-new-tokens N     token budget of decoded D_A targets (default 2048)
   --max-tokens N               D_F traces are cut at N tokens (default 4096)
@@ -54,7 +58,7 @@ export const analyzeCommand: CliCommand = {
       'held-out': { type: 'string' }, 'reasoning-max-new-tokens': { type: 'string' }, 'agent-max-new-tokens': { type: 'string' },
       'max-tokens': { type: 'string' }, pattern: { type: 'string', multiple: true }, radius: { type: 'string' },
       'max-rank': { type: 'string' }, 'rank-cut': { type: 'string' }, q: { type: 'string' }, batch: { type: 'string' }, json: { type: 'boolean' },
-      ...LONG_SEQUENCES_FLAG,
+      ...LONG_SEQUENCES_FLAG, ...EVAL_FILE_FLAGS,
     });
     if (positionals.length !== 2) throw new UsageError('expected the Instruct and Thinking checkpoint folders');
     const [instruct, thinking] = positionals as [string, string];
@@ -92,7 +96,7 @@ export const analyzeCommand: CliCommand = {
   },
 };
 
-type Flags = Partial<Record<'held-out' | 'reasoning-max-new-tokens' | 'agent-max-new-tokens' | 'max-tokens' | 'radius' | 'max-rank' | 'rank-cut' | 'q' | 'batch', string>> & { pattern?: string[] };
+type Flags = Partial<Record<'held-out' | 'eval-reasoning' | 'eval-tool-use' | 'reasoning-max-new-tokens' | 'agent-max-new-tokens' | 'max-tokens' | 'radius' | 'max-rank' | 'rank-cut' | 'q' | 'batch', string>> & { pattern?: string[] };
 
 function settingsFromFlags(defaults: PipelineSettings, v: Flags): PipelineSettings {
   const a = defaults.analysis;
@@ -111,7 +115,7 @@ function settingsFromFlags(defaults: PipelineSettings, v: Flags): PipelineSettin
     batchSequences: int(v.batch, '--batch', defaults.batchSequences, 1),
     analysis: {
       ...a,
-      heldOutFraction: real(v['held-out'], '--held-out', a.heldOutFraction, (x) => x >= 0 && x <= 0.9),
+      evaluation: analysisEvaluationFromFlags(v),
       reasoningMaxNewTokens: int(v['reasoning-max-new-tokens'], '--reasoning-max-new-tokens', a.reasoningMaxNewTokens, 1),
       agentMaxNewTokens: int(v['agent-max-new-tokens'], '--agent-max-new-tokens', a.agentMaxNewTokens, 1),
       gsp: {

@@ -1,8 +1,10 @@
 /**
- * verify: build the edited weights of the open project (any method) and measure both held-out
- * calibration losses next to θ_I's, through engine/pipeline's verifyEdit, with `verify`
- * progress and cancel. A CRANE result is also kept in the project's verified points (the
- * measured dots the preview chart draws beside its prediction).
+ * verify: build the edited weights of the open project (any method) and measure both
+ * calibration losses next to θ_I's on the project's evaluation set (its analysis settings: eval
+ * files, a held-out share, or the calibration sets), through engine/pipeline's verifyEdit, with
+ * `verify` progress and cancel. The result says which set it was measured on. A CRANE result is
+ * also kept in the project's verified points (the measured dots the preview chart draws beside
+ * its prediction).
  */
 import { verifyEdit } from '../pipeline/verify.ts';
 import type { HandlerContext } from '../protocol/handlers.ts';
@@ -16,17 +18,18 @@ import { methodContext } from './method-context.ts';
 export function verifyHandler(session: EngineSession) {
   return (params: Params<'verify'>, ctx: HandlerContext): Promise<Result<'verify'>> =>
     guarded(async () => {
-      session.requireProject();
+      const { project } = session.requireProject();
       const analysis = await session.analysis();
       const { edit } = await methodContext(session, params.method);
       await ensureBackend();
       const callbacks = pipelineCallbacks(ctx, 'verify');
       callbacks.progress.report(0);
-      const measured = await verifyEdit({ ...callbacks, analysisDir: analysis.analysisDir, method: edit });
+      const measured = await verifyEdit({ ...callbacks, analysisDir: analysis.analysisDir, method: edit, ...(project.analysis === null ? {} : { evaluation: project.analysis.evaluation }) });
       callbacks.progress.report(1);
       for (const note of measured.notes) log(ctx, `verify: ${note}`, 'warn');
       const result: Result<'verify'> = {
         method: params.method,
+        measuredOn: measured.measuredOn,
         edited: { ...measured.edited },
         base: { ...measured.base },
         tokens: { ...measured.tokens },

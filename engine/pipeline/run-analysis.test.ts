@@ -1,8 +1,9 @@
 /**
  * The pipeline end to end against a direct computation with the engine's own stage functions:
- * gradients from ONE whole-graph tf.grads pass over each calibration set's train split (not
- * the layer-wise, batched, disk-streamed route the pipeline takes), activations captured in one
- * pass, then GateAccumulator / computeGateTable / projectorFromGram / PreviewCoefficientBuilder.
+ * gradients from ONE whole-graph tf.grads pass over EVERY sequence of each calibration set (the
+ * default holds none out; not the layer-wise, batched, disk-streamed route the pipeline takes),
+ * activations captured in one pass, then GateAccumulator / computeGateTable / projectorFromGram /
+ * PreviewCoefficientBuilder.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,7 +21,7 @@ import { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import { wholeGraphGrads } from '../model/testing/whole-graph.ts';
 import { initBackend } from '../tensor/backend.ts';
-import { lossBatch, readSequences } from './calibration-sequences.ts';
+import { readSequences } from './calibration-sequences.ts';
 import { pipelinePaths } from './pipeline-folder.ts';
 import { analysedProject, type AnalysedProject } from './testing/analysed-project.ts';
 
@@ -39,8 +40,9 @@ async function direct(p: AnalysedProject) {
   const thinking = await Checkpoint.open(p.thinking);
   try {
     const model = loadCausalLM(instruct);
-    const gR = (await wholeGraphGrads(instruct, model.spec, lossBatch(sequences, 'reasoning', 'train'))).grads;
-    const gA = (await wholeGraphGrads(instruct, model.spec, lossBatch(sequences, 'agent', 'train'))).grads;
+    const everySequence = (set: string) => sequences.filter((s) => s.set === set).map((s) => ({ ids: s.ids, targets: s.lossMask ?? [] }));
+    const gR = (await wholeGraphGrads(instruct, model.spec, everySequence('reasoning'))).grads;
+    const gA = (await wholeGraphGrads(instruct, model.spec, everySequence('agent'))).grads;
     const grams = new Map<string, GramAccumulator>();
     const format = sequences.filter((s) => s.set === 'format').map((s) => ({ ids: s.ids, positions: s.formatPositions as number[] }));
     await model.captureActivations(format, (a) => {
@@ -96,11 +98,12 @@ describe('runAnalysis on a tiny pair', () => {
     coefficients.scalars.forEach((v, i) => expect(Math.abs(v - (expected.coefficients.scalars[i] as number))).toBeLessThan(1e-4 * scale));
   });
 
-  it('decodes missing targets, keeps given ones, splits deterministically and masks only assistant tokens', async () => {
+  it('decodes missing targets, keeps given ones, holds nothing out by default and masks only assistant tokens', async () => {
     const sequences = await readSequences(pipelinePaths(project.outDir).sequences);
     const reasoning = sequences.filter((s) => s.set === 'reasoning');
     expect(reasoning.map((s) => s.target)).toEqual(['decoded', 'given', 'decoded', 'decoded']);
-    expect(sequences.filter((s) => s.split === 'heldout').map((s) => s.set)).toEqual(['reasoning', 'agent']);
+    expect(sequences.map((s) => s.split)).toEqual(sequences.map(() => 'train'));
+    expect(sequences.filter((s) => s.set !== 'format')).toHaveLength(4 + 3);
     const imEnd = (await loadTestTokenizer()).requireTokenId('<|im_end|>');
     for (const s of sequences.filter((x) => x.set !== 'format')) {
       const mask = s.lossMask as number[];

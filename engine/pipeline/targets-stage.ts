@@ -3,7 +3,11 @@
  *
  *   targetsKey(ctx) → StageKey
  *   runTargets(ctx, clock) → writes stages/targets/sequences.jsonl (calibration-sequences.ts)
+ *   answerSet(ctx, renderer, cache, set, records, progress) → one set's sequences (Verify's eval files too)
  *
+ * Every D_R and D_A chat is split 'train' (the gradients use it) unless the analysis' evaluation
+ * set is a held-out share, whose prompts are split 'heldout'; an evaluation FILE changes nothing
+ * here, so choosing one re-runs no stage.
  * D_R prompts without a given target are answered by the Thinking model, D_A prompts by the
  * Instruct model (greedy, stopping at <|im_end|> / eos or at the set's token budget), through
  * the decode cache. Everything is rendered with the INSTRUCT model's template and tokenizer (the
@@ -30,6 +34,7 @@ import { formatPositions } from '../calibration/format-positions.ts';
 import { FORMAT_TOKENS, type ModelTokenizer } from '../calibration/tokenizer.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
+import { heldOutShare } from '../protocol/evaluation-set.ts';
 import { heldOutMask, promptRecords, type PromptRecord } from './calibration-sets.ts';
 import { loadCheckpointTokenizer } from './checkpoint-tokenizer.ts';
 import { writeSequences, type CalibrationSequence } from './calibration-sequences.ts';
@@ -45,7 +50,7 @@ export function targetsKey(ctx: PipelineContext): StageKey {
     instruct: inputs.instruct, thinking: inputs.thinking, reasoning: inputs.reasoning, agent: inputs.agent, format: inputs.format,
     reasoningMaxNewTokens: analysis.reasoningMaxNewTokens,
     agentMaxNewTokens: analysis.agentMaxNewTokens,
-    heldOutFraction: analysis.heldOutFraction,
+    heldOutFraction: heldOutShare(analysis.evaluation),
     formatPatterns: analysis.gsp.formatPatterns,
     radius: analysis.gsp.radius,
     formatMaxTokens: analysis.gsp.maxTokens,
@@ -57,43 +62,63 @@ function longSequencePolicy(ctx: PipelineContext): LongSequencePolicy {
   return ctx.settings.longSequences ?? DEFAULT_LONG_SEQUENCE_POLICY;
 }
 
-interface Renderer {
+export interface Renderer {
   readonly tokenizer: ModelTokenizer;
   readonly template: ChatTemplate;
   /** Instruct's max_position_embeddings and the policy for longer sequences; warnings go to onLog. */
   readonly context: ContextLimit | undefined;
 }
 
-export async function runTargets(ctx: PipelineContext, clock: StageClock): Promise<void> {
-  const { analysis } = ctx.settings;
+/** Instruct's tokenizer, template and context: what every sequence is rendered with (the spec). */
+export async function chatRenderer(ctx: PipelineContext): Promise<Renderer> {
   const tokenizer = await loadCheckpointTokenizer(ctx.instruct);
   const warn = (warning: string): void => ctx.callbacks.onLog?.(`warning: ${warning}`);
   const context = contextLimitOf(ctx.instruct.config, join(ctx.instruct.dir, 'config.json'), longSequencePolicy(ctx), warn);
-  const renderer = { tokenizer, template: ChatTemplate.fromTokenizer(tokenizer), context };
+  return { tokenizer, template: ChatTemplate.fromTokenizer(tokenizer), context };
+}
+
+export async function runTargets(ctx: PipelineContext, clock: StageClock): Promise<void> {
+  const { analysis } = ctx.settings;
+  const renderer = await chatRenderer(ctx);
   const reasoning = promptRecords(await readChatJsonl(analysis.calibration.reasoning));
   const agent = promptRecords(await readChatJsonl(analysis.calibration.agent));
   const cache = await DecodeCache.open(ctx.paths.decodeCache);
   const total = reasoning.length + agent.length;
   let done = 0;
-  const answer = async (set: 'reasoning' | 'agent', records: readonly PromptRecord[], model: Checkpoint, hashes: Readonly<Record<string, string>>, maxNewTokens: number) => {
-    const heldOut = heldOutMask(records, analysis.heldOutFraction);
-    const out: CalibrationSequence[] = [];
-    for (const [i, record] of records.entries()) {
-      throwIfCancelled(ctx.callbacks.signal, 'targets');
-      const decoded = record.target === null ? await decodeTarget(ctx, renderer, cache, record, model, hashes, maxNewTokens) : undefined;
-      const split = heldOut[i] === true ? 'heldout' : 'train';
-      out.push({ set, split, source: record.source, ...tokenized(renderer, record, decoded) });
-      clock.report(++done / (total + 1), `${set} ${i + 1}/${records.length}`);
-    }
-    return out;
+  const split = async (set: AnsweredSet, records: readonly PromptRecord[]) => {
+    const heldOut = heldOutMask(records, heldOutShare(analysis.evaluation));
+    const sequences = await answerSet(ctx, renderer, cache, set, records, {
+      stage: 'targets', onEach: (i) => clock.report(++done / (total + 1), `${set} ${i + 1}/${records.length}`),
+    });
+    return sequences.map((sequence, i): CalibrationSequence => ({ ...sequence, split: heldOut[i] === true ? 'heldout' : 'train' }));
   };
-  const sequences = [
-    ...await answer('reasoning', reasoning, ctx.thinking, ctx.inputs.thinking, analysis.reasoningMaxNewTokens),
-    ...await answer('agent', agent, ctx.instruct, ctx.inputs.instruct, analysis.agentMaxNewTokens),
-    ...await formatSequences(ctx, renderer),
-  ];
+  const sequences = [...await split('reasoning', reasoning), ...await split('agent', agent), ...await formatSequences(ctx, renderer)];
   await writeSequences(ctx.paths.sequences, sequences);
   clock.report(1);
+}
+
+export type AnsweredSet = 'reasoning' | 'agent';
+
+/**
+ * One set's prompts as sequences (split 'train'): given targets as they are, the others decoded
+ * through the cache — D_R by Thinking, D_A by Instruct, each at its set's token budget.
+ */
+export async function answerSet(
+  ctx: PipelineContext, renderer: Renderer, cache: DecodeCache, set: AnsweredSet, records: readonly PromptRecord[],
+  progress: { readonly stage: string; readonly onEach: (index: number) => void },
+): Promise<CalibrationSequence[]> {
+  const { analysis } = ctx.settings;
+  const { model, hashes, maxNewTokens } = set === 'reasoning'
+    ? { model: ctx.thinking, hashes: ctx.inputs.thinking, maxNewTokens: analysis.reasoningMaxNewTokens }
+    : { model: ctx.instruct, hashes: ctx.inputs.instruct, maxNewTokens: analysis.agentMaxNewTokens };
+  const out: CalibrationSequence[] = [];
+  for (const [i, record] of records.entries()) {
+    throwIfCancelled(ctx.callbacks.signal, progress.stage);
+    const decoded = record.target === null ? await decodeTarget(ctx, renderer, cache, record, model, hashes, maxNewTokens) : undefined;
+    out.push({ set, split: 'train', source: record.source, ...tokenized(renderer, record, decoded) });
+    progress.onEach(i);
+  }
+  return out;
 }
 
 interface Decoded {

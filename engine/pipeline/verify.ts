@@ -2,12 +2,13 @@
  * Verify: build the edited weights and measure both calibration losses, next to the first-order
  * prediction the instant preview makes for the same settings.
  *
- *   verifyEdit({ analysisDir, method, split?, signal?, onProgress? }) → VerifyResult
+ *   verifyEdit({ analysisDir, method, evaluation?, signal?, onProgress? }) → VerifyResult
  *
  * L_K is the calibration objective itself: the mean over sequences of each sequence's mean CE
  * over its target tokens (the same objective whose gradient the gate used). Measured on the
- * held-out split by default — sequences the gradients never saw; `split: 'train'` measures the
- * very sequences the first-order prediction is about (what the α sweep uses to check it).
+ * evaluation set the caller names, else the analysis' own (verify-batches.ts): evaluation files,
+ * a held-out share, or the calibration sets themselves — the very sequences the first-order
+ * prediction is about (what the α sweep uses to check it). The result records which.
  * Both models are evaluated the same way: θ_I from the Instruct checkpoint, θ_M through
  * editedWeightSource (edited at read time, see edited-source.ts).
  *
@@ -22,17 +23,20 @@ import { canonicalJson } from '../io/tokenizer-files.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
 import type { WeightSource } from '../model/weights.ts';
-import { lossBatch, readSequences, type Split } from './calibration-sequences.ts';
+import type { EvaluationSet } from '../protocol/settings-schemas.ts';
+import { readSequences } from './calibration-sequences.ts';
 import { editFor, type EditMethod } from './edit-method.ts';
 import { editedWeightSource } from './edited-source.ts';
 import { hashInputs } from './input-hashing.ts';
 import { loadPipelineAnalysis, pipelinePaths } from './pipeline-folder.ts';
 import { StageClock, throwIfCancelled, type PipelineCallbacks } from './progress.ts';
+import { verifyBatches } from './verify-batches.ts';
 
 export interface VerifyOptions extends PipelineCallbacks {
   readonly analysisDir: string;
   readonly method: EditMethod;
-  readonly split?: Split;
+  /** Where to measure; the analysis' own evaluation set when absent. */
+  readonly evaluation?: EvaluationSet;
 }
 
 export interface LossPair {
@@ -41,7 +45,7 @@ export interface LossPair {
 }
 
 export interface VerifyResult {
-  readonly split: Split;
+  readonly measuredOn: EvaluationSet;
   readonly base: LossPair;
   readonly edited: LossPair;
   /** edited − base. */
@@ -56,13 +60,8 @@ export interface VerifyResult {
 
 export async function verifyEdit(options: VerifyOptions): Promise<VerifyResult> {
   const clock = new StageClock('verify', options.onProgress);
-  const split = options.split ?? 'heldout';
   const { record, artifacts } = await loadPipelineAnalysis(options.analysisDir);
-  const all = await readSequences(pipelinePaths(options.analysisDir).sequences);
-  const batches = { reasoning: lossBatch(all, 'reasoning', split), agent: lossBatch(all, 'agent', split) };
-  if (batches.reasoning.length === 0 || batches.agent.length === 0) {
-    throw new CheckpointError('metadata', options.analysisDir, `has no ${split} sequences for both sets (heldOutFraction ${record.settings.analysis.heldOutFraction})`);
-  }
+  const evaluation = options.evaluation ?? record.settings.analysis.evaluation;
   const instruct = await Checkpoint.open(record.instruct);
   try {
     const thinking = await Checkpoint.open(record.thinking);
@@ -71,6 +70,9 @@ export async function verifyEdit(options: VerifyOptions): Promise<VerifyResult> 
       if (canonicalJson(now) !== canonicalJson(record.inputs)) {
         throw new CheckpointError('metadata', options.analysisDir, 'was computed from other checkpoint or calibration files than those at its recorded paths: run `crane analyze` again');
       }
+      const paths = pipelinePaths(options.analysisDir);
+      const ctx = { instruct, thinking, inputs: record.inputs, settings: record.settings, paths, callbacks: options };
+      const batches = await verifyBatches(ctx, await readSequences(paths.sequences), evaluation);
       const context = { gate: artifacts.gate, projector: (key: string) => artifacts.projectors.get(key) };
       const source = editedWeightSource(instruct, thinking, editFor(options.method, context));
       const passes = 4;
@@ -84,7 +86,7 @@ export async function verifyEdit(options: VerifyOptions): Promise<VerifyResult> 
       const base = { reasoning: await measure(instruct, batches.reasoning), agent: await measure(instruct, batches.agent) };
       const edited = { reasoning: await measure(source, batches.reasoning), agent: await measure(source, batches.agent) };
       return {
-        split,
+        measuredOn: evaluation,
         base: { reasoning: base.reasoning.loss, agent: base.agent.loss },
         edited: { reasoning: edited.reasoning.loss, agent: edited.agent.loss },
         measured: { reasoning: edited.reasoning.loss - base.reasoning.loss, agent: edited.agent.loss - base.agent.loss },

@@ -6,9 +6,10 @@ import { demoPaths } from '../demo/demo-layout.ts';
 import { ensureDemoProject } from './demo-project.ts';
 import { newProject, PROJECT_FORMAT_VERSION, readProjectFile, writeProjectFile } from './project-file.ts';
 import { PROJECT_FILE } from './project-layout.ts';
+import { DEFAULT_ANALYSIS_KNOBS } from '../protocol/settings-defaults.ts';
 import { projectStageStates } from './stage-states.ts';
 
-const VERIFIED = { method: { method: 'task_arithmetic' as const, lambda: 0.3 }, edited: { reasoning: 1, agent: 2 }, base: { reasoning: 1.5, agent: 2 }, tokens: { reasoning: 10, agent: 4 }, seconds: 3 };
+const VERIFIED = { method: { method: 'task_arithmetic' as const, lambda: 0.3 }, measuredOn: { source: 'calibration' as const }, edited: { reasoning: 1, agent: 2 }, base: { reasoning: 1.5, agent: 2 }, tokens: { reasoning: 10, agent: 4 }, seconds: 3 };
 
 describe('project file', () => {
   it('round-trips every field, atomically, and a folder without one has none', async () => {
@@ -52,6 +53,22 @@ describe('project file', () => {
       expect(project?.settings).toEqual(current);
       expect(project?.verified.map((v) => v.method)).toEqual([{ method: 'crane', settings: current }, { method: 'task_arithmetic', lambda: 0.3 }]);
       expect(project?.exports[0]?.method).toEqual({ method: 'dare', lambda: 0.3, dropProbability: 0.5, seed: 1 });
+    });
+  });
+
+  it('reads a version-2 file: its held-out share becomes the evaluation set, and its verified points say they were measured there', async () => {
+    await withTempDir(async (dir) => {
+      const rest = newProject({ instruct: '/m/i', thinking: '/m/t' });
+      const { reasoningMaxNewTokens, agentMaxNewTokens, gsp } = DEFAULT_ANALYSIS_KNOBS;
+      const analysis = { calibration: { reasoning: '/d/r.jsonl', agent: '/d/a.jsonl', format: '/d/f.jsonl' }, reasoningMaxNewTokens, agentMaxNewTokens, gsp };
+      const { method, edited, base, tokens, seconds } = VERIFIED;
+      const point = { method, edited, base, tokens, seconds };
+      await writeFile(join(dir, PROJECT_FILE), JSON.stringify({ ...rest, formatVersion: 2, analysis: { ...analysis, heldOutFraction: 0.3 }, verified: [point] }));
+      const project = await readProjectFile(dir);
+      expect(project?.analysis).toEqual({ ...analysis, evaluation: { source: 'held-out', fraction: 0.3 } });
+      expect(project?.verified).toEqual([{ ...point, measuredOn: { source: 'held-out', fraction: 0.3 } }]);
+      await writeFile(join(dir, PROJECT_FILE), JSON.stringify({ ...rest, formatVersion: 2, analysis: { ...analysis, heldOutFraction: 0 }, verified: [] }));
+      expect((await readProjectFile(dir))?.analysis?.evaluation).toEqual({ source: 'calibration' });
     });
   });
 

@@ -22,8 +22,8 @@ import { projectPaths } from './project-layout.ts';
 import { migrateProject } from './project-migration.ts';
 
 export const PROJECT_FORMAT = 'crane-project';
-/** 2: one settings vocabulary (see project-migration.ts). */
-export const PROJECT_FORMAT_VERSION = 2;
+/** 2: one settings vocabulary; 3: analysis.evaluation and measuredOn (see project-migration.ts). */
+export const PROJECT_FORMAT_VERSION = 3;
 
 const exportRecordSchema = z.strictObject({
   outDir: z.string(),

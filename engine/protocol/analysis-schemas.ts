@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { analysisStageSchema, blockSchema, float32Schema, matrixSchema, pathSchema } from './common-schemas.ts';
-import { mergeMethodSchema } from './settings-schemas.ts';
+import { evaluationSetSchema, mergeMethodSchema } from './settings-schemas.ts';
 
 export const analysisSummarySchema = z.strictObject({
   projectDir: pathSchema,
@@ -77,9 +77,10 @@ export const layerViewSchema = z.strictObject({ block: blockSchema, tensors: z.a
 
 const lossPairSchema = z.strictObject({ reasoning: z.number(), agent: z.number() });
 
-/** Held-out calibration losses of the edited weights next to θ_I's. */
+/** Calibration losses of the edited weights next to θ_I's, and the set they were measured on. */
 export const verifyResultSchema = z.strictObject({
   method: mergeMethodSchema,
+  measuredOn: evaluationSetSchema,
   edited: lossPairSchema,
   base: lossPairSchema,
   tokens: z.strictObject({ reasoning: z.int().nonnegative(), agent: z.int().nonnegative() }),

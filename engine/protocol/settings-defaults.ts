@@ -72,14 +72,15 @@ export function defaultMethod(method: MergeMethodName, crane: CraneSettings): Me
 
 /**
  * The reference analysis, but for where the calibration sets live: D_R decoded up to 8192 new
- * tokens, D_A up to 2048, a quarter of each set held out for Verify; GSP from format traces cut at
+ * tokens, D_A up to 2048, every example in the gradients (Verify measures on the calibration sets
+ * until an evaluation set or a held-out share is chosen); GSP from format traces cut at
  * 4096 tokens, ±3 tokens around Qwen's six tool/turn delimiters, at most 256 directions above
  * 1e-5·σ₁.
  */
 export const DEFAULT_ANALYSIS_KNOBS: Omit<AnalysisSettings, 'calibration'> = {
   reasoningMaxNewTokens: 8192,
   agentMaxNewTokens: 2048,
-  heldOutFraction: 0.25,
+  evaluation: { source: 'calibration' },
   gsp: {
     maxRank: 256,
     rankCut: 1e-5,

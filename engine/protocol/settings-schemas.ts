@@ -87,12 +87,24 @@ export const calibrationSetsSchema = z.strictObject({
   format: pathSchema,
 });
 
+/**
+ * Where Verify measures L_R and L_A. The gradients use every calibration example (the reference's
+ * rule) unless a held-out share is asked for, which is then kept out of them.
+ */
+export const evaluationSetSchema = z.discriminatedUnion('source', [
+  /** The calibration sets themselves: the very sequences the gradients and the prediction are about. */
+  z.strictObject({ source: z.literal('calibration') }),
+  /** This share of D_R and of D_A (by prompt hash) is kept out of the gradients for Verify. */
+  z.strictObject({ source: z.literal('held-out'), fraction: z.number().gt(0).max(0.9) }),
+  /** Separate evaluation chats, one JSONL file per set as the calibration sets are. */
+  z.strictObject({ source: z.literal('files'), reasoning: pathSchema, agent: pathSchema }),
+]);
+
 export const analysisSettingsSchema = z.strictObject({
   calibration: calibrationSetsSchema,
   reasoningMaxNewTokens: z.int().min(1).max(131_072),
   agentMaxNewTokens: z.int().min(1).max(131_072),
-  /** Share of each calibration set held out for Verify (never used by the gate). */
-  heldOutFraction: z.number().min(0).max(0.9),
+  evaluation: evaluationSetSchema,
   gsp: z.strictObject({
     maxRank: z.int().min(1).max(8192),
     /** Directions with σ_i ≤ rankCut · σ₁ are dropped (1e-5). */
@@ -125,6 +137,7 @@ export type SpecialTensorSettings = z.infer<typeof specialTensorSettingsSchema>;
 export type BlockOverride = z.infer<typeof blockOverrideSchema>;
 export type AnalysisSettings = z.infer<typeof analysisSettingsSchema>;
 export type CalibrationSets = z.infer<typeof calibrationSetsSchema>;
+export type EvaluationSet = z.infer<typeof evaluationSetSchema>;
 export type MergeMethod = z.infer<typeof mergeMethodSchema>;
 export type MergeMethodName = MergeMethod['method'];
 /** A baseline as the protocol states it (AIM's importance vectors are the engine's to add). */

@@ -10,6 +10,7 @@ export type {
   CallOptions,
   CraneSettings,
   CraneBridge,
+  EvaluationSet,
   ErrorCode,
   ErrorInfo,
   EventName,
@@ -24,9 +25,9 @@ export type {
   Result,
 } from '../../engine/protocol.ts';
 export { ANALYSIS_STAGES, EngineClient, ProtocolError, PROTOCOL_VERSION, connectDesktopEngine, connectWebSocket, engineUrl, formatBytes, hashName, SeededRandom } from '../../engine/protocol.ts';
-// The settings contracts the UI shares with the engine: defaults and presets, the GSP mask, the α·S rule.
+// The settings contracts the UI shares with the engine: defaults and presets, the GSP mask, the α·S rule, the evaluation set's name.
 export {
-  blockScale, DEFAULT_ANALYSIS_KNOBS, DEFAULT_CRANE_SETTINGS, defaultMethod, defaultSteepness, followsTau, maskWeight, overrideScale, PRESETS, STRENGTH_RANGE,
+  blockScale, DEFAULT_ANALYSIS_KNOBS, DEFAULT_CRANE_SETTINGS, defaultMethod, describeEvaluation, defaultSteepness, followsTau, maskWeight, overrideScale, PRESETS, STRENGTH_RANGE,
 } from '../../engine/protocol.ts';
 
 export type Block = Params<'inspectLayer'>['block'];

@@ -6,10 +6,10 @@
  * for each α builds the CRANE edit (default settings) and prints predicted ΔL_R / ΔL_A next to
  * the measured ones:
  *   - "layers, train": the edit restricted to what the prediction covers (the decoder-layer
- *     tensors: think-row strength 0, so embedding/lm_head stay θ_I) on the train split — the
+ *     tensors: think-row strength 0, so embedding/lm_head stay θ_I) on the calibration sets — the
  *     sequences the gradients are about. This is the first-order check.
- *   - "full, held-out": the whole CRANE edit (think rows 0.8 of the way to θ_T, independent of
- *     α) on the held-out split — what `crane verify` reports.
+ *   - "full, verify": the whole CRANE edit (think rows 0.8 of the way to θ_T, independent of
+ *     α) on the analysis' evaluation set — what `crane verify` reports.
  * Decode budgets are capped at 1024 / 512 new tokens: the demo's replies are far shorter.
  */
 import { parseArgs } from 'node:util';
@@ -52,9 +52,9 @@ const rows: string[][] = [];
 const f = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(4)}`;
 for (const alpha of alphas) {
   const settings = { ...defaultResolvedSettings(tokens), alpha };
-  const train = await verifyEdit({ analysisDir: outDir, method: { method: 'crane', settings: { ...settings, special: { ...settings.special, thinkRows: 0 } } }, split: 'train' });
-  const heldOut = await verifyEdit({ analysisDir: outDir, method: { method: 'crane', settings }, split: 'heldout' });
+  const train = await verifyEdit({ analysisDir: outDir, method: { method: 'crane', settings: { ...settings, special: { ...settings.special, thinkRows: 0 } } }, evaluation: { source: 'calibration' } });
+  const full = await verifyEdit({ analysisDir: outDir, method: { method: 'crane', settings } });
   const predicted = train.predicted ?? { reasoning: Number.NaN, agent: Number.NaN };
-  rows.push([String(alpha), f(predicted.reasoning), f(train.measured.reasoning), f(heldOut.measured.reasoning), f(predicted.agent), f(train.measured.agent), f(heldOut.measured.agent)]);
+  rows.push([String(alpha), f(predicted.reasoning), f(train.measured.reasoning), f(full.measured.reasoning), f(predicted.agent), f(train.measured.agent), f(full.measured.agent)]);
 }
-process.stdout.write(`${formatTable(['α', 'ΔL_R pred', 'ΔL_R layers, train', 'ΔL_R full, held-out', 'ΔL_A pred', 'ΔL_A layers, train', 'ΔL_A full, held-out'], rows)}\n`);
+process.stdout.write(`${formatTable(['α', 'ΔL_R pred', 'ΔL_R layers, train', 'ΔL_R full, verify', 'ΔL_A pred', 'ΔL_A layers, train', 'ΔL_A full, verify'], rows)}\n`);

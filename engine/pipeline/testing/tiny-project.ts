@@ -1,7 +1,10 @@
 /**
  * A tiny sibling pair on disk for pipeline tests: a random Qwen3 (the test tokenizer's vocabulary)
  * as Instruct, the same weights plus seeded noise as Thinking, both with the test tokenizer, and
- * the three calibration JSONL files (one D_R target given, the rest decoded).
+ * the three calibration JSONL files (one D_R target given, the rest decoded), and an evaluation
+ * set for Verify: the calibration set's given D_R chat and its first D_A prompt, so its losses
+ * are those of known calibration sequences. The analysis settings are the defaults (every
+ * calibration example in the gradients, Verify on the calibration sets).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -45,6 +48,8 @@ export interface TinyProject {
   readonly instruct: string;
   readonly thinking: string;
   readonly settings: PipelineSettings;
+  /** The evaluation files (not in the settings: the analysis does not need them). */
+  readonly evaluation: { readonly reasoning: string; readonly agent: string };
 }
 
 const jsonl = (rows: readonly unknown[]) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
@@ -66,13 +71,16 @@ export async function writeTinyProject(root: string, options: { thinkingModel?: 
   await writeFile(calibration.reasoning, jsonl(REASONING));
   await writeFile(calibration.agent, jsonl(TOOL_USE));
   await writeFile(calibration.format, jsonl(FORMAT));
+  const evaluation = { reasoning: join(data, 'eval-reasoning.jsonl'), agent: join(data, 'eval-tool-use.jsonl') };
+  await writeFile(evaluation.reasoning, jsonl([REASONING[1]]));
+  await writeFile(evaluation.agent, jsonl([TOOL_USE[0]]));
   const defaults = defaultAnalysisSettings(calibration);
   const settings: PipelineSettings = {
     ...defaults,
     batchSequences: 2,
-    analysis: { ...defaults.analysis, reasoningMaxNewTokens: 6, agentMaxNewTokens: 5, heldOutFraction: 0.25, gsp: { ...defaults.analysis.gsp, maxRank: 8 } },
+    analysis: { ...defaults.analysis, reasoningMaxNewTokens: 6, agentMaxNewTokens: 5, gsp: { ...defaults.analysis.gsp, maxRank: 8 } },
   };
-  return { instruct, thinking, settings };
+  return { instruct, thinking, settings, evaluation };
 }
 
 /** θ_T = θ_I + noise·N(0, 1), so δ is small and first-order statements mean something. */

@@ -28,10 +28,10 @@ const ANALYSIS = {
   calibration: { reasoning: '/p/reasoning.jsonl', agent: '/p/agent.jsonl', format: '/p/format.jsonl' },
   reasoningMaxNewTokens: 8192,
   agentMaxNewTokens: 2048,
-  heldOutFraction: 0.2,
+  evaluation: { source: 'files' as const, reasoning: '/p/eval-reasoning.jsonl', agent: '/p/eval-agent.jsonl' },
   gsp: { maxRank: 256, rankCut: 1e-5, radius: 3, maxTokens: 4096, formatPatterns: ['<tool_call>', '<|im_end|>'] },
 };
-const VERIFIED = { method: CRANE, edited: { reasoning: 1.2, agent: 0.4 }, base: { reasoning: 1.5, agent: 0.41 }, tokens: { reasoning: 900, agent: 300 }, seconds: 12.5 };
+const VERIFIED = { method: CRANE, measuredOn: { source: 'held-out' as const, fraction: 0.2 }, edited: { reasoning: 1.2, agent: 0.4 }, base: { reasoning: 1.5, agent: 0.41 }, tokens: { reasoning: 900, agent: 300 }, seconds: 12.5 };
 const PROJECT_FILE = { instruct: '/m/instruct', thinking: '/m/thinking', analysis: ANALYSIS, settings: SETTINGS, verified: [VERIFIED] };
 const PROJECT_STATE: Result<'openProject'> = { projectDir: '/p', project: PROJECT_FILE, stages: [{ stage: 'targets', state: 'cached' }, { stage: 'gradients', state: 'stale' }] };
 

@@ -32,7 +32,7 @@ export async function analyzedEngine(layers = 4, experts = 0): Promise<Synthetic
       calibration: { reasoning: '/r', agent: '/a', format: '/f' },
       reasoningMaxNewTokens: 1,
       agentMaxNewTokens: 1,
-      heldOutFraction: 0.2,
+      evaluation: { source: 'held-out', fraction: 0.2 },
       gsp: { maxRank: 8, rankCut: 1e-5, radius: 3, maxTokens: 8, formatPatterns: ['<x>'] },
     },
   });

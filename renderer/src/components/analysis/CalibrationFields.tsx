@@ -1,7 +1,8 @@
-/** The three calibration sets and the decode limits: changing them makes cached stages stale. */
+/** The three calibration sets and where Verify measures: changing the sets makes cached stages stale. */
 import type { AnalysisSettings } from '../../protocol.ts';
 import { useApp } from '../../store/app-context.tsx';
 import { PathField } from '../pair/PathField.tsx';
+import { EvaluationFields } from './EvaluationFields.tsx';
 
 const SETS: { key: keyof AnalysisSettings['calibration']; label: string }[] = [
   { key: 'reasoning', label: 'D_R reasoning prompts (JSONL)' },
@@ -25,17 +26,7 @@ export function CalibrationFields() {
           onChange={(v) => setSettings({ ...settings, calibration: { ...settings.calibration, [key]: v || '/' } })}
         />
       ))}
-      <label className="inline-field">
-        Held-out fraction for Verify
-        <input
-          type="number"
-          min={0}
-          max={0.9}
-          step={0.05}
-          value={settings.heldOutFraction}
-          onChange={(e) => setSettings({ ...settings, heldOutFraction: Math.min(0.9, Math.max(0, Number(e.currentTarget.value) || 0)) })}
-        />
-      </label>
+      <EvaluationFields />
     </details>
   );
 }

@@ -1,9 +1,10 @@
-/** CRANE against the baselines on the held-out calibration losses (Verify), with CRANE's prediction. */
+/** CRANE against the baselines on the calibration losses Verify measures (on the evaluation set it names), with CRANE's prediction. */
 import { describeMethod, METHOD_LABELS, METHOD_NAMES } from '../../lib/merge-methods.ts';
 import { defaultMethod } from '../../protocol.ts';
 import { formatSigned } from '../../lib/format.ts';
 import { useActions, useApp } from '../../store/app-context.tsx';
 import { EngineNotice } from '../common/EngineNotice.tsx';
+import { MeasuredOn } from '../preview/MeasuredOn.tsx';
 import { PublishedResults } from './PublishedResults.tsx';
 import { VerifyCell } from './VerifyCell.tsx';
 
@@ -26,8 +27,9 @@ export function MethodComparison() {
           </button>
         </header>
         <p className="small muted">
-          ΔL = edited − θ_I on the held-out split (lower is better). The first-order prediction exists for CRANE only; the baselines are measured.
+          ΔL = edited − θ_I (lower is better). The first-order prediction exists for CRANE only; the baselines are measured.
         </p>
+        <MeasuredOn methods={METHOD_NAMES} />
         <table className="table compare-table">
           <thead>
             <tr>

@@ -6,8 +6,11 @@ import { useActions, useApp } from '../../store/app-context.tsx';
 import { EngineNotice } from '../common/EngineNotice.tsx';
 import { Stat } from '../common/Stat.tsx';
 import { useElementWidth } from '../common/use-element-width.ts';
+import { MeasuredOn } from './MeasuredOn.tsx';
 import { curveRows, measuredPoints, sameCurve, type CurveRow } from './preview-data.ts';
 import { PreviewChart } from './PreviewChart.tsx';
+
+const CRANE_ONLY = ['crane'] as const;
 
 export function PreviewPanel() {
   const actions = useActions();
@@ -32,6 +35,7 @@ export function PreviewPanel() {
       </header>
       <EngineNotice error={preview.error} what="Preview" />
       <EngineNotice error={verifying?.error ?? null} what="Verify" />
+      <MeasuredOn methods={CRANE_ONLY} />
       {result === null ? (
         preview.error === null && <p className="muted empty">The preview appears once the analysis has gate metrics.</p>
       ) : (

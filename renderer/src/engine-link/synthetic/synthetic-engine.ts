@@ -2,7 +2,7 @@
  * An EngineApi answered in the page from SyntheticModel: long jobs report progress and honour
  * cancel like the real engine, instant ones answer on the next task.
  */
-import type { CallOptions, EventName, EventPayload, Params, RequestName, Result } from '../../protocol.ts';
+import type { CallOptions, EvaluationSet, EventName, EventPayload, Params, RequestName, Result } from '../../protocol.ts';
 import { ANALYSIS_STAGES, PROTOCOL_VERSION, ProtocolError } from '../../protocol.ts';
 import type { EngineApi } from '../engine-api.ts';
 import { syntheticLayerView } from './synthetic-layer-view.ts';
@@ -16,6 +16,8 @@ export class SyntheticEngine implements EngineApi {
   private readonly listeners = new Map<EventName, Set<Listener>>();
   private nextId = 1;
   private analyzed = false;
+  /** Where the last analysis said Verify measures (its analysis settings). */
+  private evaluation: EvaluationSet = { source: 'calibration' };
 
   constructor(
     shape: SyntheticShape,
@@ -65,6 +67,7 @@ export class SyntheticEngine implements EngineApi {
       case 'analyze':
         for (const stage of ANALYSIS_STAGES) await this.job(id, stage, 8, signal);
         this.analyzed = true;
+        this.evaluation = (params as Params<'analyze'>).settings.evaluation;
         return { projectDir: (params as Params<'analyze'>).projectDir, stages: ANALYSIS_STAGES.map((stage) => ({ stage, cached: false, seconds: (8 * this.tickMs) / 1000 })) };
       case 'getGateMetrics':
         this.requireAnalysis();
@@ -104,7 +107,7 @@ export class SyntheticEngine implements EngineApi {
     const edited = preview
       ? { reasoning: base.reasoning + preview.deltaLossReasoning * 1.08 + wobble, agent: base.agent + preview.deltaLossAgent * 1.1 + wobble / 2 }
       : { reasoning: base.reasoning - 0.2 * settings.alpha, agent: base.agent + 0.35 * settings.alpha };
-    return { method: p.method, edited, base, tokens: { reasoning: 18_432, agent: 6_144 }, seconds: (10 * this.tickMs) / 1000 };
+    return { method: p.method, measuredOn: this.evaluation, edited, base, tokens: { reasoning: 18_432, agent: 6_144 }, seconds: (10 * this.tickMs) / 1000 };
   }
 
   private async exportJob(p: Params<'export'>, id: number, signal: AbortSignal | undefined): Promise<Result<'export'>> {
