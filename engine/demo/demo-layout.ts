@@ -15,6 +15,9 @@ export function demoPaths(root: string = DEMO_ROOT) {
     toolUse: join(data, 'tool-use.jsonl'),
     format: join(data, 'format.jsonl'),
     eval: join(data, 'eval.jsonl'),
+    /** eval.jsonl's D_R and D_A prompts as Verify's evaluation files (eval-set.ts verifyChats). */
+    evalReasoning: join(data, 'eval-reasoning.jsonl'),
+    evalToolUse: join(data, 'eval-tool-use.jsonl'),
     report: join(root, 'training-report.json'),
   };
 }

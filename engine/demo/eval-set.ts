@@ -1,11 +1,15 @@
 /**
  * The demo's held-out evaluation set on disk (assets/demo/data/eval.jsonl): one task a line —
  * the prompt chat, its family, the expected answer or tool call, and the reference reasoning.
+ *
+ * verifyChats(tasks) → the same prompts as Verify's evaluation files (eval-reasoning.jsonl,
+ * eval-tool-use.jsonl): arithmetic and lookup as D_R, tool requests (with their tools) as D_A,
+ * prompts only — their targets are decoded as the calibration sets' are. Plain chat is neither.
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { CalibrationError } from '../calibration/calibration-error.ts';
-import { chatSchema } from '../calibration/chat-schema.ts';
+import { chatSchema, type Chat } from '../calibration/chat-schema.ts';
 import type { DemoTask } from './tasks.ts';
 
 const expectationSchema = z.union([
@@ -19,6 +23,14 @@ const evalLineSchema = chatSchema.and(
 
 export function evalSetLine(task: DemoTask): string {
   return JSON.stringify({ family: task.family, messages: task.prompt, ...(task.tools === undefined ? {} : { tools: task.tools }), expected: task.expected, reasoning: task.reasoning });
+}
+
+export function verifyChats(tasks: readonly DemoTask[]): { reasoning: Chat[]; toolUse: Chat[] } {
+  const chat = (task: DemoTask): Chat => (task.tools === undefined ? { messages: [...task.prompt] } : { messages: [...task.prompt], tools: [...task.tools] });
+  return {
+    reasoning: tasks.filter((t) => t.family === 'arithmetic' || t.family === 'lookup').map(chat),
+    toolUse: tasks.filter((t) => t.family === 'tool').map(chat),
+  };
 }
 
 export async function readEvalSet(path: string): Promise<DemoTask[]> {

@@ -6,6 +6,8 @@
  *
  * Token budgets are the demo's, not the paper's: its answers are at most ~100 tokens (the demo
  * evaluation decodes 96), and 8192-token budgets would only make a never-stopping decode slow.
+ * Verify measures on the demo's held-out evaluation prompts (eval-reasoning.jsonl,
+ * eval-tool-use.jsonl), never seen in training or calibration.
  * An existing demo project keeps its settings; only paths are refreshed (a moved checkout).
  */
 import { access } from 'node:fs/promises';
@@ -20,7 +22,10 @@ export const DEMO_PROJECT_NAME = 'demo';
 
 export function demoAnalysisSettings(demo: ReturnType<typeof demoPaths>): AnalysisSettings {
   const defaults = defaultAnalysisSettings({ reasoning: demo.reasoning, agent: demo.toolUse, format: demo.format }).analysis;
-  return { ...defaults, reasoningMaxNewTokens: 160, agentMaxNewTokens: 96, gsp: { ...defaults.gsp, maxTokens: 512 } };
+  return {
+    ...defaults, reasoningMaxNewTokens: 160, agentMaxNewTokens: 96, gsp: { ...defaults.gsp, maxTokens: 512 },
+    evaluation: { source: 'files', reasoning: demo.evalReasoning, agent: demo.evalToolUse },
+  };
 }
 
 export async function ensureDemoProject(dataDir: string, demo = demoPaths()): Promise<string | null> {

@@ -89,7 +89,10 @@ describe('project file', () => {
       }
       const dir = await ensureDemoProject(join(root, 'user'), demo);
       const project = await readProjectFile(dir as string);
-      expect(project).toMatchObject({ instruct: demo.instruct, thinking: demo.thinking, analysis: { calibration: { reasoning: demo.reasoning, agent: demo.toolUse, format: demo.format } } });
+      expect(project).toMatchObject({
+        instruct: demo.instruct, thinking: demo.thinking,
+        analysis: { calibration: { reasoning: demo.reasoning, agent: demo.toolUse, format: demo.format }, evaluation: { source: 'files', reasoning: demo.evalReasoning, agent: demo.evalToolUse } },
+      });
       await writeProjectFile(dir as string, { ...(project as NonNullable<typeof project>), settings: { ...newProject().settings, alpha: 0.1 } });
       expect(await ensureDemoProject(join(root, 'user'), demo)).toBe(dir);
       expect((await readProjectFile(dir as string))?.settings.alpha).toBe(0.1);

@@ -19,7 +19,7 @@ import { tokenizeChat } from '../../engine/calibration/chat-tokens.ts';
 import { ModelTokenizer } from '../../engine/calibration/tokenizer.ts';
 import { calibrationSets, evalTasks, promptKey, trainingChats, type TrainingMix } from '../../engine/demo/datasets.ts';
 import { demoModelConfig, demoPaths } from '../../engine/demo/demo-layout.ts';
-import { evalSetLine } from '../../engine/demo/eval-set.ts';
+import { evalSetLine, verifyChats } from '../../engine/demo/eval-set.ts';
 import { writeCheckpoint } from '../../engine/io/checkpoint-writer.ts';
 import { packWindows } from '../../engine/model/training/packing.ts';
 import { trainPhase } from '../../engine/model/training/train-phase.ts';
@@ -104,6 +104,9 @@ await writeFile(paths.reasoning, jsonl(calibration.reasoning));
 await writeFile(paths.toolUse, jsonl(calibration.toolUse));
 await writeFile(paths.format, jsonl(calibration.format));
 await writeFile(paths.eval, `${evalSet.map(evalSetLine).join('\n')}\n`);
+const verifySet = verifyChats(evalSet);
+await writeFile(paths.evalReasoning, jsonl(verifySet.reasoning));
+await writeFile(paths.evalToolUse, jsonl(verifySet.toolUse));
 
 const base = TrainableModel.random(config, DEMO_SEED);
 const losses: Record<string, number> = { base: train(base, 'base', DEMO_SEED + 10) };
