@@ -14,7 +14,7 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
 // renderer bundles it. The rules match folder names, so no engine sub-folder may reuse one.
 const ENGINE_FLOORS = [
   ['protocol'],
-  ['io', 'tensor', 'linalg', 'util'],
+  ['io', 'tensor', 'linalg'],
   ['model', 'calibration', 'crane'],
   ['analysis', 'demo'],
   ['export'],
