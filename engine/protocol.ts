@@ -17,6 +17,7 @@ export * from './protocol/frame.ts';
 export * from './protocol/message-port-transport.ts';
 export * from './protocol/methods.ts';
 export * from './protocol/project-schemas.ts';
+export * from './protocol/protected-tokens.ts';
 export * from './protocol/seeded-random.ts';
 export * from './protocol/block-scale.ts';
 export * from './protocol/gsp-mask.ts';

@@ -87,7 +87,7 @@ describe('ModelTokenizer', () => {
       eos: idOf('<|im_end|>'),
       pad: idOf('<|endoftext|>'),
     });
-    expect(tokenizer.specialTokenIds()).toEqual([idOf('<|endoftext|>'), idOf('<|im_start|>'), idOf('<|im_end|>')]);
+    expect(tokenizer.addedTokens.filter((t) => t.special).map((t) => t.id)).toEqual([idOf('<|endoftext|>'), idOf('<|im_start|>'), idOf('<|im_end|>')]);
     expect(tokenizer.vocabSize).toBe(Math.max(...added.map((t) => t.id)) + 1);
   });
 

@@ -8,7 +8,7 @@
  *     tokenizer_config.json sets add_bos_token/add_eos_token (chat templates write their own markers).
  *   `decode(ids, {skipSpecialTokens?})`, `tokenId(content)`, `requireTokenId(content)`
  *   `formatTokenIds()` → ids of <|im_start|>, <|im_end|>, <think>, … and eos/pad, looked up by content.
- *   `specialTokenIds()` → every added token marked `special: true` (the lm_head rows CRANE resets).
+ *   `addedTokens` → every added token (id, content, special), ascending by id.
  *   `tokenBytes(id)` → the exact UTF-8 bytes a token stands for (to rebuild offsets; the library
  *     has none).
  *   `assertIdsBelow(rows, embedding)` → refuses ids the model's embedding has no row for.
@@ -161,11 +161,6 @@ export class ModelTokenizer {
       eos: lookup(this.configToken('eos_token')),
       pad: lookup(this.configToken('pad_token')),
     };
-  }
-
-  /** Added tokens marked special (control tokens such as <|im_start|>), ascending. */
-  specialTokenIds(): number[] {
-    return this.addedTokens.filter((t) => t.special).map((t) => t.id);
   }
 
   isAddedToken(id: number): boolean {

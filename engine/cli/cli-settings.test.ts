@@ -21,6 +21,15 @@ describe('edit flags → the protocol settings', () => {
     });
   });
 
+  it('edits the protected lm_head rows with --protect-ids, recording the edits beside the resulting rows', () => {
+    const tokens = { think: [7], special: [0, 1, 2] };
+    const settings = craneSettingsFromFlags({ 'protect-ids': '+9,-1' }, tokens);
+    expect(settings.tokens).toEqual({ think: [7], special: [0, 2, 9] });
+    expect(settings.special.protectedTokens).toEqual({ add: [9], remove: [1] });
+    expect(() => craneSettingsFromFlags({ 'protect-ids': '+9,x' }, tokens)).toThrow(/^--protect-ids: "x" is not a token id edit/);
+    expect(() => craneSettingsFromFlags({ 'protect-ids': '+9,x' }, tokens)).toThrow(UsageError);
+  });
+
   it('names the baselines as the protocol does, with its defaults', () => {
     expect(editMethodFromFlags({ method: 'task_arithmetic' }, TOKENS)).toEqual(DEFAULT_BASELINES.task_arithmetic);
     expect(editMethodFromFlags({ method: 'slerp', alpha: '0.6' }, TOKENS)).toEqual({ method: 'slerp', t: 0.6 });

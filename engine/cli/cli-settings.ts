@@ -18,8 +18,9 @@ import { defaultSteepness, DEFAULT_TAU } from '../protocol/gsp-mask.ts';
 import { DEFAULT_ALPHA, DEFAULT_BASELINES, DEFAULT_CRANE_SETTINGS, DEFAULT_KEEP_QUANTILE } from '../protocol/settings-defaults.ts';
 import {
   aimSchema, blockKeySchema, dareSchema, resolvedCraneSettingsSchema, slerpSchema, taskArithmeticSchema, tiesSchema,
-  type ResolvedCraneSettings, type TokenRows,
+  type ProtectedTokenEdits, type ResolvedCraneSettings, type TokenRows,
 } from '../protocol/settings-schemas.ts';
+import { applyProtectedEdits, parseProtectedEdits } from '../protocol/protected-tokens.ts';
 import { UsageError } from './command.ts';
 import type { ExportDtype } from '../export/recipe.ts';
 import { aimImportance, type EditMethod } from '../pipeline/edit-method.ts';
@@ -35,6 +36,7 @@ export const EDIT_FLAGS = {
   'no-gsp': { type: 'boolean' },
   fine: { type: 'boolean' },
   override: { type: 'string', multiple: true },
+  'protect-ids': { type: 'string' },
   density: { type: 'string' },
   drop: { type: 'string' },
   seed: { type: 'string' },
@@ -54,6 +56,8 @@ export const EDIT_FLAGS_HELP = `Edit settings:
   --no-gsp          no projection
   --fine            one gate block per projection (q, k, v, o, gate, up, down) instead of per group
   --override K=S    set S of one block by hand, e.g. attention@3=0.5, ffn.up@1=0, norm@*=1 (repeatable)
+  --protect-ids E   lm_head rows kept at θ_I beyond Instruct's added tokens but <think>/</think>:
+                    +ID protects a row, -ID releases one, e.g. +151669,-151650
   --density D       TIES density (default ${ties.density})
   --drop P          DARE drop probability (default ${dare.dropProbability})
   --seed N          DARE seed (default ${dare.seed})
@@ -64,11 +68,13 @@ export type EditFlagValues = { [K in keyof typeof EDIT_FLAGS]?: (typeof EDIT_FLA
 /** The flag each settings field comes from, for error messages. */
 const FLAG_OF: Record<string, string> = {
   alpha: '--alpha', lambda: '--alpha', t: '--alpha', keepQuantile: '--q', tau: '--tau', steepness: '--k',
-  overrideScales: '--override', density: '--density', dropProbability: '--drop', seed: '--seed', omega: '--omega',
+  overrideScales: '--override', protectedTokens: '--protect-ids', density: '--density', dropProbability: '--drop', seed: '--seed', omega: '--omega',
 };
 
+/** `tokens` are Instruct's tokenizer rows; --protect-ids edits the protected ones. */
 export function craneSettingsFromFlags(values: EditFlagValues, tokens: TokenRows): ResolvedCraneSettings {
   const tau = number(values.tau, '--tau') ?? DEFAULT_TAU;
+  const protectedTokens = protectedEdits(values['protect-ids']);
   return checked(resolvedCraneSettingsSchema, {
     alpha: number(values.alpha, '--alpha') ?? DEFAULT_ALPHA,
     keepQuantile: number(values.q, '--q') ?? DEFAULT_KEEP_QUANTILE,
@@ -76,9 +82,9 @@ export function craneSettingsFromFlags(values: EditFlagValues, tokens: TokenRows
     steepness: number(values.k, '--k') ?? defaultSteepness(tau),
     stages: { threshold: values['no-threshold'] !== true, gate: values['no-gate'] !== true, gsp: values['no-gsp'] !== true },
     granularity: values.fine === true ? 'fine' : 'coarse',
-    special: DEFAULT_CRANE_SETTINGS.special,
+    special: protectedTokens === undefined ? DEFAULT_CRANE_SETTINGS.special : { ...DEFAULT_CRANE_SETTINGS.special, protectedTokens },
     overrideScales: overrideScales(values.override ?? []),
-    tokens,
+    tokens: { think: tokens.think, special: applyProtectedEdits(tokens.special, protectedTokens) },
   });
 }
 
@@ -131,6 +137,15 @@ function overrideScales(items: readonly string[]): Record<string, number> {
     scales[m[1] as string] = value;
   }
   return scales;
+}
+
+function protectedEdits(text: string | undefined): ProtectedTokenEdits | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parseProtectedEdits(text);
+  } catch (error) {
+    throw new UsageError(`--protect-ids: ${(error as Error).message}`);
+  }
 }
 
 /** A number, undefined when the flag is absent; text that is not a finite number is refused. */

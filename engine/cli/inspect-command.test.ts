@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { f32Tensor, withTempDir, writeFixtureCheckpoint } from '../io/testing/fixtures.ts';
+import { qwen3TokenizerFiles } from '../io/testing/qwen3-tokenizer.ts';
 import { runCli } from './testing.ts';
 
 const CONFIG = { model_type: 'qwen3', architectures: ['Qwen3ForCausalLM'], num_hidden_layers: 1, hidden_size: 4 };
@@ -43,12 +44,26 @@ describe('crane inspect', () => {
       const ok = await runCli(['inspect', a, same]);
       expect(ok.code).toBe(0);
       expect(ok.out).toContain('Compatible: the pair can be edited with CRANE.');
+      expect(ok.out).toContain('Protected 0 lm_head rows kept at θ_I: none');
       const bad = await runCli(['inspect', a, other]);
       expect(bad.code).toBe(1);
       expect(bad.out).toContain('ERROR   config.json "hidden_size" differs: Instruct 4, Thinking 8');
       expect(bad.out).toContain('NOT compatible');
       const json = JSON.parse((await runCli(['inspect', a, other, '--json'])).out);
       expect(json.compatible).toBe(false);
+    });
+  });
+
+  it('lists the protected and think rows of a Qwen3 pair from its real tokenizer', async () => {
+    await withTempDir(async (root) => {
+      const sideFiles = await qwen3TokenizerFiles();
+      const qwen3 = (name: string) => writeFixtureCheckpoint(join(root, name), [f32Tensor('model.embed_tokens.weight', [6, 4], 1)], { config: CONFIG, sideFiles });
+      const [a, b] = [await qwen3('a'), await qwen3('b')];
+      const { code, out } = await runCli(['inspect', a, b]);
+      expect(code).toBe(0);
+      expect(out).toContain("Protected 24 lm_head rows kept at θ_I: 151643–151666 (Instruct's added tokens but the think pair)");
+      expect(out).toContain('Think     rows 151667–151668');
+      expect(JSON.parse((await runCli(['inspect', a, b, '--json'])).out).tokens).toEqual({ think: [151667, 151668], special: Array.from({ length: 24 }, (_, i) => 151643 + i) });
     });
   });
 

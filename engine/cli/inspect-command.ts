@@ -3,6 +3,7 @@ import { Checkpoint } from '../io/checkpoint.ts';
 import { comparePair, type PairReport } from '../io/pair-report.ts';
 import { checkpointSummary, tensorRows } from '../handlers/checkpoint-views.ts';
 import { formatBytes } from '../protocol/format-bytes.ts';
+import { formatIdRanges } from '../protocol/protected-tokens.ts';
 import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
 import { formatTable } from './format.ts';
 
@@ -12,7 +13,9 @@ With one folder: print the checkpoint's summary (architecture, shards, tokenizer
 tensor table (name, dtype, shape, shard, bytes).
 With two folders (Instruct first, Thinking second): print the pair compatibility report —
 config fields, tensor names/shapes/dtypes, tokenizer vocabulary, special-token ids and chat
-templates. Exits 1 when the pair cannot be edited together.
+templates — and the lm_head rows an edit keeps at θ_I: Instruct's added tokens but
+<think>/</think>, as the CRANE reference (change them with --protect-ids on merge/verify).
+Exits 1 when the pair cannot be edited together.
 
 Options:
   --json    machine-readable output
@@ -66,10 +69,12 @@ function formatPairReport(report: PairReport): string {
     `Thinking  ${report.thinking}`,
     `Tensors   ${report.sharedTensors} shared, ${report.onlyInInstruct.length} only in Instruct, ${report.onlyInThinking.length} only in Thinking, ` +
       `${report.shapeMismatches.length} shape and ${report.dtypeMismatches.length} dtype mismatches`,
+    `Protected ${report.tokens.special.length} lm_head rows kept at θ_I: ${formatIdRanges(report.tokens.special) || 'none'} (Instruct's added tokens but the think pair)`,
+    `Think     rows ${formatIdRanges(report.tokens.think) || 'none'} (<think>/</think>: embedding and lm_head rows move by the think-row strength)`,
     '',
     ...report.findings.map((f) => `${f.severity.toUpperCase().padEnd(7)} ${f.message}`),
     report.findings.length === 0 ? 'The two checkpoints match in architecture, tensors and tokenizer.' : '',
     report.compatible ? 'Compatible: the pair can be edited with CRANE.' : 'NOT compatible: fix the errors above before editing.',
   ];
-  return lines.filter((l, i) => l !== '' || i === 3).join('\n');
+  return lines.filter((l, i) => l !== '' || i === 5).join('\n');
 }

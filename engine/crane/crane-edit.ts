@@ -69,8 +69,8 @@ export function craneEdit(settings: ResolvedCraneSettings, context: CraneContext
   return (name, shape, thetaI, thetaT) => {
     const tensor = classifyTensor(name);
     switch (tensor.rule) {
-      case 'embedding': return { values: editEmbedding(thetaI, thetaT, shape, settings.tokens, settings.special) };
-      case 'lm_head': return { values: editLmHead(thetaI, thetaT, shape, settings.tokens, settings.special) };
+      case 'embedding': return editEmbedding(thetaI, thetaT, shape, settings.tokens, settings.special);
+      case 'lm_head': return editLmHead(thetaI, thetaT, shape, settings.tokens, settings.special);
       case 'router': return { values: editRouter(thetaI, thetaT, settings.alpha, settings.special) };
       case 'crane': {
         const { delta, note } = craneDelta(tensor, shape, thetaI, thetaT, settings, context);

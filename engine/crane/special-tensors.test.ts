@@ -53,11 +53,11 @@ describe('special tensors', () => {
   const shape = [4, 2];
 
   it('embedding: θ_I except the think rows, which move 0.8 of the way to θ_T', () => {
-    expect(Array.from(editEmbedding(thetaI, thetaT, shape, { think: [1, 3] }, special))).toEqual([1, 1, 10, 10, 3, 3, 12, 12]);
+    expect(editEmbedding(thetaI, thetaT, shape, { think: [1, 3] }, special)).toEqual({ values: Float32Array.of(1, 1, 10, 10, 3, 3, 12, 12) });
   });
 
-  it('lm_head: θ_I + 0.03·δ; special rows reset to θ_I; think rows θ_I + 0.8·δ', () => {
-    const out = editLmHead(thetaI, thetaT, shape, { think: [3], special: [0] }, special);
+  it('lm_head: θ_I + 0.03·δ; protected rows reset to θ_I; think rows θ_I + 0.8·δ', () => {
+    const out = editLmHead(thetaI, thetaT, shape, { think: [3], special: [0] }, special).values;
     expect(Array.from(out.subarray(0, 2))).toEqual([1, 1]);
     expect(out[2]).toBeCloseTo(2.3, 6);
     expect(out[4]).toBeCloseTo(3.3, 6);
@@ -66,8 +66,15 @@ describe('special tensors', () => {
 
   it('token ids are parameters: none given, no row special', () => {
     const out = editLmHead(thetaI, thetaT, shape, { think: [], special: [] }, special);
-    out.forEach((v, i) => expect(v).toBeCloseTo((thetaI[i] as number) + 0.3, 6));
-    expect(() => editEmbedding(thetaI, thetaT, shape, { think: [4] }, special)).toThrow(/not a row/);
+    expect(out.note).toBeUndefined();
+    out.values.forEach((v, i) => expect(v).toBeCloseTo((thetaI[i] as number) + 0.3, 6));
+  });
+
+  it('skips ids past the rows, as the reference does, and names them in the note', () => {
+    const lmHead = editLmHead(thetaI, thetaT, shape, { think: [3], special: [0, 4, 5, 9] }, special);
+    expect(lmHead.values).toEqual(editLmHead(thetaI, thetaT, shape, { think: [3], special: [0] }, special).values);
+    expect(lmHead.note).toBe('token ids 4–5, 9 are not rows of this [4, 2] tensor: skipped');
+    expect(editEmbedding(thetaI, thetaT, shape, { think: [4] }, special)).toEqual({ values: thetaI, note: 'token ids 4 are not rows of this [4, 2] tensor: skipped' });
   });
 
   it('router: SLERP over the flattened tensor with t = α · routerAlphaFraction (1/3 by default)', () => {
@@ -82,8 +89,8 @@ describe('special tensors', () => {
   });
 
   it('takes the think-row and lm_head strengths from the settings', () => {
-    const out = editLmHead(thetaI, thetaT, shape, { think: [3], special: [] }, { thinkRows: 0.5, lmHeadScale: 0 });
+    const out = editLmHead(thetaI, thetaT, shape, { think: [3], special: [] }, { thinkRows: 0.5, lmHeadScale: 0 }).values;
     expect(Array.from(out)).toEqual([1, 1, 2, 2, 3, 3, 9, 9]);
-    expect(Array.from(editEmbedding(thetaI, thetaT, shape, { think: [0] }, { thinkRows: 1 }).subarray(0, 2))).toEqual([11, 11]);
+    expect(Array.from(editEmbedding(thetaI, thetaT, shape, { think: [0] }, { thinkRows: 1 }).values.subarray(0, 2))).toEqual([11, 11]);
   });
 });

@@ -3,16 +3,20 @@
  * protocol/settings-defaults.ts: thinkRows 0.8, lmHeadScale 0.03, routerAlphaFraction 1/3).
  *
  *   editEmbedding(thetaI, thetaT, shape, tokens, special)  θ_I; <think>/</think> rows thinkRows of the way to θ_T
- *   editLmHead(thetaI, thetaT, shape, tokens, special)     θ_I + lmHeadScale·δ; special rows θ_I; think rows θ_I + thinkRows·δ
+ *   editLmHead(thetaI, thetaT, shape, tokens, special)     θ_I + lmHeadScale·δ; protected rows θ_I; think rows θ_I + thinkRows·δ
  *   editRouter(thetaI, thetaT, alpha, special)             SLERP(θ_I, θ_T, α·routerAlphaFraction) over the flattened tensor
  *
- * Token ids always come from the caller (the tokenizer); nothing here knows a vocabulary.
- * An id outside the tensor's rows is a caller error and throws. A token listed both as
- * special and as think gets the think rule (it is applied last), as in the reference, where
- * the two lists are disjoint anyway.
+ * Token ids always come from the caller (tokens.special: the tokenizer's added tokens but the
+ * think pair, with the user's edits; protocol/protected-tokens.ts); nothing here knows a
+ * vocabulary. An id past the tensor's rows (only a user-added one can be: the tokenizer's are
+ * checked against the embedding at load) is skipped, as the reference does, and named in the
+ * edit's note. A token listed both as protected and as think gets the think rule (it is applied
+ * last), as in the reference, where the two lists are disjoint anyway.
  */
+import { formatIdRanges } from '../protocol/protected-tokens.ts';
 import type { SpecialTensorSettings, TokenRows } from '../protocol/settings-schemas.ts';
 import { slerpInto } from './slerp.ts';
+import type { EditedValues } from './tensor-pair.ts';
 
 export function editEmbedding(
   thetaI: Float32Array,
@@ -20,10 +24,9 @@ export function editEmbedding(
   shape: readonly number[],
   tokens: Pick<TokenRows, 'think'>,
   special: Pick<SpecialTensorSettings, 'thinkRows'>,
-): Float32Array {
+): EditedValues {
   const out = Float32Array.from(thetaI);
-  blendRows(out, thetaI, thetaT, shape, tokens.think, special.thinkRows);
-  return out;
+  return withSkipped(out, shape, blendRows(out, thetaI, thetaT, shape, tokens.think, special.thinkRows));
 }
 
 export function editLmHead(
@@ -32,13 +35,15 @@ export function editLmHead(
   shape: readonly number[],
   tokens: TokenRows,
   special: Pick<SpecialTensorSettings, 'thinkRows' | 'lmHeadScale'>,
-): Float32Array {
+): EditedValues {
   const scale = special.lmHeadScale;
   const out = new Float32Array(thetaI.length);
   for (let i = 0; i < out.length; i++) out[i] = (thetaI[i] as number) + scale * ((thetaT[i] as number) - (thetaI[i] as number));
-  blendRows(out, thetaI, thetaT, shape, tokens.special, 0);
-  blendRows(out, thetaI, thetaT, shape, tokens.think, special.thinkRows);
-  return out;
+  const skipped = [
+    ...blendRows(out, thetaI, thetaT, shape, tokens.special, 0),
+    ...blendRows(out, thetaI, thetaT, shape, tokens.think, special.thinkRows),
+  ];
+  return withSkipped(out, shape, skipped);
 }
 
 export function editRouter(thetaI: Float32Array, thetaT: Float32Array, alpha: number, special: Pick<SpecialTensorSettings, 'routerAlphaFraction'>): Float32Array {
@@ -47,7 +52,12 @@ export function editRouter(thetaI: Float32Array, thetaT: Float32Array, alpha: nu
   return out;
 }
 
-/** out[row] = θ_I[row] + strength·(θ_T[row] − θ_I[row]) for each listed row. */
+function withSkipped(values: Float32Array, shape: readonly number[], skipped: readonly number[]): EditedValues {
+  if (skipped.length === 0) return { values };
+  return { values, note: `token ids ${formatIdRanges(skipped)} are not rows of this [${shape.join(', ')}] tensor: skipped` };
+}
+
+/** out[row] = θ_I[row] + strength·(θ_T[row] − θ_I[row]) for each listed row; returns the ids past the rows. */
 function blendRows(
   out: Float32Array,
   thetaI: Float32Array,
@@ -55,13 +65,19 @@ function blendRows(
   shape: readonly number[],
   rows: readonly number[],
   strength: number,
-): void {
+): number[] {
   const rowCount = shape[0] ?? 0;
   const width = rowCount === 0 ? 0 : thetaI.length / rowCount;
+  const skipped: number[] = [];
   for (const row of rows) {
-    if (!Number.isInteger(row) || row < 0 || row >= rowCount) throw new RangeError(`token id ${row} is not a row of a [${shape.join(', ')}] tensor`);
+    if (!Number.isInteger(row) || row < 0) throw new RangeError(`token id ${row} is not a row index`);
+    if (row >= rowCount) {
+      skipped.push(row);
+      continue;
+    }
     for (let i = row * width; i < (row + 1) * width; i++) {
       out[i] = (thetaI[i] as number) + strength * ((thetaT[i] as number) - (thetaI[i] as number));
     }
   }
+  return skipped;
 }

@@ -16,7 +16,9 @@ import { exportFromRecipe, exportMerge, type MergeExportOptions } from './export
 import { RECIPE_FILE } from './recipe.ts';
 import { INSTRUCT_ONLY, INTEGER_TENSOR, THINKING_ONLY, writeTinyCheckpoints, type TinyCheckpoints } from './testing/tiny-checkpoints.ts';
 
-const settings: ResolvedCraneSettings = { ...defaultResolvedSettings({ think: [4, 5], special: [1] }), overrideScales: { 'attention@1': 1.5 } };
+const defaults = defaultResolvedSettings({ think: [4, 5], special: [1] });
+// The protected-row edits travel in the recipe next to the rows they gave (here: row 1 added by hand).
+const settings: ResolvedCraneSettings = { ...defaults, special: { ...defaults.special, protectedTokens: { add: [1], remove: [] } }, overrideScales: { 'attention@1': 1.5 } };
 
 async function withPair<T>(body: (root: string, pair: TinyCheckpoints, open: { instruct: Checkpoint; thinking: Checkpoint }) => Promise<T>, poison?: string): Promise<T> {
   return withTempDir(async (root) => {

@@ -38,6 +38,7 @@ export function pairReportView(report: PairReport): PairSummary['report'] {
     shapeMismatches: report.shapeMismatches.map((m) => ({ ...m })),
     dtypeMismatches: report.dtypeMismatches.map((m) => ({ ...m })),
     findings: report.findings.map((f) => ({ ...f })),
+    tokens: { think: [...report.tokens.think], special: [...report.tokens.special] },
   };
 }
 

@@ -2,7 +2,7 @@
  * The studio's edit settings → the settings an edit applies (one vocabulary, see
  * protocol/settings-schemas.ts; only the overrides change form here).
  *
- *   resolveCraneSettings(settings, columns, tokens) → ResolvedCraneSettings
+ *   resolveCraneSettings(settings, columns, tokens) → ResolvedCraneSettings (protected-row edits applied)
  *   editMethodOf(method, crane, magnitudes?) → EditMethod       (verify: every method, AIM too)
  *   exportMethodOf(method, crane) → what exportMerge accepts     (AIM cannot be recipe'd yet)
  *
@@ -15,6 +15,7 @@ import type { RecipeBaseline } from '../export/recipe.ts';
 import { aimImportance, type EditMethod } from '../pipeline/edit-method.ts';
 import { overrideScale } from '../protocol/block-scale.ts';
 import { ProtocolError } from '../protocol/errors.ts';
+import { applyProtectedEdits } from '../protocol/protected-tokens.ts';
 import type { CraneSettings, MergeMethod, ResolvedCraneSettings, TokenRows } from '../protocol/settings-schemas.ts';
 import type { BlockColumns } from './block-columns.ts';
 
@@ -26,9 +27,11 @@ export interface ColumnSets {
   readonly fine: BlockColumns;
 }
 
+/** `tokens` are the tokenizer's rows; the user's protected-row edits are applied here. */
 export function resolveCraneSettings(settings: CraneSettings, columns: ColumnSets | null, tokens: TokenRows): ResolvedCraneSettings {
   const { overrides, ...knobs } = settings;
-  return { ...knobs, overrideScales: overrideScales(overrides, columns), tokens };
+  const special = applyProtectedEdits(tokens.special, knobs.special.protectedTokens);
+  return { ...knobs, overrideScales: overrideScales(overrides, columns), tokens: { think: tokens.think, special } };
 }
 
 /** Column overrides → S by block key; overrides of columns this analysis does not have are dropped. */

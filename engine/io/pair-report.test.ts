@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Checkpoint } from './checkpoint.ts';
 import { comparePair, type PairReport } from './pair-report.ts';
 import { f32Tensor, withTempDir, writeFixtureCheckpoint, type FixtureTensor } from './testing/fixtures.ts';
+import { qwen3TokenizerFiles } from './testing/qwen3-tokenizer.ts';
 
 const CONFIG = { model_type: 'qwen3', architectures: ['Qwen3ForCausalLM'], hidden_size: 4, num_hidden_layers: 1, rope_theta: 1e6 };
 
@@ -115,6 +116,28 @@ describe('pair compatibility report', () => {
     const report = await compare({}, { sideFiles: { 'tokenizer_config.json': TEMPLATE('{{ other }}') } });
     expect(report.compatible).toBe(true);
     expect(codes(report)).toEqual(['info:chat-template']);
+  });
+
+  it('protects every added token but the think pair, special or not, from Instruct\'s tokenizer.json', async () => {
+    const added = [
+      { id: 2, content: '<|im_start|>', special: true }, { id: 3, content: '<tool_call>', special: false },
+      { id: 4, content: '<think>', special: false }, { id: 5, content: '</think>', special: true },
+    ];
+    const tokenizer = JSON.stringify({ model: { type: 'BPE', vocab: { a: 0, b: 1 }, merges: [] }, added_tokens: added });
+    const report = await compare({ sideFiles: { 'tokenizer.json': tokenizer } }, {});
+    expect(report.tokens).toEqual({ think: [4, 5], special: [2, 3] });
+  });
+
+  it('protects ids 151643–151666 of the real Qwen3 tokenizer: the 24 added tokens below <think> (151667) and </think> (151668)', async () => {
+    const files = await qwen3TokenizerFiles();
+    // By hand from the file: the added tokens and which of them are the think pair.
+    const added = (JSON.parse(files['tokenizer.json']) as { added_tokens: { id: number; content: string; special: boolean }[] }).added_tokens;
+    expect(added.find((t) => t.content === '<think>')?.id).toBe(151667);
+    expect(added.find((t) => t.content === '</think>')?.id).toBe(151668);
+    expect(added.filter((t) => !t.special).map((t) => t.content)).toContain('<tool_call>');
+    const report = await compare({ sideFiles: files }, { sideFiles: files });
+    expect(report.compatible).toBe(true);
+    expect(report.tokens).toEqual({ think: [151667, 151668], special: Array.from({ length: 24 }, (_, i) => 151643 + i) });
   });
 
   it('treats key order in tokenizer.json as irrelevant', async () => {

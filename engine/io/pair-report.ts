@@ -6,6 +6,8 @@
 import { CheckpointError } from './checkpoint-error.ts';
 import type { Checkpoint, CheckpointTensor } from './checkpoint.ts';
 import { canonicalJson, summarizeTokenizer, type TokenizerSummary } from './tokenizer-files.ts';
+import { tokenRowsFromAdded } from '../protocol/protected-tokens.ts';
+import type { TokenRows } from '../protocol/settings-schemas.ts';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -31,6 +33,11 @@ export interface PairReport {
   readonly shapeMismatches: readonly TensorMismatch[];
   readonly dtypeMismatches: readonly TensorMismatch[];
   readonly findings: readonly PairFinding[];
+  /**
+   * Instruct's think rows and the lm_head rows an edit keeps at θ_I (its added tokens but the
+   * think pair, protocol/protected-tokens.ts), before the user's edits; empty without tokenizer.json.
+   */
+  readonly tokens: TokenRows;
 }
 
 /** Config fields that fix tensor shapes or the forward math: a difference means no δ. */
@@ -61,13 +68,15 @@ export async function comparePair(instruct: Checkpoint, thinking: Checkpoint): P
   const findings: PairFinding[] = [];
   compareConfigs(instruct.config, thinking.config, findings);
   const tensors = compareTensors(instruct.tensors, thinking.tensors, findings);
-  compareTokenizers(await summarizeTokenizer(instruct), await summarizeTokenizer(thinking), findings);
+  const instructTokenizer = await summarizeTokenizer(instruct);
+  compareTokenizers(instructTokenizer, await summarizeTokenizer(thinking), findings);
   return {
     instruct: instruct.dir,
     thinking: thinking.dir,
     compatible: !findings.some((f) => f.severity === 'error'),
     ...tensors,
     findings,
+    tokens: tokenRowsFromAdded([...instructTokenizer.addedTokens].map(([content, { id }]) => ({ id, content }))),
   };
 }
 

@@ -3,7 +3,7 @@
  *
  *   EditMethod = { method: 'crane', settings: ResolvedCraneSettings } | BaselineSettings
  *   editFor(method, context) → PairedEdit
- *   tokenRowsOf(tokenizer) → TokenRows   <think>/</think> and the special tokens, by content
+ *   tokenRowsOf(tokenizer) → TokenRows   <think>/</think> by content, the other added tokens protected
  *   aimImportance(magnitudes) → (tensor name) → mean |x_j|, for the AIM baseline
  *
  * AIM's input magnitudes exist for the inputs the projectors stage captures: attn_input (q/k/v)
@@ -16,6 +16,7 @@ import { baselineEdit, type BaselineSettings } from '../crane/baselines.ts';
 import { craneEdit, type CraneContext } from '../crane/crane-edit.ts';
 import { classifyTensor, projectorKey } from '../crane/tensor-classification.ts';
 import type { PairedEdit } from '../crane/tensor-pair.ts';
+import { tokenRowsFromAdded } from '../protocol/protected-tokens.ts';
 import type { ResolvedCraneSettings, TokenRows } from '../protocol/settings-schemas.ts';
 
 export type EditMethod = { readonly method: 'crane'; readonly settings: ResolvedCraneSettings } | BaselineSettings;
@@ -25,9 +26,13 @@ export function editFor(method: EditMethod, context: CraneContext | null): Paire
   return craneEdit(method.settings, context ?? { gate: null, projector: () => undefined });
 }
 
+/**
+ * The think pair wherever the tokenizer has it (added or in the vocabulary); every other added
+ * token is protected, special or not, as the reference does.
+ */
 export function tokenRowsOf(tokenizer: ModelTokenizer): TokenRows {
   const think = [FORMAT_TOKENS.think, FORMAT_TOKENS.thinkEnd].map((t) => tokenizer.tokenId(t)).filter((id): id is number => id !== undefined);
-  return { think, special: tokenizer.specialTokenIds() };
+  return { think, special: tokenRowsFromAdded(tokenizer.addedTokens).special };
 }
 
 export function aimImportance(magnitudes: ReadonlyMap<string, Float64Array>): (name: string) => Float64Array | undefined {

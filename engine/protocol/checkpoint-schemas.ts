@@ -1,6 +1,7 @@
 /** What the UI is told about a checkpoint folder and about an Instruct/Thinking pair. */
 import { z } from 'zod';
 import { pathSchema, storedDtypeSchema } from './common-schemas.ts';
+import { resolvedCraneSettingsSchema } from './settings-schemas.ts';
 
 export const checkpointSummarySchema = z.strictObject({
   dir: pathSchema,
@@ -39,6 +40,8 @@ export const pairReportSchema = z.strictObject({
   findings: z.array(
     z.strictObject({ severity: z.enum(['error', 'warning', 'info']), code: z.string(), message: z.string() }),
   ),
+  /** Instruct's think rows and protected lm_head rows (its added tokens but the think pair), before the user's edits. */
+  tokens: resolvedCraneSettingsSchema.shape.tokens,
 });
 
 export const pairSummarySchema = z.strictObject({

@@ -30,6 +30,11 @@ export const craneStagesSchema = z.strictObject({ threshold: z.boolean(), gate: 
 /** Gate blocks per component group (the spec's default) or per projection (q, k, v, o, gate, up, down). */
 export const granularitySchema = z.enum(['coarse', 'fine']);
 
+const tokenIdsSchema = z.array(z.int().nonnegative()).max(1_000_000);
+
+/** The user's changes to the protected lm_head rows the tokenizer gives (protocol/protected-tokens.ts). */
+export const protectedTokenEditsSchema = z.strictObject({ add: tokenIdsSchema, remove: tokenIdsSchema });
+
 /** The rules of the tensors that bypass the three stages. */
 export const specialTensorSettingsSchema = z.strictObject({
   /** Embedding and lm_head rows of <think>/</think> move this far towards θ_T (0.8). */
@@ -38,6 +43,8 @@ export const specialTensorSettingsSchema = z.strictObject({
   lmHeadScale: unit,
   /** MoE routers: SLERP(θ_I, θ_T, t = α · routerAlphaFraction) (1/3). */
   routerAlphaFraction: unit,
+  /** Ids added to / released from the protected lm_head rows; absent = the tokenizer's set as is. */
+  protectedTokens: protectedTokenEditsSchema.optional(),
 });
 
 /** Every setting of θ_M = θ_I + Π_GSP(α · S_CTG · T(δ)) but the overrides, whose form depends on who states them. */
@@ -62,8 +69,6 @@ export const craneSettingsSchema = z.strictObject({
 /** An engine block key: group, optional projection, layer or `*` (engine/crane/gate-accumulator.ts blockKey). */
 export const blockKeySchema = z.string().regex(/^[a-z_]+(\.\w+)?@(\d+|\*)$/, 'must be a block key such as attention@3 or ffn.up@*');
 
-const tokenIdsSchema = z.array(z.int().nonnegative()).max(1_000_000);
-
 /**
  * The same settings as an edit applies them (the engine's craneEdit, crane_recipe.json, the CLI):
  * overrides resolved to S by engine block key (`attention@3`, `ffn.up@1`, `norm@*`; a locked
@@ -75,7 +80,10 @@ export const resolvedCraneSettingsSchema = z.strictObject({
   tokens: z.strictObject({
     /** Ids of `<think>` and `</think>`. */
     think: tokenIdsSchema,
-    /** Ids of the special/control tokens whose lm_head rows stay at θ_I. */
+    /**
+     * Ids whose lm_head rows stay at θ_I: the tokenizer's added tokens but the think pair (the
+     * reference's rule, special or not), with special.protectedTokens applied.
+     */
     special: tokenIdsSchema,
   }),
 });
@@ -134,6 +142,7 @@ export type CraneStages = z.infer<typeof craneStagesSchema>;
 export type Granularity = z.infer<typeof granularitySchema>;
 export type TokenRows = ResolvedCraneSettings['tokens'];
 export type SpecialTensorSettings = z.infer<typeof specialTensorSettingsSchema>;
+export type ProtectedTokenEdits = z.infer<typeof protectedTokenEditsSchema>;
 export type BlockOverride = z.infer<typeof blockOverrideSchema>;
 export type AnalysisSettings = z.infer<typeof analysisSettingsSchema>;
 export type CalibrationSets = z.infer<typeof calibrationSetsSchema>;

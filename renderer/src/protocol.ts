@@ -29,6 +29,8 @@ export { ANALYSIS_STAGES, EngineClient, ProtocolError, PROTOCOL_VERSION, connect
 export {
   blockScale, DEFAULT_ANALYSIS_KNOBS, DEFAULT_CRANE_SETTINGS, defaultMethod, describeEvaluation, defaultSteepness, followsTau, maskWeight, overrideScale, PRESETS, STRENGTH_RANGE,
 } from '../../engine/protocol.ts';
+// The protected lm_head rows: derived from the pair's added tokens, edited by the user.
+export { applyProtectedEdits, formatIdRanges, formatProtectedEdits, parseProtectedEdits } from '../../engine/protocol.ts';
 
 export type Block = Params<'inspectLayer'>['block'];
 export type ActivationKey = Params<'spectrum'>['key'];

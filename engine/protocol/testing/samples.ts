@@ -18,7 +18,7 @@ export const SETTINGS: CraneSettings = {
   steepness: 4.6 / 0.03,
   stages: { threshold: true, gate: true, gsp: true },
   granularity: 'coarse',
-  special: { thinkRows: 0.8, lmHeadScale: 0.03, routerAlphaFraction: 1 / 3 },
+  special: { thinkRows: 0.8, lmHeadScale: 0.03, routerAlphaFraction: 1 / 3, protectedTokens: { add: [151669], remove: [151650] } },
   overrides: [{ block: { layer: 3, group: 'attention' }, gate: null, locked: true }],
 };
 
@@ -67,6 +67,7 @@ export const SAMPLE_RESULTS: { readonly [K in RequestName]: Result<K> } = {
       shapeMismatches: [],
       dtypeMismatches: [{ name: 'lm_head.weight', instruct: 'BF16', thinking: 'F32' }],
       findings: [{ severity: 'warning', code: 'tensor-extra', message: '1 tensors only in Thinking' }],
+      tokens: { think: [5, 6], special: [2, 3, 4] },
     },
   },
   openProject: PROJECT_STATE,

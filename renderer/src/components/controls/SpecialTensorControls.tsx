@@ -1,9 +1,10 @@
-/** Router, think-row and lm_head rules (shared/spec/crane.md, "Special tensors"). */
+/** Router, think-row and lm_head rules (shared/spec/crane.md, "Special tensors"), and the protected lm_head rows. */
 import type { CraneSettings } from '../../protocol.ts';
 import { useApp } from '../../store/app-context.tsx';
 import { SliderField } from '../common/SliderField.tsx';
+import { ProtectedTokenField } from './ProtectedTokenField.tsx';
 
-type SpecialKey = keyof CraneSettings['special'];
+type SpecialKey = Exclude<keyof CraneSettings['special'], 'protectedTokens'>;
 
 const FIELDS: { key: SpecialKey; label: string; hint: string; max: number }[] = [
   { key: 'routerAlphaFraction', label: 'Router', hint: 'SLERP t = α × this', max: 1 },
@@ -29,6 +30,7 @@ export function SpecialTensorControls() {
           onChange={(v) => update((s) => ({ ...s, special: { ...s.special, [key]: v } }), { coalesce: `special:${key}` })}
         />
       ))}
+      <ProtectedTokenField />
     </details>
   );
 }

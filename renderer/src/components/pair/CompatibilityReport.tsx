@@ -1,5 +1,5 @@
-/** The pair report: both checkpoints side by side, the verdict, findings and mismatches. */
-import { formatBytes, type PairSummary } from '../../protocol.ts';
+/** The pair report: both checkpoints side by side, the verdict, the protected token rows, findings and mismatches. */
+import { formatBytes, formatIdRanges, type PairSummary } from '../../protocol.ts';
 import { MismatchList } from './MismatchList.tsx';
 
 export function CompatibilityReport({ summary }: { summary: PairSummary }) {
@@ -36,6 +36,10 @@ export function CompatibilityReport({ summary }: { summary: PairSummary }) {
           ))}
         </tbody>
       </table>
+      <p className="hint" data-testid="protected-rows-report">
+        lm_head rows kept at θ_I (Instruct&apos;s added tokens but the think pair): {formatIdRanges(report.tokens.special) || 'none'} · think rows{' '}
+        {formatIdRanges(report.tokens.think) || 'none'}
+      </p>
       {report.findings.length > 0 && (
         <ul className="findings">
           {report.findings.map((f, i) => (

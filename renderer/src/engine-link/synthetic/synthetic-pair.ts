@@ -26,6 +26,8 @@ export function syntheticPair(instruct: string, thinking: string, shape: Synthet
       shapeMismatches: [],
       dtypeMismatches: [],
       findings: [{ severity: 'info', code: 'synthetic', message: 'Synthetic engine: no files were read; every number in this session is made up.' }],
+      // Qwen3's layout: the added tokens 151643–151666 protected, <think>/</think> at 151667/151668.
+      tokens: { think: [151667, 151668], special: Array.from({ length: 24 }, (_, i) => 151643 + i) },
     },
   };
 }
