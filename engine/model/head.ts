@@ -1,42 +1,65 @@
 /**
- * The output head (final RMSNorm + lm_head) and the masked causal-LM loss.
+ * The output head (final RMSNorm + lm_head), held in vocab chunks, and the target rows of the
+ * masked causal-LM loss (head-loss.ts computes the loss and its gradient chunk by chunk).
  *
- * Loss of one sequence = mean over its target tokens t (targets[t] true, t ≥ 1) of
- * CE(logits[t−1], ids[t]). Only the rows t−1 that predict a target are pushed through the head,
- * in chunks of `chunkRows`, so the [rows, vocab] logits never exceed one chunk.
+ * lm_head is uploaded one vocab chunk at a time from its stored [vocab, hidden] values and kept
+ * as [hidden, chunk] tensors (the compute layout: a plain product is what wasm runs fast), so
+ * neither the upload nor any product ever holds more than one chunk beyond the head itself.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { ModelSpec } from './config.ts';
 import type { ModelContext } from './forward.ts';
-import { linear, rmsNorm } from './ops.ts';
+import { rmsNorm } from './ops.ts';
 import { FINAL_NORM_NAME, LM_HEAD_NAME, readChecked } from './weights.ts';
+
+/** Vocab ids per head chunk: [128 rows, 16384] f32 logits are 8 MiB. */
+export const DEFAULT_VOCAB_CHUNK = 16_384;
+
+export interface HeadChunk {
+  /** First vocab id of the chunk. */
+  readonly start: number;
+  /** lm_head rows start…start+size−1 in compute layout [hidden, size]. */
+  readonly columns: tf.Tensor2D;
+}
 
 export interface HeadWeights {
   readonly norm: tf.Tensor1D;
-  /** lm_head (the embedding when tied) in compute layout [hidden, vocab]. */
-  readonly lmHead: tf.Tensor2D;
-  /** The same as stored, [vocab, hidden]: kept only for the gradient pass (transpose-free dx). */
-  readonly stored?: tf.Tensor2D;
+  readonly chunks: readonly HeadChunk[];
+  readonly vocab: number;
 }
 
-/** Reads model.norm and lm_head (or the tied embedding) into tensors; dispose with disposeHead. */
-export async function readHead(ctx: ModelContext, keepStored = false): Promise<HeadWeights> {
+/** Reads model.norm and lm_head (or the tied embedding) into chunked tensors; dispose with disposeHead. */
+export async function readHead(ctx: ModelContext, vocabChunk = DEFAULT_VOCAB_CHUNK): Promise<HeadWeights> {
   const { spec, checkpoint } = ctx;
   const norm = await readChecked(checkpoint, FINAL_NORM_NAME, [spec.hiddenSize]);
   const values = spec.tiedEmbeddings ? await ctx.embedding() : await readChecked(checkpoint, LM_HEAD_NAME, [spec.vocabSize, spec.hiddenSize]);
-  const stored = tf.tensor2d(values, [spec.vocabSize, spec.hiddenSize]);
-  const lmHead = tf.transpose(stored);
-  if (!keepStored) stored.dispose();
-  return { norm: tf.tensor1d(norm), lmHead, ...(keepStored ? { stored } : {}) };
+  return headFromValues(norm, values, vocabChunk);
+}
+
+/** A head from model.norm [hidden] and lm_head as stored [vocab · hidden]. */
+export function headFromValues(norm: Float32Array, stored: Float32Array, vocabChunk = DEFAULT_VOCAB_CHUNK): HeadWeights {
+  const width = norm.length;
+  const vocab = stored.length / width;
+  if (!Number.isInteger(vocab)) throw new RangeError(`lm_head of ${stored.length} values is not [vocab, ${width}]`);
+  if (!(Number.isInteger(vocabChunk) && vocabChunk > 0)) throw new RangeError(`vocab chunk ${vocabChunk} must be a positive integer`);
+  const chunks: HeadChunk[] = [];
+  for (let start = 0; start < vocab; start += vocabChunk) {
+    const size = Math.min(vocabChunk, vocab - start);
+    chunks.push({ start, columns: tf.tidy(() => tf.transpose(tf.tensor2d(stored.subarray(start * width, (start + size) * width), [size, width]))) });
+  }
+  return { norm: tf.tensor1d(norm), chunks, vocab };
 }
 
 export function disposeHead(head: HeadWeights): void {
-  tf.dispose([head.norm, head.lmHead, ...(head.stored === undefined ? [] : [head.stored])]);
+  tf.dispose([head.norm, ...head.chunks.map((c) => c.columns)]);
 }
 
-/** Logits [rows, vocab] of hidden states [rows, hidden]. */
+/** Logits [rows, vocab] of hidden states [rows, hidden]: for callers that want whole rows (scoring, decoding). */
 export function headLogits(spec: ModelSpec, head: HeadWeights, hidden: tf.Tensor2D): tf.Tensor2D {
-  return linear(rmsNorm(hidden, head.norm, spec.rmsNormEps), head.lmHead, undefined, head.stored);
+  return tf.tidy(() => {
+    const normed = rmsNorm(hidden, head.norm, spec.rmsNormEps);
+    return tf.concat(head.chunks.map((c) => tf.matMul(normed, c.columns)), 1);
+  });
 }
 
 /** Rows (t−1) whose next token is a target, and those target ids. */
@@ -56,64 +79,6 @@ export function gatherRows(data: Float32Array, rows: readonly number[], width: n
   const out = new Float32Array(rows.length * width);
   rows.forEach((r, i) => out.set(data.subarray(r * width, (r + 1) * width), i * width));
   return out;
-}
-
-/** Sum over rows of CE(logits_i, label_i), as a scalar tensor. */
-export function crossEntropySum(logits: tf.Tensor2D, labels: readonly number[]): tf.Scalar {
-  const oneHot = tf.oneHot(tf.tensor1d([...labels], 'int32'), logits.shape[1]);
-  return tf.neg(tf.sum(tf.mul(oneHot, tf.logSoftmax(logits))));
-}
-
-export interface HeadGrads {
-  /** Mean CE of the sequence over its targets. */
-  readonly loss: number;
-  /** d(scale·loss)/d(final hidden), [T·hidden] (zero on rows that predict nothing). */
-  readonly dHidden: Float32Array;
-  /** d/d model.norm.weight and d/d lm_head (compute layout [hidden, vocab]), when asked for. */
-  readonly dNorm?: tf.Tensor1D;
-  readonly dLmHead?: tf.Tensor2D;
-}
-
-/**
- * Loss of one sequence and the gradient of scale·loss with respect to its final hidden states
- * (and, with `weightGrads`, to the head weights). `hidden` is the last layer's output [T·hidden].
- */
-export function headLossAndGrads(
-  spec: ModelSpec,
-  head: HeadWeights,
-  hidden: Float32Array,
-  seq: { rows: readonly number[]; labels: readonly number[] },
-  options: { scale: number; chunkRows: number; weightGrads: boolean },
-): HeadGrads {
-  const width = spec.hiddenSize;
-  const count = seq.rows.length;
-  const dHidden = new Float32Array(hidden.length);
-  let loss = 0;
-  let dNorm: tf.Tensor1D | undefined;
-  let dLmHead: tf.Tensor2D | undefined;
-  for (let start = 0; start < count; start += options.chunkRows) {
-    const rows = seq.rows.slice(start, start + options.chunkRows);
-    const labels = seq.labels.slice(start, start + options.chunkRows);
-    const step = tf.tidy(() => {
-      const h = tf.tensor2d(gatherRows(hidden, rows, width), [rows.length, width]);
-      const f = (x: tf.Tensor, norm: tf.Tensor, lm: tf.Tensor): tf.Scalar =>
-        tf.div(crossEntropySum(headLogits(spec, { ...head, norm: norm as tf.Tensor1D, lmHead: lm as tf.Tensor2D }, x as tf.Tensor2D), labels), count);
-      const args = options.weightGrads ? [h, head.norm, head.lmHead] : [h];
-      const run = options.weightGrads ? f : (x: tf.Tensor) => f(x, head.norm, head.lmHead);
-      const { value, grads } = tf.valueAndGrads(run as (...a: tf.Tensor[]) => tf.Scalar)(args, tf.scalar(options.scale));
-      return { value: value.dataSync()[0] as number, grads };
-    });
-    loss += step.value;
-    const [dh, dn, dl] = step.grads as [tf.Tensor2D, tf.Tensor1D?, tf.Tensor2D?];
-    const dhValues = dh.dataSync();
-    rows.forEach((r, i) => dHidden.set(dhValues.subarray(i * width, (i + 1) * width), r * width));
-    dh.dispose();
-    if (dn !== undefined && dl !== undefined) {
-      dNorm = accumulate(dNorm, dn);
-      dLmHead = accumulate(dLmHead, dl);
-    }
-  }
-  return { loss, dHidden, ...(dNorm !== undefined ? { dNorm } : {}), ...(dLmHead !== undefined ? { dLmHead } : {}) };
 }
 
 /** sum ← sum + next, disposing the operands. */

@@ -20,10 +20,10 @@
  * model.embed_tokens.weight as the sum of the lm_head and embedding-lookup gradients (an untied
  * model also gets model.embed_tokens.weight). These are vocab-sized: only ask when needed.
  */
-import * as tf from '@tensorflow/tfjs-core';
 import { RopeCache, embedTokens, forwardLayers, type ModelContext } from './forward.ts';
 import { backwardLayer } from './layer-backward.ts';
-import { accumulate, disposeHead, headLossAndGrads, readHead, targetRows } from './head.ts';
+import { disposeHead, readHead, targetRows } from './head.ts';
+import { headLossAndGrads, type HeadGrads } from './head-loss.ts';
 import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME } from './weights.ts';
 
 /** One training sequence: token ids and which of them are loss targets (t ≥ 1; default all). */
@@ -56,38 +56,40 @@ export interface LossResult {
 
 export async function lossAndLayerGrads(ctx: ModelContext, batch: readonly LossSequence[], onLayer: LayerGradsCallback, options: LayerGradsOptions = {}): Promise<LossResult> {
   const { spec } = ctx;
-  const width = spec.hiddenSize;
   const seqs = batch.map((s, i) => {
     const t = targetRows(s.ids, s.targets);
     if (t.rows.length === 0) throw new RangeError(`sequence ${i} has no loss targets`);
     return t;
   });
   const scale = 1 / (options.sequenceCount ?? batch.length);
-  const embedding = await ctx.embedding();
-  const hidden = batch.map((s) => embedTokens(embedding, s.ids, width));
-  const stash: (readonly Float32Array[] | undefined)[] = [];
-  await forwardLayers(ctx, hidden, { keep: (layer, inputs) => (stash[layer] = inputs) });
+  const { embedding, hidden, stash } = await forwardWithStash(ctx, batch);
 
-  const head = await readHead(ctx, options.headGrads === true);
-  let grads: Float32Array[];
-  const sequenceLosses: number[] = [];
-  let dNorm: tf.Tensor1D | undefined;
-  let dLmHead: tf.Tensor2D | undefined;
+  const head = await readHead(ctx);
+  let result: HeadGrads;
   try {
-    grads = hidden.map((h, s) => {
-      const r = headLossAndGrads(spec, head, h, seqs[s] as (typeof seqs)[number], { scale, chunkRows: options.headChunkRows ?? 128, weightGrads: options.headGrads === true });
-      sequenceLosses.push(r.loss);
-      if (r.dNorm !== undefined) dNorm = accumulate(dNorm, r.dNorm);
-      if (r.dLmHead !== undefined) dLmHead = accumulate(dLmHead, r.dLmHead);
-      return r.dHidden;
-    });
+    const sequences = hidden.map((h, i) => ({ hidden: h, ...(seqs[i] as (typeof seqs)[number]) }));
+    result = headLossAndGrads(spec, head, sequences, { scale, chunkRows: options.headChunkRows ?? 128, weightGrads: options.headGrads === true });
   } finally {
     disposeHead(head);
   }
 
-  const ropes = new RopeCache(spec);
+  const dEmbedOut = await backwardLayers(ctx, stash, result.dHidden, onLayer);
+  if (options.headGrads === true) await onLayer(HEAD_GRADS_LAYER, headGradMap(ctx, embedding, batch, dEmbedOut, result));
+  const { sequenceLosses } = result;
+  const loss = sequenceLosses.reduce((a, b) => a + b, 0) * scale;
+  return { loss, sequenceLosses, targetCounts: seqs.map((s) => s.rows.length) };
+}
+
+/**
+ * Walks down from d objective / d final hidden (`dFinal`, one [T·hidden] per sequence) through
+ * every layer, given each layer's stashed inputs (released as it goes); returns d / d embedding
+ * output.
+ */
+async function backwardLayers(ctx: ModelContext, stash: LayerInputs, dFinal: Float32Array[], onLayer: LayerGradsCallback): Promise<Float32Array[]> {
+  let grads = dFinal;
+  const ropes = new RopeCache(ctx.spec);
   try {
-    for (let layer = spec.numLayers - 1; layer >= 0; layer--) {
+    for (let layer = ctx.spec.numLayers - 1; layer >= 0; layer--) {
       const inputs = stash[layer] as readonly Float32Array[];
       stash[layer] = undefined;
       const layerGrads = await backwardLayer(ctx, layer, inputs, grads, ropes);
@@ -97,20 +99,35 @@ export async function lossAndLayerGrads(ctx: ModelContext, batch: readonly LossS
   } finally {
     ropes.dispose();
   }
-  if (options.headGrads === true) await onLayer(HEAD_GRADS_LAYER, headGradMap(ctx, embedding, batch, grads, dNorm, dLmHead));
-  else tf.dispose([dNorm, dLmHead].filter((t) => t !== undefined));
-  const loss = sequenceLosses.reduce((a, b) => a + b, 0) * scale;
-  return { loss, sequenceLosses, targetCounts: seqs.map((s) => s.rows.length) };
+  return grads;
+}
+
+/**
+ * The decoder-layer gradients of any objective whose gradient at the final hidden states is
+ * `dFinal` (one [T·hidden] per sequence of `batch`): the layer-wise backward of
+ * lossAndLayerGrads with the head left out (measurement tools feed it a reference head gradient).
+ */
+export async function layerGradsFromHidden(ctx: ModelContext, batch: readonly LossSequence[], dFinal: Float32Array[], onLayer: LayerGradsCallback): Promise<void> {
+  await backwardLayers(ctx, (await forwardWithStash(ctx, batch)).stash, dFinal, onLayer);
+}
+
+type LayerInputs = (readonly Float32Array[] | undefined)[];
+
+/** Final hidden states of the batch, and every layer's inputs kept for the recompute. */
+async function forwardWithStash(ctx: ModelContext, batch: readonly LossSequence[]): Promise<{ embedding: Float32Array; hidden: Float32Array[]; stash: LayerInputs }> {
+  const embedding = await ctx.embedding();
+  const hidden = batch.map((s) => embedTokens(embedding, s.ids, ctx.spec.hiddenSize));
+  const stash: LayerInputs = [];
+  await forwardLayers(ctx, hidden, { keep: (layer, inputs) => (stash[layer] = inputs) });
+  return { embedding, hidden, stash };
 }
 
 /** model.norm, lm_head and embedding gradients (embedding = lookup scatter [+ lm_head if tied]). */
-function headGradMap(ctx: ModelContext, embedding: Float32Array, batch: readonly LossSequence[], dEmbedOut: readonly Float32Array[], dNorm?: tf.Tensor1D, dLmHead?: tf.Tensor2D): Map<string, Float32Array> {
+function headGradMap(ctx: ModelContext, embedding: Float32Array, batch: readonly LossSequence[], dEmbedOut: readonly Float32Array[], head: HeadGrads): Map<string, Float32Array> {
   const width = ctx.spec.hiddenSize;
   const out = new Map<string, Float32Array>();
-  // dLmHead is in compute layout [hidden, vocab]; the checkpoint stores [vocab, hidden].
-  const dHead = dLmHead === undefined ? new Float32Array(embedding.length) : transposedValues(dLmHead);
-  if (dNorm !== undefined) out.set(FINAL_NORM_NAME, Float32Array.from(dNorm.dataSync()));
-  tf.dispose([dNorm, dLmHead].filter((t) => t !== undefined));
+  const dHead = head.dLmHead ?? new Float32Array(embedding.length);
+  if (head.dNorm !== undefined) out.set(FINAL_NORM_NAME, head.dNorm);
   const dEmbed = ctx.spec.tiedEmbeddings ? dHead : new Float32Array(embedding.length);
   batch.forEach((s, i) => {
     const g = dEmbedOut[i] as Float32Array;
@@ -122,11 +139,4 @@ function headGradMap(ctx: ModelContext, embedding: Float32Array, batch: readonly
   if (!ctx.spec.tiedEmbeddings) out.set(LM_HEAD_NAME, dHead);
   out.set(EMBED_NAME, dEmbed);
   return out;
-}
-
-function transposedValues(t: tf.Tensor2D): Float32Array {
-  const transposed = tf.transpose(t);
-  const values = Float32Array.from(transposed.dataSync());
-  transposed.dispose();
-  return values;
 }

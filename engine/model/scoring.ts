@@ -4,7 +4,8 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { embedTokens, forwardLayers, type ModelContext } from './forward.ts';
-import { crossEntropySum, disposeHead, gatherRows, headLogits, readHead, targetRows } from './head.ts';
+import { disposeHead, gatherRows, headLogits, readHead, targetRows } from './head.ts';
+import { headLosses } from './head-loss.ts';
 import type { LossSequence } from './layer-grads.ts';
 
 export interface Logits {
@@ -47,21 +48,11 @@ export interface SequenceScore {
 /** Per-sequence masked loss, no gradients. */
 export async function sequenceLosses(ctx: ModelContext, batch: readonly LossSequence[], chunkRows = 128): Promise<SequenceScore[]> {
   const hidden = await finalHidden(ctx, batch.map((s) => s.ids));
+  const sequences = batch.map((s, i) => ({ hidden: hidden[i] as Float32Array, ...targetRows(s.ids, s.targets) }));
   const head = await readHead(ctx);
-  const width = ctx.spec.hiddenSize;
   try {
-    return batch.map((s, i) => {
-      const { rows, labels } = targetRows(s.ids, s.targets);
-      let sum = 0;
-      for (let start = 0; start < rows.length; start += chunkRows) {
-        const r = rows.slice(start, start + chunkRows);
-        sum += tf.tidy(() => {
-          const h = tf.tensor2d(gatherRows(hidden[i] as Float32Array, r, width), [r.length, width]);
-          return crossEntropySum(headLogits(ctx.spec, head, h), labels.slice(start, start + chunkRows)).dataSync()[0] as number;
-        });
-      }
-      return { loss: rows.length === 0 ? Number.NaN : sum / rows.length, targets: rows.length };
-    });
+    const losses = headLosses(ctx.spec, head, sequences, { chunkRows });
+    return sequences.map((s, i) => ({ loss: losses[i] as number, targets: s.rows.length }));
   } finally {
     disposeHead(head);
   }

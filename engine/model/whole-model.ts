@@ -9,7 +9,9 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { ModelSpec } from './config.ts';
 import { decoderLayer } from './decoder-layer.ts';
-import { crossEntropySum, headLogits, targetRows } from './head.ts';
+import { crossEntropySum } from './cross-entropy.ts';
+import { targetRows } from './head.ts';
+import { rmsNorm } from './ops.ts';
 import type { LossSequence } from './layer-grads.ts';
 import { ropeTables } from './rope.ts';
 import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME, isLinearWeight, layerParamShapes, layerTensorName } from './weights.ts';
@@ -44,8 +46,9 @@ export function wholeModelLoss(spec: ModelSpec, param: (name: string) => tf.Tens
     }
     const { rows, labels } = targetRows(ids, seq.targets);
     const h: tf.Tensor2D = tf.matMul(tf.oneHot(tf.tensor1d(rows, 'int32'), ids.length), x);
-    const head = { norm: param(FINAL_NORM_NAME) as tf.Tensor1D, lmHead: tf.transpose(spec.tiedEmbeddings ? embed : (param(LM_HEAD_NAME) as tf.Tensor2D)) };
-    return tf.div(crossEntropySum(headLogits(spec, head, h), labels), rows.length);
+    const lmHead = tf.transpose(spec.tiedEmbeddings ? embed : (param(LM_HEAD_NAME) as tf.Tensor2D));
+    const logits: tf.Tensor2D = tf.matMul(rmsNorm(h, param(FINAL_NORM_NAME) as tf.Tensor1D, spec.rmsNormEps), lmHead);
+    return tf.div(crossEntropySum(logits, labels), rows.length);
   });
   return tf.div(tf.addN(losses), batch.length) as tf.Scalar;
 }

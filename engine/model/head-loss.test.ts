@@ -1,0 +1,111 @@
+/**
+ * The chunked head's loss and gradients on the wasm backend against the float64 formulation
+ * (testing/head-reference.ts): on the demo pair's tool-use sequences (g_A), on a synthetic head
+ * with Qwen3's 151,936-token vocab where every target logit dominates, and on a small head cut
+ * into uneven vocab and row chunks. Relative errors are ‖got − ref‖₂ / ‖ref‖₂.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Checkpoint } from '../io/checkpoint.ts';
+import { SeededRandom } from '../protocol/seeded-random.ts';
+import { initBackend } from '../tensor/backend.ts';
+import { disposeHead, headFromValues, type HeadWeights } from './head.ts';
+import { headLossAndGrads, headLosses } from './head-loss.ts';
+import type { ModelSpec } from './config.ts';
+import { dominantHeadModel } from './testing/dominant-head.ts';
+import { RelativeError, headPrecision } from './testing/head-precision.ts';
+import { headReference } from './testing/head-reference.ts';
+
+const DEMO_INSTRUCT = join(import.meta.dirname, '..', '..', 'assets', 'demo', 'instruct');
+/** The agent (tool-use) sequences of `crane analyze` on the demo pair: ids and loss masks. */
+const DEMO_AGENT = join(import.meta.dirname, 'testdata', 'demo-agent-sequences.jsonl');
+
+beforeAll(async () => {
+  await initBackend('wasm');
+});
+
+describe('head gradients against float64 on wasm', () => {
+  it('g_A of the demo pair agrees to 1e-5', async () => {
+    const batch = readFileSync(DEMO_AGENT, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as { ids: number[]; lossMask: number[] })
+      .map((s) => ({ ids: s.ids, targets: s.lossMask }));
+    expect(batch.length).toBe(16);
+    const checkpoint = await Checkpoint.open(DEMO_INSTRUCT);
+    try {
+      const precision = await headPrecision(checkpoint, batch, false);
+      console.info(`[demo pair] g_A rel err ${precision.layers.toExponential(2)}, |loss − ref| ${precision.loss.toExponential(2)}`);
+      expect(precision.layers).toBeLessThan(1e-5);
+      expect(precision.loss).toBeLessThan(1e-6);
+    } finally {
+      await checkpoint.close();
+    }
+  });
+
+  it('a 151,936-token head with dominant targets: layer, model.norm and lm_head gradients agree to 1e-5', async () => {
+    const model = await dominantHeadModel({ vocab: 151_936, hidden: 64, tokens: 6, margin: 20, seed: 5 });
+    try {
+      const precision = await headPrecision(model.source, model.batch, true);
+      console.info(`[V=151936] layers ${precision.layers.toExponential(2)}, model.norm ${precision.norm?.toExponential(2)}, lm_head ${precision.lmHead?.toExponential(2)}`);
+      expect(precision.layers).toBeLessThan(1e-5);
+      expect(precision.norm).toBeLessThan(1e-5);
+      expect(precision.lmHead).toBeLessThan(1e-5);
+      expect(precision.loss).toBeLessThan(1e-7);
+    } finally {
+      await model.close();
+    }
+  });
+});
+
+describe('chunked head', () => {
+  const width = 8;
+  const vocab = 29;
+  const spec = { hiddenSize: width, rmsNormEps: 1e-6 } as ModelSpec;
+  const rng = new SeededRandom(21);
+  const norm = rng.normals(width, 0.1, 1);
+  const stored = rng.normals(vocab * width, 1);
+  const hidden = [rng.normals(5 * width, 1), rng.normals(3 * width, 1), rng.normals(4 * width, 1)];
+  const sequences = [
+    { hidden: hidden[0] as Float32Array, rows: [0, 1, 3], labels: [28, 0, 14] },
+    { hidden: hidden[1] as Float32Array, rows: [], labels: [] },
+    { hidden: hidden[2] as Float32Array, rows: [0, 2], labels: [7, 28] },
+  ];
+  const reference = headReference({
+    hidden: Float32Array.from(sequences.flatMap((s) => s.rows.flatMap((r) => Array.from(s.hidden.subarray(r * width, (r + 1) * width))))),
+    norm,
+    head: stored,
+    labels: sequences.flatMap((s) => s.labels),
+    weights: sequences.flatMap((s) => s.rows.map(() => 0.5 / s.rows.length)),
+    eps: spec.rmsNormEps,
+  });
+  const heads: HeadWeights[] = [];
+  afterAll(() => heads.forEach(disposeHead));
+
+  it.each([
+    { vocabChunk: 29, chunkRows: 128 },
+    { vocabChunk: 7, chunkRows: 2 },
+    { vocabChunk: 1, chunkRows: 1 },
+  ])('vocab chunks of $vocabChunk, row blocks of $chunkRows: losses and gradients equal float64', ({ vocabChunk, chunkRows }) => {
+    const head = headFromValues(norm, stored, vocabChunk);
+    heads.push(head);
+    expect(head.chunks.length).toBe(Math.ceil(vocab / vocabChunk));
+    const losses = headLosses(spec, head, sequences, { chunkRows });
+    expect(losses[1]).toBeNaN();
+    const grads = headLossAndGrads(spec, head, sequences, { chunkRows, scale: 0.5, weightGrads: true });
+    const refMeans = [reference.losses.subarray(0, 3), reference.losses.subarray(3, 5)].map((l) => l.reduce((a, b) => a + b, 0) / l.length);
+    expect(Math.abs((losses[0] as number) - (refMeans[0] as number))).toBeLessThan(1e-6);
+    expect(Math.abs((grads.sequenceLosses[2] as number) - (refMeans[1] as number))).toBeLessThan(1e-6);
+    expect(grads.dHidden[1]).toEqual(new Float32Array(3 * width));
+    const gotRows = sequences.flatMap((s, i) => s.rows.flatMap((r) => Array.from((grads.dHidden[i] as Float32Array).subarray(r * width, (r + 1) * width))));
+    expect(new RelativeError().add(gotRows, reference.dHidden).value()).toBeLessThan(1e-5);
+    expect(new RelativeError().add(grads.dNorm as Float32Array, reference.dNorm).value()).toBeLessThan(1e-5);
+    expect(new RelativeError().add(grads.dLmHead as Float32Array, reference.dHead).value()).toBeLessThan(1e-5);
+  });
+
+  it('refuses an lm_head that is not [vocab, hidden] and a vocab chunk that is not a positive integer', () => {
+    expect(() => headFromValues(norm, new Float32Array(width * 3 + 1))).toThrow(/is not \[vocab, 8\]/);
+    expect(() => headFromValues(norm, stored, 0)).toThrow(/vocab chunk 0 must be a positive integer/);
+  });
+});
