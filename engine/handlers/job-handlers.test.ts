@@ -77,14 +77,20 @@ describe('long handlers', () => {
     expect(await codeOf(call(h, 'export', { outDir: 'relative/out', dtype: 'source', shardBytes: 1 << 20, method: crane, overwrite: false }))).toBe('invalid-path');
   });
 
-  it('verify measures base and edited losses, and keeps CRANE results as verified points', async () => {
+  it('verify measures base and edited losses on the project\'s evaluation set, says which, and keeps CRANE results as verified points', async () => {
     const ctx = recordingContext();
     const result = await call(h, 'verify', { method: crane }, ctx);
+    expect(result.measuredOn).toEqual({ source: 'calibration' });
     expect(result.base.reasoning).toBeGreaterThan(0);
     expect(result.edited.reasoning).not.toBe(result.base.reasoning);
     expect(ctx.of('progress').some((p) => p.stage === 'verify')).toBe(true);
+    // Evaluation files chosen after the analysis: no re-analysis, the next Verify measures on them.
+    const files = { source: 'files' as const, ...h.evaluation };
+    await h.session.update((p) => ({ ...p, analysis: p.analysis === null ? null : { ...p.analysis, evaluation: files } }));
     const aim = await call(h, 'verify', { method: { method: 'aim', lambda: 0.3, omega: 0.4 } });
     expect(aim.method.method).toBe('aim');
+    expect(aim.measuredOn).toEqual(files);
+    expect(aim.base.reasoning).not.toBe(result.base.reasoning);
     expect((await call(h, 'getProjectState', {}))?.project.verified).toHaveLength(1);
   }, 120_000);
 });
