@@ -11,9 +11,9 @@
  */
 import { join } from 'node:path';
 import { editPair, type PairedEdit, type TensorSide } from '../crane/tensor-pair.ts';
-import { CheckpointError } from '../io/checkpoint-error.ts';
 import type { Checkpoint, CheckpointTensor } from '../io/checkpoint.ts';
 import { isFloatDType } from '../io/dtype.ts';
+import { assertFiniteValues } from '../io/finite-values.ts';
 import type { TensorPayload } from '../io/tensor-encoding.ts';
 import type { PlannedTensor } from './export-plan.ts';
 
@@ -35,19 +35,12 @@ export async function produceEdited(
   const read = async (checkpoint: Checkpoint, info: CheckpointTensor | undefined): Promise<TensorSide | undefined> => {
     if (info === undefined) return undefined;
     const values = await checkpoint.readFloat32(name);
-    assertFinite(values, join(checkpoint.dir, info.shard), name, 'contains');
+    assertFiniteValues(values, join(checkpoint.dir, info.shard), name, 'contains', 'nothing was written');
     return { shape: info.shape, values };
   };
   const [instructSide, thinkingSide] = [await read(instruct, planned.instruct), await read(thinking, planned.thinking)];
   const result = editPair({ name, instruct: instructSide, thinking: thinkingSide }, edit);
   if (result.note !== undefined) notes.push(`${name}: ${result.note}`);
-  assertFinite(result.values, join(base.dir, baseInfo.shard), name, 'was edited into');
+  assertFiniteValues(result.values, join(base.dir, baseInfo.shard), name, 'was edited into', 'nothing was written');
   return result.values;
-}
-
-function assertFinite(values: Float32Array, file: string, tensor: string, verb: string): void {
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i] as number;
-    if (!Number.isFinite(v)) throw new CheckpointError('non-finite', file, `${verb} ${v} at flat index ${i}; nothing was written`, tensor);
-  }
 }

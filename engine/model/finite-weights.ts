@@ -10,9 +10,9 @@
  * done ("nothing was analysed"). `beforeTensor` may throw (cancellation).
  */
 import { join } from 'node:path';
-import { CheckpointError } from '../io/checkpoint-error.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import { isFloatDType } from '../io/dtype.ts';
+import { assertFiniteValues } from '../io/finite-values.ts';
 
 export interface FiniteScanOptions {
   readonly outcome: string;
@@ -24,11 +24,7 @@ export async function assertFiniteWeights(checkpoints: readonly Checkpoint[], op
   const tensors = checkpoints.flatMap((c) => [...c.tensors.values()].filter((t) => isFloatDType(t.dtype)).map((t) => ({ c, t })));
   for (const [i, { c, t }] of tensors.entries()) {
     options.beforeTensor?.();
-    const values = await c.readFloat32(t.name);
-    for (let j = 0; j < values.length; j++) {
-      const v = values[j] as number;
-      if (!Number.isFinite(v)) throw new CheckpointError('non-finite', join(c.dir, t.shard), `contains ${v} at flat index ${j}; ${options.outcome}`, t.name);
-    }
+    assertFiniteValues(await c.readFloat32(t.name), join(c.dir, t.shard), t.name, 'contains', options.outcome);
     options.onFraction?.((i + 1) / tensors.length);
   }
 }
