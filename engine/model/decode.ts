@@ -51,7 +51,7 @@ export async function greedyDecode(ctx: ModelContext, prompt: ArrayLike<number>,
           return o.kv;
         });
         const last = tf.slice(x, [ids.length - 1, 0], [1, spec.hiddenSize]);
-        const next = argmax(headLogits(spec, h, last).dataSync() as Float32Array);
+        const next = argmax(headLogits(spec, h, last));
         return { next, kv: kv.map((e) => ({ k: tf.keep(e.k), v: tf.keep(e.v) })) };
       });
     };

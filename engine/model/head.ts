@@ -54,12 +54,24 @@ export function disposeHead(head: HeadWeights): void {
   tf.dispose([head.norm, ...head.chunks.map((c) => c.columns)]);
 }
 
-/** Logits [rows, vocab] of hidden states [rows, hidden]: for callers that want whole rows (scoring, decoding). */
-export function headLogits(spec: ModelSpec, head: HeadWeights, hidden: tf.Tensor2D): tf.Tensor2D {
-  return tf.tidy(() => {
-    const normed = rmsNorm(hidden, head.norm, spec.rmsNormEps);
-    return tf.concat(head.chunks.map((c) => tf.matMul(normed, c.columns)), 1);
-  });
+/**
+ * Logits [rows · vocab] of hidden states [rows, hidden], for callers that want whole rows
+ * (scoring output, decoding): filled chunk by chunk, so tfjs holds one [rows, chunk] at a time.
+ */
+export function headLogits(spec: ModelSpec, head: HeadWeights, hidden: tf.Tensor2D): Float32Array {
+  const rows = hidden.shape[0];
+  const out = new Float32Array(rows * head.vocab);
+  const normed = tf.tidy(() => rmsNorm(hidden, head.norm, spec.rmsNormEps));
+  try {
+    for (const c of head.chunks) {
+      const size = c.columns.shape[1];
+      const values = tf.tidy(() => tf.matMul(normed, c.columns).dataSync());
+      for (let r = 0; r < rows; r++) out.set(values.subarray(r * size, (r + 1) * size), r * head.vocab + c.start);
+    }
+    return out;
+  } finally {
+    normed.dispose();
+  }
 }
 
 /** Rows (t−1) whose next token is a target, and those target ids. */

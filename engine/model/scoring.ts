@@ -29,10 +29,9 @@ export async function forwardLogits(ctx: ModelContext, ids: ArrayLike<number>, p
   const rows = positions ?? Array.from({ length: ids.length }, (_, i) => i);
   const head = await readHead(ctx);
   try {
-    const values = tf.tidy(() => {
-      const h = tf.tensor2d(gatherRows(hidden, rows, ctx.spec.hiddenSize), [rows.length, ctx.spec.hiddenSize]);
-      return headLogits(ctx.spec, head, h).dataSync() as Float32Array;
-    });
+    const h = tf.tensor2d(gatherRows(hidden, rows, ctx.spec.hiddenSize), [rows.length, ctx.spec.hiddenSize]);
+    const values = headLogits(ctx.spec, head, h);
+    h.dispose();
     return { values, rows: rows.length, vocab: ctx.spec.vocabSize };
   } finally {
     disposeHead(head);
