@@ -11,10 +11,8 @@
  */
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { readRegularFile } from '../io/input-file.ts';
+import { decodeStrictUtf8 } from '../io/strict-utf8.ts';
 import { CalibrationError } from './calibration-error.ts';
-
-const strict = new TextDecoder('utf-8', { fatal: true });
-const NEWLINE = 0x0a;
 
 export async function readUtf8File(path: string): Promise<string> {
   let bytes: Uint8Array;
@@ -29,69 +27,7 @@ export async function readUtf8File(path: string): Promise<string> {
 }
 
 export function decodeUtf8(bytes: Uint8Array, file: string): string {
-  try {
-    return strict.decode(bytes);
-  } catch {
-    throw invalidByteError(bytes, file);
-  }
-}
-
-/** Only on failure: finds the first invalid line by decoding line by line (UTF-8 never encodes another character with byte 0x0A). */
-function invalidByteError(bytes: Uint8Array, file: string): CalibrationError {
-  let line = 1;
-  let start = 0;
-  while (start <= bytes.length) {
-    const newline = bytes.indexOf(NEWLINE, start);
-    const end = newline === -1 ? bytes.length : newline;
-    const column = firstInvalidByte(bytes.subarray(start, end));
-    if (column !== undefined) {
-      return new CalibrationError('encoding', `${file}:${line}`, `is not valid UTF-8 (invalid byte 0x${(bytes[start + column] ?? 0).toString(16).padStart(2, '0')} at byte ${column + 1} of the line)`);
-    }
-    line++;
-    start = end + 1;
-  }
-  return new CalibrationError('encoding', file, 'is not valid UTF-8');
-}
-
-/**
- * Index of the first byte of the first bad sequence: bisection finds the byte at which decoding
- * breaks; when that byte only breaks a multi-byte sequence opened just before it (Latin-1 "é"
- * read as a lead byte), the sequence's lead byte is the one to point at.
- */
-function firstInvalidByte(line: Uint8Array): number | undefined {
-  if (isValid(line)) return undefined;
-  // Invariant: line[0, low) decodes up to a possibly incomplete sequence; line[0, high) does not.
-  let low = 0;
-  let high = line.length;
-  while (high - low > 1) {
-    const mid = (low + high) >> 1;
-    if (isValidPrefix(line.subarray(0, mid))) low = mid;
-    else high = mid;
-  }
-  let lead = low - 1;
-  while (lead >= 0 && low - lead < 4 && isContinuation(line[lead] ?? 0)) lead--;
-  return lead >= 0 && (line[lead] ?? 0) >= 0xc0 && sequenceLength(line[lead] ?? 0) > low - lead ? lead : low;
-}
-
-const isContinuation = (byte: number): boolean => (byte & 0xc0) === 0x80;
-const sequenceLength = (lead: number): number => (lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2);
-
-function isValid(bytes: Uint8Array): boolean {
-  try {
-    strict.decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A prefix is fine if it is valid up to a multi-byte sequence that the next bytes may complete. */
-function isValidPrefix(bytes: Uint8Array): boolean {
-  const streaming = new TextDecoder('utf-8', { fatal: true });
-  try {
-    streaming.decode(bytes, { stream: true });
-    return true;
-  } catch {
-    return false;
-  }
+  return decodeStrictUtf8(bytes, 'drop', (at) =>
+    new CalibrationError('encoding', `${file}:${at.line}`, `is not valid UTF-8 (invalid byte 0x${at.byte.toString(16).padStart(2, '0')} at byte ${at.column} of the line)`),
+  );
 }

@@ -74,19 +74,19 @@ describe('input files of the wrong type', () => {
 });
 
 describe('strict UTF-8', () => {
-  it('names the first invalid byte, also past a multi-byte character and at a cut end', () => {
+  it('names the lead byte of the first invalid sequence, also past a multi-byte character and at a cut end', () => {
     const text = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
     expect(decodeUtf8('f', text('héllo'), 'file')).toBe('héllo');
-    expect(() => decodeUtf8('f', text('hé', [0xc0, 0xaf], 'x'), 'file')).toThrow('f: file is not valid UTF-8 (byte 3)');
-    expect(() => decodeUtf8('f', text('abc', [0xe2, 0x82]), 'header')).toThrow('f: header is not valid UTF-8 (byte 5)');
+    expect(() => decodeUtf8('f', text('hé', [0xc0, 0xaf], 'x'), 'file')).toThrow('f: file is not valid UTF-8 (byte 3: 0xc0)');
+    expect(() => decodeUtf8('f', text('abc', [0xe2, 0x82]), 'header')).toThrow('f: header is not valid UTF-8 (byte 3: 0xe2)');
     const long = Buffer.concat([Buffer.alloc(200_000, 0x61), Buffer.from([0xff])]);
-    expect(() => decodeUtf8('f', long, 'file')).toThrow('(byte 200000)');
+    expect(() => decodeUtf8('f', long, 'file')).toThrow('(byte 200000: 0xff)');
   });
 
   it('refuses invalid UTF-8 in config.json instead of replacing it', async () => {
     await withCheckpoint(async (dir) => {
       await writeFile(join(dir, 'config.json'), Buffer.concat([Buffer.from('{"model_type": "qw'), Buffer.from([0xff]), Buffer.from('en3"}')]));
-      await expect(Checkpoint.open(dir)).rejects.toMatchObject({ code: 'encoding', message: `${join(dir, 'config.json')}: file is not valid UTF-8 (byte 18)` });
+      await expect(Checkpoint.open(dir)).rejects.toMatchObject({ code: 'encoding', message: `${join(dir, 'config.json')}: file is not valid UTF-8 (byte 18: 0xff)` });
     });
   });
 

@@ -6,7 +6,7 @@
  *   readRegularFile(path, limit?) → Buffer
  *   readTextFile(path) → string              a regular file, at most MAX_TEXT_FILE_BYTES, strict UTF-8
  *   readJsonObject(path, code) → object      readTextFile + JSON.parse, top level must be an object
- *   decodeUtf8(path, bytes, what) → string   invalid UTF-8 is an error, never replaced with U+FFFD
+ *   decodeUtf8(path, bytes, what) → string   strict-utf8.ts, a leading BOM kept (so JSON refuses it)
  *
  * The file is opened non-blocking and its type checked on the open handle (fstat), not by a
  * stat before the open: opening a FIFO for reading otherwise blocks until a writer appears (a
@@ -16,6 +16,7 @@
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { CheckpointError, type CheckpointErrorCode } from './checkpoint-error.ts';
+import { decodeStrictUtf8 } from './strict-utf8.ts';
 
 /** config.json, the index and tokenizer files are metadata: a real tokenizer.json is ~10 MB. */
 export const MAX_TEXT_FILE_BYTES = 256 * 1024 * 1024;
@@ -71,44 +72,11 @@ export async function readJsonObject(path: string, code: CheckpointErrorCode): P
   return json as Record<string, unknown>;
 }
 
-// ignoreBOM keeps a leading BOM in the text, so JSON parsing refuses it as the reference
-// loaders (Rust safetensors, Python json) do, instead of silently dropping it.
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
 export function decodeUtf8(path: string, bytes: Uint8Array, what: string): string {
-  try {
-    return STRICT_UTF8.decode(bytes);
-  } catch {
-    throw new CheckpointError('encoding', path, `${what} is not valid UTF-8 (byte ${firstInvalidUtf8(bytes)})`);
-  }
+  return decodeStrictUtf8(bytes, 'keep', (at) => new CheckpointError('encoding', path, `${what} is not valid UTF-8 (byte ${at.offset}: 0x${hex(at.byte)})`));
 }
 
-/**
- * Offset at which a streaming strict decoder first fails: chunks find the failing chunk, then
- * that chunk is fed byte by byte (only on the error path, so the cost does not matter).
- */
-function firstInvalidUtf8(bytes: Uint8Array): number {
-  const CHUNK = 65536;
-  const strict = () => new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-  let chunkStart = 0;
-  const scan = strict();
-  try {
-    for (; chunkStart < bytes.length; chunkStart += CHUNK) scan.decode(bytes.subarray(chunkStart, chunkStart + CHUNK), { stream: true });
-    // Every chunk decoded: only the end of the input (a cut multi-byte character) is invalid.
-    return bytes.length;
-  } catch {
-    const exact = strict();
-    exact.decode(bytes.subarray(0, chunkStart), { stream: true });
-    for (let i = chunkStart; i < bytes.length; i++) {
-      try {
-        exact.decode(bytes.subarray(i, i + 1), { stream: true });
-      } catch {
-        return i;
-      }
-    }
-    return bytes.length;
-  }
-}
+const hex = (byte: number): string => byte.toString(16).padStart(2, '0');
 
 function readError(path: string, error: unknown): CheckpointError {
   const code = (error as NodeJS.ErrnoException).code;

@@ -34,7 +34,7 @@ const FILE_CASES: FileCase[] = [
     name: 'invalid UTF-8 in a tensor name',
     content: rawSafetensors(Buffer.concat([Buffer.from('{"w'), Buffer.from([0xff]), Buffer.from('": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}')]), bytes(4)),
     code: 'encoding',
-    message: /header is not valid UTF-8 \(byte 3\)/,
+    message: /header is not valid UTF-8 \(byte 3: 0xff\)/,
   },
   {
     name: 'length prefix shortened into the padding (every tensor would read shifted)',
