@@ -3,11 +3,10 @@
  * `crane merge --recipe crane_recipe.json INSTRUCT THINKING --out DIR`: export an edited
  * checkpoint through engine/export (streamed, atomic, sharded, recipe + model card).
  */
-import { readFile } from 'node:fs/promises';
 import type { TokenRows } from '../protocol/settings-schemas.ts';
 import { exportFromRecipe, exportMerge, type ExportProgress, type ExportResult, type ExportRunOptions } from '../export/export-checkpoint.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
-import { CheckpointError } from '../io/checkpoint-error.ts';
+import { readJsonObject } from '../io/input-file.ts';
 import { editMethodFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP, exportDtypeFromFlag, parseByteSize, type EditFlagValues } from './cli-settings.ts';
 import { tokenRowsOf } from '../pipeline/edit-method.ts';
 import { loadCheckpointTokenizer } from '../pipeline/checkpoint-tokenizer.ts';
@@ -113,13 +112,8 @@ async function tokenRows(instruct: string, io: CliIo): Promise<TokenRows> {
   }
 }
 
-async function readRecipe(path: string): Promise<unknown> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8'));
-  } catch (error) {
-    throw new CheckpointError('metadata', path, `is not a readable JSON recipe (${(error as Error).message})`);
-  }
-}
+/** A regular file of strict UTF-8 JSON (a FIFO named as the recipe would otherwise hang the read). */
+const readRecipe = (path: string): Promise<unknown> => readJsonObject(path, 'metadata');
 
 function progressPrinter(io: CliIo): ((p: ExportProgress) => void) | undefined {
   if (!io.isTty) return undefined;

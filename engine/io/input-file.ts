@@ -16,9 +16,10 @@
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { CheckpointError, type CheckpointErrorCode } from './checkpoint-error.ts';
+import { isJsonObject } from './json-object.ts';
 import { decodeStrictUtf8 } from './strict-utf8.ts';
 
-/** config.json, the index and tokenizer files are metadata: a real tokenizer.json is ~10 MB. */
+/** Config, index, tokenizer and the engine's own JSON files are metadata: a real tokenizer.json is ~10 MB. */
 export const MAX_TEXT_FILE_BYTES = 256 * 1024 * 1024;
 
 // O_NONBLOCK is POSIX-only (undefined on Windows, where a FIFO cannot appear under a file name).
@@ -57,7 +58,7 @@ export async function readRegularFile(path: string, limit?: { readonly bytes: nu
 }
 
 export async function readTextFile(path: string): Promise<string> {
-  return decodeUtf8(path, await readRegularFile(path, { bytes: MAX_TEXT_FILE_BYTES, of: 'config and tokenizer files' }), 'file');
+  return decodeUtf8(path, await readRegularFile(path, { bytes: MAX_TEXT_FILE_BYTES, of: 'text and JSON files' }), 'file');
 }
 
 export async function readJsonObject(path: string, code: CheckpointErrorCode): Promise<Record<string, unknown>> {
@@ -68,8 +69,8 @@ export async function readJsonObject(path: string, code: CheckpointErrorCode): P
   } catch (error) {
     throw new CheckpointError(code, path, `is not valid JSON (${(error as Error).message})`);
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new CheckpointError(code, path, 'is not a JSON object');
-  return json as Record<string, unknown>;
+  if (!isJsonObject(json)) throw new CheckpointError(code, path, 'is not a JSON object');
+  return json;
 }
 
 export function decodeUtf8(path: string, bytes: Uint8Array, what: string): string {

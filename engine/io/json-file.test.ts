@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -38,12 +39,20 @@ describe('readJsonFile', () => {
     expect(error.message).toContain('batchesDone');
   }));
 
-  it('reports a path that cannot be read as a file as an io error naming it', () => withTempDir(async (dir) => {
+  it('refuses a folder where the file should be, naming it', () => withTempDir(async (dir) => {
     const folder = join(dir, 'progress.json');
     await mkdir(folder);
     const error = await errorOf(readJsonFile(folder, progress, 'a progress file'));
-    expect(error.code).toBe('io');
+    expect(error.code).toBe('not-a-file');
     expect(error.file).toBe(folder);
+  }));
+
+  it('refuses a FIFO where the file should be instead of blocking on it', () => withTempDir(async (dir) => {
+    const fifo = join(dir, 'progress.json');
+    execFileSync('mkfifo', [fifo]);
+    const error = await errorOf(readJsonFile(fifo, progress, 'a progress file'));
+    expect(error.code).toBe('not-a-file');
+    expect(error.message).toContain('FIFO');
   }));
 });
 

@@ -7,9 +7,9 @@
  *   checkJson(file, json, schema, what) → T                the same for a value already parsed
  *   readJsonFile(file, schema, what) → T | undefined       undefined when the file does not exist
  */
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { CheckpointError } from './checkpoint-error.ts';
+import { readTextFile } from './input-file.ts';
 
 export function parseJsonText<T>(file: string, text: string, schema: z.ZodType<T>, what: string): T {
   let json: unknown;
@@ -30,10 +30,11 @@ export function checkJson<T>(file: string, json: unknown, schema: z.ZodType<T>, 
 export async function readJsonFile<T>(file: string, schema: z.ZodType<T>, what: string): Promise<T | undefined> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // A regular file, strict UTF-8: a FIFO left where a cache file was must not hang the engine.
+    text = await readTextFile(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new CheckpointError('io', file, `cannot be read (${(error as Error).message})`);
+    if (error instanceof CheckpointError && error.code === 'not-found') return undefined;
+    throw error;
   }
   return parseJsonText(file, text, schema, what);
 }
