@@ -11,9 +11,10 @@
  * so a file the engine accepts is always one it can hand to the UI unchanged. Older versions are
  * read through project-migration.ts.
  */
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { CheckpointError } from '../io/checkpoint-error.ts';
+import { checkJson, readJsonFile } from '../io/json-file.ts';
+import { isJsonObject } from '../io/json-object.ts';
 import { writeFileAtomic } from '../pipeline/stage-store.ts';
 import { projectFileSchema } from '../protocol/project-schemas.ts';
 import { DEFAULT_CRANE_SETTINGS } from '../protocol/settings-defaults.ts';
@@ -60,26 +61,13 @@ export function newProject(pair: { instruct: string; thinking: string } | null =
 
 export async function readProjectFile(dir: string): Promise<StoredProject | null> {
   const path = projectPaths(dir).file;
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new CheckpointError('io', path, `cannot be read (${(error as Error).message})`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new CheckpointError('metadata', path, `is not valid JSON (${(error as Error).message})`);
-  }
-  const version = (json as { formatVersion?: unknown } | null)?.formatVersion;
+  const json = await readJsonFile(path, z.unknown(), 'a CRANE project file');
+  if (json === undefined) return null;
+  const version = isJsonObject(json) ? json['formatVersion'] : undefined;
   if (typeof version === 'number' && version > PROJECT_FORMAT_VERSION) {
     throw new CheckpointError('metadata', path, `is project format ${version}; this engine reads up to ${PROJECT_FORMAT_VERSION}`);
   }
-  const parsed = storedProjectSchema.safeParse(migrateProject(json));
-  if (!parsed.success) throw new CheckpointError('metadata', path, `is not a CRANE project file (${parsed.error.issues[0]?.message ?? 'invalid'})`);
-  return parsed.data;
+  return checkJson(path, migrateProject(json), storedProjectSchema, 'a CRANE project file');
 }
 
 export async function writeProjectFile(dir: string, project: StoredProject): Promise<void> {
