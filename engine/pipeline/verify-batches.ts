@@ -41,7 +41,7 @@ export async function verifyBatches(ctx: PipelineContext, sequences: readonly Ca
 function calibrationSplit(ctx: PipelineContext, sequences: readonly CalibrationSequence[], evaluation: EvaluationSet): VerifyBatches {
   const analysed = heldOutShare(ctx.settings.analysis.evaluation);
   if (evaluation.source === 'held-out' && evaluation.fraction !== analysed) {
-    throw new CheckpointError('metadata', ctx.paths.dir, `held out ${analysed} of the calibration sets from its gradients, not ${evaluation.fraction}: run \`crane analyze --held-out ${evaluation.fraction}\` first`);
+    throw new CheckpointError('metadata', ctx.paths.dir, `held out ${analysed} of the calibration sets from its gradients, not ${evaluation.fraction}: analyze again with that share (Analyze in the studio, or crane analyze --held-out ${evaluation.fraction})`);
   }
   const split: Split = evaluation.source === 'held-out' ? 'heldout' : 'train';
   return { reasoning: lossBatch(sequences, 'reasoning', split), agent: lossBatch(sequences, 'agent', split) };
