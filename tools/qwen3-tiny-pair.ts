@@ -35,7 +35,7 @@ if (values.out === undefined) {
 }
 const [layers, hidden, seed] = [Number(values.layers), Number(values.hidden), Number(values.seed)];
 if (![layers, hidden, seed].every(Number.isSafeInteger) || layers < 1 || hidden < 8 || hidden % 8 !== 0) {
-  process.stderr.write('--layers must be ≥ 1 and --hidden a multiple of 8 (2 heads of hidden/2, one KV head)\n');
+  process.stderr.write('--layers must be ≥ 1 and --hidden a multiple of 8 (4 heads of hidden/4, 2 KV heads: grouped-query attention as in Qwen3)\n');
   process.exit(2);
 }
 
@@ -45,9 +45,9 @@ const config = {
   hidden_size: hidden,
   intermediate_size: 2 * hidden,
   num_hidden_layers: layers,
-  num_attention_heads: 2,
-  num_key_value_heads: 1,
-  head_dim: hidden / 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 2,
+  head_dim: hidden / 4,
   vocab_size: QWEN3_VOCAB_ROWS,
   max_position_embeddings: 40960,
   rms_norm_eps: 1e-6,
