@@ -102,12 +102,12 @@ async function withPair<T>(instruct: string, thinking: string, body: (pair: { in
   }
 }
 
-/** <think>/</think> and special-token rows from Instruct's tokenizer; none (with a warning) without one. */
+/** <think>/</think> and protected rows (protocol/protected-tokens.ts) from Instruct's tokenizer; none (with a warning) without one. */
 async function tokenRows(instruct: string, io: CliIo): Promise<TokenRows> {
   try {
     return tokenRowsOf(await loadCheckpointTokenizer(instruct));
   } catch (error) {
-    io.err(`warning: no usable tokenizer in ${instruct} (${(error as Error).message}): embedding and lm_head rows get no think/special rules`);
+    io.err(`warning: no usable tokenizer in ${instruct} (${(error as Error).message}): embedding and lm_head rows get no think/protected rules`);
     return { think: [], special: [] };
   }
 }

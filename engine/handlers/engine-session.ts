@@ -7,7 +7,7 @@
  *   session.open(dir) / session.save(dir, file) / session.update(fn)
  *   session.requireProject() → { dir, project }         or 'not-found' when none is open
  *   session.analysis() → LoadedAnalysis                  or 'not-found' until Analyze has run
- *   session.tokenRows() → <think>/special ids of Instruct's tokenizer (empty without one)
+ *   session.tokenRows() → think and protected ids of Instruct's tokenizer (empty without one)
  *
  * The loaded analysis is dropped whenever the project's pair changes or an analysis run ends,
  * so no view is ever computed from another pair's cache.
@@ -99,7 +99,7 @@ export class EngineSession {
     const instruct = this.requireProject().project.instruct;
     if (instruct === null) return Promise.resolve({ think: [], special: [] });
     if (this.tokens?.instruct !== instruct) {
-      // A pair without a usable tokenizer still edits; it only gets no think/special row rules.
+      // A pair without a usable tokenizer still edits; it only gets no think/protected row rules.
       this.tokens = { instruct, rows: loadCheckpointTokenizer(instruct).then(tokenRowsOf, () => ({ think: [], special: [] })) };
     }
     return this.tokens.rows;
