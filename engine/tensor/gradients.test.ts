@@ -51,6 +51,8 @@ const CASES: [string, Fn, () => tf.Tensor[]][] = [
   ['batched matMul', (a, b) => tf.matMul(a as tf.Tensor3D, b as tf.Tensor3D, false, true), () => [seeded([2, 3, 4], 5), seeded([2, 5, 4], 6)]],
   ['reshape, transpose', (a) => tf.transpose(tf.reshape(a as tf.Tensor, [2, 3, 2]), [2, 0, 1]), () => [seeded([3, 4], 7)]],
   ['split, concat', (a) => { const [x, y] = tf.split(a as tf.Tensor, 2, -1) as [tf.Tensor, tf.Tensor]; return tf.concat([tf.mul(y, 2), x], -1); }, () => [seeded([3, 4], 8)]],
+  // One part: tfjs hands a single-output kernel's gradient over as one tensor, not an array (one KV head splits so).
+  ['split into one part', (a) => tf.mul((tf.split(a as tf.Tensor, 1, -1) as [tf.Tensor])[0], 3), () => [seeded([3, 4], 8)]],
   ['softmax', (a) => tf.softmax(a as tf.Tensor), () => [seeded([2, 5], 9)]],
   ['logSoftmax', (a) => tf.logSoftmax(a as tf.Tensor), () => [seeded([2, 5], 9)]],
   ['addN', (a, b) => tf.addN([a as tf.Tensor, b as tf.Tensor, a as tf.Tensor]), () => [seeded([3], 10), seeded([3], 11)]],

@@ -100,7 +100,8 @@ const GRADIENTS: { kernelName: string; inputsToSave?: string[]; outputsToSave?: 
       return parts.map((p) => () => p);
     },
   },
-  { kernelName: 'SplitV', gradFunc: (dy, _s, attrs) => ({ x: () => tf.concat(dy as tf.Tensor[], attrs['axis'] as number) }) },
+  // A split into one part is a single-output kernel, whose gradient tfjs passes as one tensor.
+  { kernelName: 'SplitV', gradFunc: (dy, _s, attrs) => ({ x: () => tf.concat(Array.isArray(dy) ? dy : [dy], attrs['axis'] as number) }) },
   {
     kernelName: 'Softmax', outputsToSave: [true],
     gradFunc: (dy, s, attrs) => ({
