@@ -3,13 +3,11 @@
  * `crane merge --recipe crane_recipe.json INSTRUCT THINKING --out DIR`: export an edited
  * checkpoint through engine/export (streamed, atomic, sharded, recipe + model card).
  */
-import type { TokenRows } from '../protocol/settings-schemas.ts';
 import { exportFromRecipe, exportMerge, type ExportProgress, type ExportResult, type ExportRunOptions } from '../export/export-checkpoint.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { readJsonObject } from '../io/input-file.ts';
 import { editMethodFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP, exportDtypeFromFlag, parseByteSize, type EditFlagValues } from './cli-settings.ts';
-import { tokenRowsOf } from '../pipeline/edit-method.ts';
-import { loadCheckpointTokenizer } from '../pipeline/checkpoint-tokenizer.ts';
+import { editTokenRows } from '../pipeline/checkpoint-tokenizer.ts';
 import { resolveArtifactsDir } from '../pipeline/pipeline-folder.ts';
 import { formatBytes } from '../protocol/format-bytes.ts';
 import { parseCommandArgs, UsageError, type CliCommand, type CliIo } from './command.ts';
@@ -79,7 +77,7 @@ async function exportWith(values: MergeFlags, paths: Paths, run: ExportRunOption
   if (values.recipe !== undefined) {
     return exportFromRecipe(await readRecipe(values.recipe), { instruct, thinking, outDir: out, ...(analysis === undefined ? {} : { analysis }) }, run);
   }
-  const method = editMethodFromFlags(values, await tokenRows(instruct, io));
+  const method = editMethodFromFlags(values, await editTokenRows(instruct, (message) => io.err(`warning: ${message}`)));
   if (method.method === 'aim') throw new UsageError('AIM merges cannot be exported yet (see --help); use crane verify --method aim');
   return withPair(instruct, thinking, (pair) => exportMerge({
     ...pair, ...run, method, outDir: out, dtype: exportDtypeFromFlag(values.dtype),
@@ -99,16 +97,6 @@ async function withPair<T>(instruct: string, thinking: string, body: (pair: { in
     }
   } finally {
     await i.close();
-  }
-}
-
-/** <think>/</think> and protected rows (protocol/protected-tokens.ts) from Instruct's tokenizer; none (with a warning) without one. */
-async function tokenRows(instruct: string, io: CliIo): Promise<TokenRows> {
-  try {
-    return tokenRowsOf(await loadCheckpointTokenizer(instruct));
-  } catch (error) {
-    io.err(`warning: no usable tokenizer in ${instruct} (${(error as Error).message}): embedding and lm_head rows get no think/protected rules`);
-    return { think: [], special: [] };
   }
 }
 

@@ -15,8 +15,7 @@
 import type { AnalysisArtifacts } from '../analysis/analysis-store.ts';
 import { InstantPreview } from '../analysis/preview.ts';
 import type { TokenRows } from '../protocol/settings-schemas.ts';
-import { tokenRowsOf } from '../pipeline/edit-method.ts';
-import { loadCheckpointTokenizer } from '../pipeline/checkpoint-tokenizer.ts';
+import { editTokenRows } from '../pipeline/checkpoint-tokenizer.ts';
 import { loadPipelineAnalysis, pipelinePaths, type PipelineRecord } from '../pipeline/pipeline-folder.ts';
 import { ProtocolError } from '../protocol/errors.ts';
 import { newProject, readProjectFile, type StoredProject } from '../project/project-file.ts';
@@ -99,8 +98,12 @@ export class EngineSession {
     const instruct = this.requireProject().project.instruct;
     if (instruct === null) return Promise.resolve({ think: [], special: [] });
     if (this.tokens?.instruct !== instruct) {
-      // A pair without a usable tokenizer still edits; it only gets no think/protected row rules.
-      this.tokens = { instruct, rows: loadCheckpointTokenizer(instruct).then(tokenRowsOf, () => ({ think: [], special: [] })) };
+      // A pair without tokenizer.json still edits, with no think/protected row rules (the pair
+      // report shows no protected rows); a broken tokenizer fails the edit that asks for rows.
+      const rows = editTokenRows(instruct, () => undefined);
+      // Not cached when it fails: the user may fix the tokenizer and try again.
+      rows.catch(() => { if (this.tokens?.rows === rows) this.tokens = null; });
+      this.tokens = { instruct, rows };
     }
     return this.tokens.rows;
   }

@@ -8,10 +8,16 @@
  * tokenizer that numbers a token past them is refused here, at load, with one line naming
  * tokenizer.json and the token — not later as a RangeError from inside a forward pass or an edit.
  * Only headers are looked at; no weight is read.
+ *
+ *   await editTokenRows(instruct, onMissing) → TokenRows   the think and protected rows of an edit
  */
+import { basename } from 'node:path';
+import { CalibrationError } from '../calibration/calibration-error.ts';
 import { ModelTokenizer } from '../calibration/tokenizer.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { EMBED_NAME, type WeightSource } from '../model/weights.ts';
+import type { TokenRows } from '../protocol/settings-schemas.ts';
+import { tokenRowsOf } from './edit-method.ts';
 
 type CheckpointHeaders = Pick<WeightSource, 'dir' | 'config' | 'tensors'>;
 
@@ -39,4 +45,20 @@ function embeddingRows(checkpoint: CheckpointHeaders): { rows: number | undefine
     return { rows: tensorRows, embedding: `the embedding ${EMBED_NAME} of ${checkpoint.dir}` };
   }
   return { rows: configRows, embedding: `vocab_size of ${checkpoint.dir}/config.json` };
+}
+
+/**
+ * The rows an edit of `instruct` treats specially (think pair, protected added tokens). A folder
+ * with no tokenizer.json (weights only) can still be edited, without row rules, and `onMissing`
+ * says so. A tokenizer that is there but unusable is refused: editing on would move the tool-call
+ * rows of lm_head that the user believes protected.
+ */
+export async function editTokenRows(instruct: string, onMissing: (message: string) => void): Promise<TokenRows> {
+  try {
+    return tokenRowsOf(await loadCheckpointTokenizer(instruct));
+  } catch (error) {
+    if (!(error instanceof CalibrationError && error.code === 'not-found' && basename(error.where) === 'tokenizer.json')) throw error;
+    onMissing(`${instruct} has no tokenizer.json: embedding and lm_head rows get no think/protected rules`);
+    return { think: [], special: [] };
+  }
 }
