@@ -21,7 +21,9 @@ export type CheckpointErrorCode =
   | 'config'
   | 'non-finite'
   | 'write'
-  | 'exists';
+  | 'exists'
+  | 'archive'
+  | 'pickle';
 
 export class CheckpointError extends Error {
   override readonly name = 'CheckpointError';
