@@ -30,6 +30,12 @@ describe('edit flags → the protocol settings', () => {
     expect(() => craneSettingsFromFlags({ 'protect-ids': '+9,x' }, tokens)).toThrow(UsageError);
   });
 
+  it('reads --arith: f32 by default, reference for the bf16 arithmetic, anything else refused', () => {
+    expect(craneSettingsFromFlags({}, TOKENS).arith).toBe('f32');
+    expect(craneSettingsFromFlags({ arith: 'reference' }, TOKENS).arith).toBe('reference');
+    expect(() => craneSettingsFromFlags({ arith: 'bf16' }, TOKENS)).toThrow(/^--arith must be f32 or reference, got "bf16"/);
+  });
+
   it('names the baselines as the protocol does, with its defaults', () => {
     expect(editMethodFromFlags({ method: 'task_arithmetic' }, TOKENS)).toEqual(DEFAULT_BASELINES.task_arithmetic);
     expect(editMethodFromFlags({ method: 'slerp', alpha: '0.6' }, TOKENS)).toEqual({ method: 'slerp', t: 0.6 });

@@ -15,10 +15,10 @@
  */
 import type { z } from 'zod';
 import { defaultSteepness, DEFAULT_TAU } from '../protocol/gsp-mask.ts';
-import { DEFAULT_ALPHA, DEFAULT_BASELINES, DEFAULT_CRANE_SETTINGS, DEFAULT_KEEP_QUANTILE } from '../protocol/settings-defaults.ts';
+import { DEFAULT_ALPHA, DEFAULT_BASELINES, DEFAULT_CRANE_SETTINGS, DEFAULT_EDIT_ARITHMETIC, DEFAULT_KEEP_QUANTILE } from '../protocol/settings-defaults.ts';
 import {
-  aimSchema, blockKeySchema, dareSchema, resolvedCraneSettingsSchema, slerpSchema, taskArithmeticSchema, tiesSchema,
-  type ProtectedTokenEdits, type ResolvedCraneSettings, type TokenRows,
+  aimSchema, blockKeySchema, dareSchema, editArithmeticSchema, resolvedCraneSettingsSchema, slerpSchema, taskArithmeticSchema, tiesSchema,
+  type EditArithmetic, type ProtectedTokenEdits, type ResolvedCraneSettings, type TokenRows,
 } from '../protocol/settings-schemas.ts';
 import { applyProtectedEdits, parseProtectedEdits } from '../protocol/protected-tokens.ts';
 import { UsageError } from './command.ts';
@@ -37,6 +37,7 @@ export const EDIT_FLAGS = {
   fine: { type: 'boolean' },
   override: { type: 'string', multiple: true },
   'protect-ids': { type: 'string' },
+  arith: { type: 'string' },
   density: { type: 'string' },
   drop: { type: 'string' },
   seed: { type: 'string' },
@@ -58,6 +59,8 @@ export const EDIT_FLAGS_HELP = `Edit settings:
   --override K=S    set S of one block by hand, e.g. attention@3=0.5, ffn.up@1=0, norm@*=1 (repeatable)
   --protect-ids E   lm_head rows kept at θ_I beyond Instruct's added tokens but <think>/</think>:
                     +ID protects a row, -ID releases one, e.g. +151669,-151650
+  --arith A         CRANE working arithmetic: f32 (default) | reference (bf16 at every step as the
+                    reference's crane_merge.py, to reproduce a released CRANE checkpoint)
   --density D       TIES density (default ${ties.density})
   --drop P          DARE drop probability (default ${dare.dropProbability})
   --seed N          DARE seed (default ${dare.seed})
@@ -83,6 +86,7 @@ export function craneSettingsFromFlags(values: EditFlagValues, tokens: TokenRows
     stages: { threshold: values['no-threshold'] !== true, gate: values['no-gate'] !== true, gsp: values['no-gsp'] !== true },
     granularity: values.fine === true ? 'fine' : 'coarse',
     special: protectedTokens === undefined ? DEFAULT_CRANE_SETTINGS.special : { ...DEFAULT_CRANE_SETTINGS.special, protectedTokens },
+    arith: editArithmetic(values.arith),
     overrideScales: overrideScales(values.override ?? []),
     tokens: { think: tokens.think, special: applyProtectedEdits(tokens.special, protectedTokens) },
   });
@@ -137,6 +141,13 @@ function overrideScales(items: readonly string[]): Record<string, number> {
     scales[m[1] as string] = value;
   }
   return scales;
+}
+
+function editArithmetic(text: string | undefined): EditArithmetic {
+  if (text === undefined) return DEFAULT_EDIT_ARITHMETIC;
+  const parsed = editArithmeticSchema.safeParse(text);
+  if (!parsed.success) throw new UsageError(`--arith must be f32 or reference, got "${text}"`);
+  return parsed.data;
 }
 
 function protectedEdits(text: string | undefined): ProtectedTokenEdits | undefined {

@@ -5,6 +5,8 @@
  *   craneEdit(settings, context) → PairedEdit                                   (every rule, for editPair)
  *
  * Settings are the protocol's ResolvedCraneSettings (overrides as S by block key, token rows).
+ * `arith: 'reference'` rounds every step to bf16 as the reference does (reference-arithmetic.ts);
+ * absent or `f32`, the edit is computed in float32.
  * Stage toggles: `threshold` off → δ is used raw; `gate` off → S = 1 (overrides still apply);
  * `gsp` off → no projection. All steps after T are linear, so scaling before projecting is
  * the same edit as the spec's order. A tensor whose projector is missing, or whose last
@@ -15,13 +17,14 @@ import { sigmoidWeights } from '../protocol/gsp-mask.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { projectInputSide, type GspProjector } from './gsp-projector.ts';
 import { magnitudeThreshold } from './magnitude-threshold.ts';
+import { bf16AddDelta, bf16ScaleInPlace, bf16TaskVector, bf16ThresholdInPlace, toBf16 } from './reference-arithmetic.ts';
 import { resolveScale, type GateTable, type ScaleChoice } from './gate-scales.ts';
 import { editEmbedding, editLmHead, editRouter } from './special-tensors.ts';
 import { classifyTensor, projectorKey, type TensorClass } from './tensor-classification.ts';
 import { addDelta, taskVector, type PairedEdit } from './tensor-pair.ts';
 
 /** What the deltas are scaled and projected by (the stage toggles, α, q, τ, k, S); the special tensors' rules need the rest. */
-export type CraneDeltaSettings = Pick<ResolvedCraneSettings, 'alpha' | 'keepQuantile' | 'tau' | 'steepness' | 'stages' | 'granularity' | 'overrideScales'>;
+export type CraneDeltaSettings = Pick<ResolvedCraneSettings, 'alpha' | 'keepQuantile' | 'tau' | 'steepness' | 'stages' | 'granularity' | 'overrideScales' | 'arith'>;
 
 export interface CraneContext {
   /** Scored gate blocks; null when no gate analysis exists (S = 1). */
@@ -49,10 +52,9 @@ export function craneDelta(
 ): CraneDelta {
   const scale = resolveScale(tensor, settings.stages.gate ? context.gate : null, settings);
   const factor = settings.alpha * scale.value;
-  const raw = taskVector(thetaI, thetaT);
-  if (factor === 0) return { delta: new Float32Array(raw.length), scale, projectedWith: null };
-  const delta = settings.stages.threshold ? magnitudeThreshold(raw, settings.keepQuantile).values : raw;
-  for (let i = 0; i < delta.length; i++) delta[i] = factor * (delta[i] as number);
+  const reference = settings.arith === 'reference';
+  if (factor === 0 && !reference) return { delta: new Float32Array(thetaI.length), scale, projectedWith: null };
+  const delta = reference ? bf16ScaledDelta(thetaI, thetaT, factor, settings) : f32ScaledDelta(thetaI, thetaT, factor, settings);
   if (!settings.stages.gsp || tensor.gspKey === null || tensor.layer === null) return { delta, scale, projectedWith: null };
   const key = projectorKey(tensor.layer, tensor.gspKey);
   const projector = context.projector(key);
@@ -62,7 +64,29 @@ export function craneDelta(
     return { delta, scale, projectedWith: null, note: `input side ${dIn} ≠ projector ${key} width ${projector.dim}: left unprojected` };
   }
   const weights = sigmoidWeights(projector.sigma, settings.tau, settings.steepness);
-  return { delta: projectInputSide(delta, dIn, projector, weights), scale, projectedWith: key };
+  const projected = projectInputSide(delta, dIn, projector, weights);
+  return { delta: reference ? toBf16(projected) : projected, scale, projectedWith: key };
+}
+
+/** α·S·T(δ) in float32 (the studio's arithmetic). */
+function f32ScaledDelta(thetaI: Float32Array, thetaT: Float32Array, factor: number, settings: CraneDeltaSettings): Float32Array {
+  const raw = taskVector(thetaI, thetaT);
+  const delta = settings.stages.threshold ? magnitudeThreshold(raw, settings.keepQuantile).values : raw;
+  for (let i = 0; i < delta.length; i++) delta[i] = factor * (delta[i] as number);
+  return delta;
+}
+
+/** α·S·T(δ) rounded to bf16 at each step, as the reference (reference-arithmetic.ts). */
+function bf16ScaledDelta(thetaI: Float32Array, thetaT: Float32Array, factor: number, settings: CraneDeltaSettings): Float32Array {
+  const delta = bf16TaskVector(toBf16(thetaI), toBf16(thetaT));
+  if (settings.stages.threshold) bf16ThresholdInPlace(delta, settings.keepQuantile);
+  bf16ScaleInPlace(delta, factor);
+  return delta;
+}
+
+/** θ_I + Δ in the settings' arithmetic. */
+function sumWith(settings: Pick<ResolvedCraneSettings, 'arith'>, thetaI: Float32Array, delta: Float32Array): Float32Array {
+  return settings.arith === 'reference' ? bf16AddDelta(toBf16(thetaI), delta) : addDelta(thetaI, delta);
 }
 
 export function craneEdit(settings: ResolvedCraneSettings, context: CraneContext): PairedEdit {
@@ -74,7 +98,8 @@ export function craneEdit(settings: ResolvedCraneSettings, context: CraneContext
       case 'router': return { values: editRouter(thetaI, thetaT, settings.alpha, settings.special) };
       case 'crane': {
         const { delta, note } = craneDelta(tensor, shape, thetaI, thetaT, settings, context);
-        return note === undefined ? { values: addDelta(thetaI, delta) } : { values: addDelta(thetaI, delta), note };
+        const values = sumWith(settings, thetaI, delta);
+        return note === undefined ? { values } : { values, note };
       }
     }
   };

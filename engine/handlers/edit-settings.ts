@@ -16,6 +16,7 @@ import { aimImportance, type EditMethod } from '../pipeline/edit-method.ts';
 import { overrideScale } from '../protocol/block-scale.ts';
 import { ProtocolError } from '../protocol/errors.ts';
 import { applyProtectedEdits } from '../protocol/protected-tokens.ts';
+import { DEFAULT_EDIT_ARITHMETIC } from '../protocol/settings-defaults.ts';
 import type { CraneSettings, MergeMethod, ResolvedCraneSettings, TokenRows } from '../protocol/settings-schemas.ts';
 import type { BlockColumns } from './block-columns.ts';
 
@@ -31,7 +32,9 @@ export interface ColumnSets {
 export function resolveCraneSettings(settings: CraneSettings, columns: ColumnSets | null, tokens: TokenRows): ResolvedCraneSettings {
   const { overrides, ...knobs } = settings;
   const special = applyProtectedEdits(tokens.special, knobs.special.protectedTokens);
-  return { ...knobs, overrideScales: overrideScales(overrides, columns), tokens: { think: tokens.think, special } };
+  // A project saved before the arithmetic setting existed edits in f32; the recipe says so explicitly.
+  const arith = knobs.arith ?? DEFAULT_EDIT_ARITHMETIC;
+  return { ...knobs, arith, overrideScales: overrideScales(overrides, columns), tokens: { think: tokens.think, special } };
 }
 
 /** Column overrides → S by block key; overrides of columns this analysis does not have are dropped. */

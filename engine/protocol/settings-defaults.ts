@@ -14,6 +14,9 @@ export const DEFAULT_KEEP_QUANTILE = 0.5;
 /** CRANE's α on Qwen3-30B-A3B (the paper's 80B run used 0.15). */
 export const DEFAULT_ALPHA = 0.25;
 
+/** The studio computes edits in float32; `reference` (bf16, as crane_merge.py) is opt-in. */
+export const DEFAULT_EDIT_ARITHMETIC = 'f32';
+
 /** <think> rows move 0.8 of the way, an untied lm_head 0.03·δ, routers by SLERP at t = α/3. */
 export const DEFAULT_SPECIAL_TENSORS: SpecialTensorSettings = { thinkRows: 0.8, lmHeadScale: 0.03, routerAlphaFraction: 1 / 3 };
 
@@ -27,7 +30,7 @@ const PAPER_KNOBS = {
 } as const;
 
 /** The 30B reference run at the spec's coarse blocks. */
-const DEFAULT_KNOBS = { ...PAPER_KNOBS, alpha: DEFAULT_ALPHA, granularity: 'coarse' } as const;
+const DEFAULT_KNOBS = { ...PAPER_KNOBS, alpha: DEFAULT_ALPHA, granularity: 'coarse', arith: DEFAULT_EDIT_ARITHMETIC } as const;
 
 /** A new project's edit settings: the reference run, no overrides. */
 export const DEFAULT_CRANE_SETTINGS: CraneSettings = { ...DEFAULT_KNOBS, overrides: [] };

@@ -47,6 +47,14 @@ export const specialTensorSettingsSchema = z.strictObject({
   protectedTokens: protectedTokenEditsSchema.optional(),
 });
 
+/**
+ * The working arithmetic of an edit: `f32` (the studio's) computes every step in float32;
+ * `reference` rounds each step to bfloat16 as the reference's crane_merge.py does (inputs cast
+ * to bf16; δ, threshold, scaling and sum in bf16; GSP projection in f32, cast back), to
+ * reproduce a released CRANE checkpoint (engine/crane/reference-arithmetic.ts).
+ */
+export const editArithmeticSchema = z.enum(['f32', 'reference']);
+
 /** Every setting of θ_M = θ_I + Π_GSP(α · S_CTG · T(δ)) but the overrides, whose form depends on who states them. */
 const craneKnobs = {
   alpha: strengthSchema,
@@ -58,6 +66,8 @@ const craneKnobs = {
   stages: craneStagesSchema,
   granularity: granularitySchema,
   special: specialTensorSettingsSchema,
+  /** Absent (settings and recipes written before it) = `f32`. */
+  arith: editArithmeticSchema.optional(),
 };
 
 /** The settings as the studio holds them: overrides name heatmap cells (layer × column). */
@@ -140,6 +150,7 @@ export type CraneSettings = z.infer<typeof craneSettingsSchema>;
 export type ResolvedCraneSettings = z.infer<typeof resolvedCraneSettingsSchema>;
 export type CraneStages = z.infer<typeof craneStagesSchema>;
 export type Granularity = z.infer<typeof granularitySchema>;
+export type EditArithmetic = z.infer<typeof editArithmeticSchema>;
 export type TokenRows = ResolvedCraneSettings['tokens'];
 export type SpecialTensorSettings = z.infer<typeof specialTensorSettingsSchema>;
 export type ProtectedTokenEdits = z.infer<typeof protectedTokenEditsSchema>;
