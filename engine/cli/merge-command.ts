@@ -3,6 +3,7 @@
  * `crane merge --recipe crane_recipe.json INSTRUCT THINKING --out DIR`: export an edited
  * checkpoint through engine/export (streamed, atomic, sharded, recipe + model card).
  */
+import { dirname } from 'node:path';
 import { exportFromRecipe, exportMerge, type ExportProgress, type ExportResult, type ExportRunOptions } from '../export/export-checkpoint.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { readJsonObject } from '../io/input-file.ts';
@@ -18,9 +19,12 @@ const HELP = `Usage: crane merge INSTRUCT THINKING --out DIR [--method M] [--ana
 Writes the edited checkpoint (θ_I as the base) to DIR: sharded safetensors + index, config.json,
 Instruct's tokenizer and generation files, crane_recipe.json (every setting and the SHA-256 of
 every input) and a model card. Streamed tensor by tensor; DIR appears only when complete, and
-NaN/Inf weights, a full disk or Ctrl-C leave nothing behind. With --recipe, the recipe's
-settings are used and the inputs must hash as the recipe says: the output is bit-identical.
-CRANE with the gate or GSP on needs --analysis (a crane analyze folder). INSTRUCT and THINKING
+NaN/Inf weights, a full disk or Ctrl-C leave nothing behind. CRANE with the gate or GSP on
+needs --analysis (a crane analyze folder); the export keeps a copy of the gate table and the
+projectors it read (crane_gate_table.json, crane_analysis.safetensors).
+With --recipe, the recipe's settings are used and every input must hash as the recipe says (a
+differing file is refused, named): the output is bit-identical. The analysis is read from the
+recipe's own folder (an export folder) unless --analysis names one. INSTRUCT and THINKING
 may also be given as --instruct / --thinking, and DIR as the last positional.
 
 ${EDIT_FLAGS_HELP}
@@ -75,7 +79,8 @@ type Paths = { instruct: string; thinking: string; out: string; analysis: string
 async function exportWith(values: MergeFlags, paths: Paths, run: ExportRunOptions, io: CliIo): Promise<ExportResult> {
   const { instruct, thinking, out, analysis } = paths;
   if (values.recipe !== undefined) {
-    return exportFromRecipe(await readRecipe(values.recipe), { instruct, thinking, outDir: out, ...(analysis === undefined ? {} : { analysis }) }, run);
+    const recipePaths = { instruct, thinking, outDir: out, recipeDir: dirname(values.recipe), ...(analysis === undefined ? {} : { analysis }) };
+    return exportFromRecipe(await readRecipe(values.recipe), recipePaths, run);
   }
   const method = editMethodFromFlags(values, await editTokenRows(instruct, (message) => io.err(`warning: ${message}`)));
   if (method.method === 'aim') throw new UsageError('AIM merges cannot be exported yet (see --help); use crane verify --method aim');

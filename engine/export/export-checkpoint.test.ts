@@ -112,7 +112,7 @@ describe('export', () => {
     await withPair(async (root, pair, open) => {
       await rm(join(pair.analysisDir, ANALYSIS_FILES.gate));
       execFileSync('mkfifo', [join(pair.analysisDir, ANALYSIS_FILES.gate)]);
-      await expect(exportMerge(craneExport(pair, open, join(root, 'out')))).rejects.toThrow(`${join(pair.analysisDir, ANALYSIS_FILES.gate)}: is not a regular file`);
+      await expect(exportMerge(craneExport(pair, open, join(root, 'out')))).rejects.toThrow(`${join(pair.analysisDir, ANALYSIS_FILES.gate)}: is a FIFO (named pipe), not a regular file`);
     });
   });
 
@@ -140,6 +140,25 @@ describe('export', () => {
     await expect(exportFromRecipe(recipe, { instruct: pair.instruct, thinking: pair.thinking, analysis: pair.analysisDir, outDir: join(root, 'out2') }))
       .rejects.toThrow(/generation_config.json: SHA-256 [0-9a-f]+ differs from the recipe's/);
     await expect(exportFromRecipe(recipe, { instruct: pair.instruct, thinking: pair.thinking, outDir: join(root, 'out3') })).rejects.toThrow(/needs the analysis folder/);
+  }));
+
+  it('reproduces a recipe written before exports carried their analysis only with the analysis folder, checking its hashes', () => withPair(async (root, pair, open) => {
+    const first = await exportMerge(craneExport(pair, open, join(root, 'out1')));
+    // As such a recipe was written: no `embedded`, and no copies beside it.
+    const { embedded, ...files } = first.recipe.analysis ?? { files: {} };
+    expect(embedded).toEqual({ [ANALYSIS_FILES.gate]: 'crane_gate_table.json', [ANALYSIS_FILES.projectors]: 'crane_analysis.safetensors' });
+    const old = { ...first.recipe, analysis: files };
+    const paths = { instruct: pair.instruct, thinking: pair.thinking, recipeDir: join(root, 'out1') };
+    await expect(exportFromRecipe(old, { ...paths, outDir: join(root, 'out2') })).rejects.toThrow(/needs the analysis folder .*; this recipe predates exports that carry their analysis/);
+    const again = await exportFromRecipe(old, { ...paths, analysis: pair.analysisDir, outDir: join(root, 'out3') });
+    expect(again.recipe).toEqual(first.recipe);
+    expect(await fileHashes(join(root, 'out3'))).toEqual(await fileHashes(join(root, 'out1')));
+    // --analysis wins over the export's copies, and must be the recipe's analysis all the same.
+    const gate = join(pair.analysisDir, ANALYSIS_FILES.gate);
+    await writeFile(gate, `${(await readFile(gate, 'utf8')).trimEnd()}\n\n`);
+    await expect(exportFromRecipe(first.recipe, { ...paths, analysis: pair.analysisDir, outDir: join(root, 'out4') }))
+      .rejects.toThrow(`${gate}: SHA-256`);
+    expect((await readdir(root)).sort()).toEqual(['analysis', 'instruct', 'out1', 'out3', 'thinking']);
   }));
 
   it('exports a baseline through the same path, reproducibly, without an analysis', () => withPair(async (root, pair, open) => {

@@ -2,14 +2,17 @@
  * Streamed, atomic export of an edited checkpoint, and its reproduction from the recipe.
  *
  *   exportMerge({ instruct, thinking, method, analysisDir?, dtype, maxShardBytes?, outDir, … }) → ExportResult
- *   exportFromRecipe(recipe, { instruct, thinking, analysis?, outDir }, options?) → ExportResult
+ *   exportFromRecipe(recipe, { instruct, thinking, analysis?, recipeDir?, outDir }, options?) → ExportResult
  *
  * Both go through one path: hash the inputs into a recipe (or check them against it), then
  * writeCheckpoint pulls tensor by tensor — read θ_I and θ_T of one tensor, edit, emit — so only
  * one tensor pair is held. The folder gets the shards (+ index), config.json (torch_dtype set to
  * the output dtype when converting), Instruct's tokenizer and generation files byte for byte,
- * `crane_recipe.json` and README.md. The recipe that is written is the parsed one in both paths,
- * so the same recipe and files give the same bytes. An incompatible pair (the pair report's
+ * `crane_recipe.json`, README.md and, when the edit reads an analysis, copies of its gate table
+ * and projectors (recipe-analysis.ts): a recipe then reproduces from its export folder alone
+ * (`recipeDir`), or from the analysis folder, whose files must hash as the recipe says either
+ * way. The recipe that is written is the parsed one in both paths (with the copies named), so
+ * the same recipe and files give the same bytes. An incompatible pair (the pair report's
  * errors, e.g. a side without tensors) is refused before anything is written. Errors (NaN inputs,
  * hash mismatch, cancel, existing folder, full disk) leave nothing at outDir; `overwrite`
  * replaces only a previous export (previous-export.ts).
@@ -17,7 +20,6 @@
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { engineVersion } from '../analysis/provenance.ts';
-import type { CraneContext } from '../crane/crane-edit.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { writeCheckpoint, DEFAULT_MAX_SHARD_BYTES, type CheckpointWriteResult } from '../io/checkpoint-writer.ts';
@@ -25,9 +27,12 @@ import { assertCompatiblePair } from '../io/pair-report.ts';
 import { produceEdited } from './edited-tensor.ts';
 import { planExport, type PlannedTensor } from './export-plan.ts';
 import { assertSameHashes, checkpointFiles, hashFiles, type HashProgress } from './input-hashes.ts';
-import { loadEditAnalysis, methodEdit, needsAnalysis } from './method-edit.ts';
+import { methodEdit, needsAnalysis } from './method-edit.ts';
 import { modelCard } from './model-card.ts';
 import { assertPreviousExport } from './previous-export.ts';
+import {
+  analysisFolder, EMBEDDED_ANALYSIS_FILES, exportFolder, loadEditAnalysis, writeEmbeddedAnalysis, type EditAnalysis,
+} from './recipe-analysis.ts';
 import {
   parseRecipe, RECIPE_FILE, RECIPE_FORMAT, RECIPE_FORMAT_VERSION,
   type ExportDtype, type Recipe, type RecipeMethod,
@@ -58,7 +63,10 @@ export interface MergeExportOptions extends ExportRunOptions {
 export interface ExportPaths {
   readonly instruct: string;
   readonly thinking: string;
+  /** The analysis folder; checked against the recipe's hashes. */
   readonly analysis?: string;
+  /** The folder the recipe was read from: an export's copies stand in when `analysis` is absent. */
+  readonly recipeDir?: string;
   readonly outDir: string;
 }
 
@@ -75,7 +83,7 @@ export async function exportMerge(options: MergeExportOptions): Promise<ExportRe
   // Before hashing, which takes minutes on a large pair.
   await assertCompatiblePair(instruct, thinking);
   const { method } = options;
-  const analysis = needsAnalysis(method) ? await loadEditAnalysis(requireAnalysisDir(options.analysisDir), options.signal) : null;
+  const analysis = needsAnalysis(method) ? await loadEditAnalysis(analysisFolder(requireAnalysisDir(options.analysisDir))) : null;
   const draft = {
     format: RECIPE_FORMAT,
     formatVersion: RECIPE_FORMAT_VERSION,
@@ -86,8 +94,8 @@ export async function exportMerge(options: MergeExportOptions): Promise<ExportRe
     output: { dtype: options.dtype, maxShardBytes: options.maxShardBytes ?? DEFAULT_MAX_SHARD_BYTES },
   };
   // Through JSON and the parser, exactly as exportFromRecipe receives it.
-  const recipe = parseRecipe(JSON.parse(JSON.stringify(draft)));
-  return writeExport(recipe, instruct, thinking, analysis?.context ?? null, options.outDir, options);
+  const recipe = withEmbeddedAnalysis(parseRecipe(JSON.parse(JSON.stringify(draft))));
+  return writeExport(recipe, instruct, thinking, analysis, options.outDir, options);
 }
 
 export async function exportFromRecipe(recipeJson: unknown, paths: ExportPaths, options: ExportRunOptions = {}): Promise<ExportResult> {
@@ -96,12 +104,7 @@ export async function exportFromRecipe(recipeJson: unknown, paths: ExportPaths, 
   if (recipe.engineVersion !== version) {
     throw new CheckpointError('metadata', RECIPE_FILE, `was written by engine ${recipe.engineVersion}; this is ${version}, which need not reproduce it bit for bit`);
   }
-  let context: CraneContext | null = null;
-  if (recipe.analysis !== null) {
-    const analysis = await loadEditAnalysis(requireAnalysisDir(paths.analysis), options.signal);
-    assertSameHashes(paths.analysis as string, recipe.analysis.files, analysis.files, 'analysis');
-    context = analysis.context;
-  }
+  const analysis = await recipeAnalysis(recipe, paths);
   const instruct = await Checkpoint.open(paths.instruct);
   try {
     const thinking = await Checkpoint.open(paths.thinking);
@@ -109,7 +112,7 @@ export async function exportFromRecipe(recipeJson: unknown, paths: ExportPaths, 
       await assertCompatiblePair(instruct, thinking);
       assertSameHashes(instruct.dir, recipe.inputs.instruct.files, await hashCheckpoint(instruct, options), 'Instruct');
       assertSameHashes(thinking.dir, recipe.inputs.thinking.files, await hashCheckpoint(thinking, options), 'Thinking');
-      return await writeExport(recipe, instruct, thinking, context, paths.outDir, options);
+      return await writeExport(withEmbeddedAnalysis(recipe), instruct, thinking, analysis, paths.outDir, options);
     } finally {
       await thinking.close();
     }
@@ -122,11 +125,11 @@ async function writeExport(
   recipe: Recipe,
   instruct: Checkpoint,
   thinking: Checkpoint,
-  context: CraneContext | null,
+  analysis: EditAnalysis | null,
   outDir: string,
   options: ExportRunOptions,
 ): Promise<ExportResult> {
-  const edit = methodEdit(recipe.method, context);
+  const edit = methodEdit(recipe.method, analysis?.context ?? null);
   const plan = new Map<string, PlannedTensor>(planExport(instruct, thinking, recipe.output.dtype).map((p) => [p.spec.name, p]));
   const notes: string[] = [];
   const written = await writeCheckpoint(outDir, {
@@ -139,6 +142,7 @@ async function writeExport(
       await writeConfig(instruct, work, recipe.output.dtype);
       for (const file of instruct.sideFiles) await copyFile(join(instruct.dir, file), join(work, file));
       await writeFile(join(work, RECIPE_FILE), `${JSON.stringify(recipe, null, 2)}\n`);
+      if (analysis !== null) await writeEmbeddedAnalysis(work, analysis);
       await writeFile(join(work, 'README.md'), modelCard(recipe, notes));
     },
     onProgress: (p) => options.onProgress?.({ phase: 'write', ...p }),
@@ -164,7 +168,21 @@ async function hashCheckpoint(checkpoint: Checkpoint, options: ExportRunOptions)
   });
 }
 
-function requireAnalysisDir(dir: string | undefined): string {
-  if (dir === undefined) throw new CheckpointError('not-found', 'analysis', 'this CRANE edit uses the gate or GSP, so it needs the analysis folder (gate table and projectors)');
+function requireAnalysisDir(dir: string | undefined, why = ''): string {
+  if (dir === undefined) throw new CheckpointError('not-found', 'analysis', `this CRANE edit uses the gate or GSP, so it needs the analysis folder (gate table and projectors)${why}`);
   return dir;
+}
+
+/** The analysis folder when given, else the export folder's copies; either must hash as the recipe says. */
+async function recipeAnalysis(recipe: Recipe, paths: ExportPaths): Promise<EditAnalysis | null> {
+  if (recipe.analysis === null) return null;
+  const source = paths.analysis !== undefined ? analysisFolder(paths.analysis)
+    : recipe.analysis.embedded !== undefined && paths.recipeDir !== undefined ? exportFolder(paths.recipeDir)
+      : analysisFolder(requireAnalysisDir(undefined, recipe.analysis.embedded === undefined ? '; this recipe predates exports that carry their analysis' : ''));
+  return loadEditAnalysis(source, recipe.analysis.files);
+}
+
+/** Every export carries its analysis, so the recipe it writes names the copies. */
+function withEmbeddedAnalysis(recipe: Recipe): Recipe {
+  return recipe.analysis === null ? recipe : { ...recipe, analysis: { ...recipe.analysis, embedded: { ...EMBEDDED_ANALYSIS_FILES } } };
 }

@@ -8,14 +8,15 @@
  * had one vocabulary, are read through recipe-migration.ts.
  *
  * Holds the method and every setting, the SHA-256 of every input file of both checkpoints and of
- * the analysis artifacts the edit reads (gate table, projectors), the engine version and the
- * output dtype and shard size. Paths are not part of it: the same files anywhere reproduce the
- * export. AIM is not recipe-able yet: its per-tensor input magnitudes come from the runtime and
+ * the analysis artifacts the edit reads (gate table, projectors) and where the export folder
+ * keeps their copies (recipe-analysis.ts), the engine version and the output dtype and shard
+ * size. Paths are not part of it: the same files anywhere reproduce the export. AIM is not recipe-able yet: its per-tensor input magnitudes come from the runtime and
  * have no artifact file to hash.
  */
 import { z } from 'zod';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { dareSchema, resolvedCraneSettingsSchema, slerpSchema, taskArithmeticSchema, tiesSchema, type BaselineMethod } from '../protocol/settings-schemas.ts';
+import { EMBEDDED_ANALYSIS_FILES } from './recipe-analysis.ts';
 import { migrateRecipe } from './recipe-migration.ts';
 
 export const RECIPE_FILE = 'crane_recipe.json';
@@ -29,6 +30,10 @@ const methodSchema = z.discriminatedUnion('method', [
   taskArithmeticSchema, tiesSchema, slerpSchema, dareSchema, // not AIM (see the header)
 ]);
 
+const embeddedSchema = z.strictObject(
+  Object.fromEntries(Object.entries(EMBEDDED_ANALYSIS_FILES).map(([name, copy]) => [name, z.literal(copy)])),
+);
+
 export const exportDtypeSchema = z.enum(['source', 'F32', 'F16', 'BF16']);
 
 const recipeSchema = z.strictObject({
@@ -36,8 +41,12 @@ const recipeSchema = z.strictObject({
   formatVersion: z.literal(RECIPE_FORMAT_VERSION),
   engineVersion: z.string(),
   method: methodSchema,
-  /** Hashes of the analysis artifacts the edit reads; null when it reads none. */
-  analysis: z.strictObject({ files: hashesSchema }).nullable(),
+  /**
+   * Hashes of the analysis artifacts the edit reads; null when it reads none. `embedded`: each
+   * artifact's byte-for-byte copy in the export folder, by artifact name (absent in recipes
+   * written before exports carried them: those reproduce with the analysis folder only).
+   */
+  analysis: z.strictObject({ files: hashesSchema, embedded: embeddedSchema.optional() }).nullable(),
   inputs: z.strictObject({ instruct: z.strictObject({ files: hashesSchema }), thinking: z.strictObject({ files: hashesSchema }) }),
   output: z.strictObject({ dtype: exportDtypeSchema, maxShardBytes: z.int().positive() }),
 });

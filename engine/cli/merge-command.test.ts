@@ -1,0 +1,81 @@
+/**
+ * `crane merge --recipe` from an export folder alone: a CRANE export of the tiny analysed project
+ * is reproduced bit for bit after its analysis folder is gone; a tampered copy of the analysis or
+ * a different input checkpoint is refused, named, and nothing is written.
+ */
+import { createHash } from 'node:crypto';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initBackend } from '../tensor/backend.ts';
+import { analysedProject, type AnalysedProject } from '../pipeline/testing/analysed-project.ts';
+import { runCli } from './testing.ts';
+
+let project: AnalysedProject;
+let exported: string;
+
+beforeAll(async () => {
+  await initBackend('wasm');
+  project = await analysedProject(await mkdtemp(join(tmpdir(), 'crane-merge-')));
+  exported = join(project.root, 'exported');
+  const merged = await runCli(['merge', project.instruct, project.thinking, '--analysis', project.outDir, '--out', exported, '--shard-size', '20KB']);
+  expect(merged.code, merged.err).toBe(0);
+  // The analysis folder is gone: only the export folder and the pair remain.
+  await rm(project.outDir, { recursive: true });
+});
+
+afterAll(() => rm(project.root, { recursive: true, force: true }));
+
+async function fileHashes(dir: string): Promise<Record<string, string>> {
+  const files = (await readdir(dir)).sort();
+  return Object.fromEntries(await Promise.all(files.map(async (f) => [f, createHash('sha256').update(await readFile(join(dir, f))).digest('hex')] as const)));
+}
+
+const fromRecipe = (recipeDir: string, out: string, thinking = project.thinking) =>
+  runCli(['merge', '--recipe', join(recipeDir, 'crane_recipe.json'), project.instruct, thinking, '--out', out]);
+
+describe('crane merge --recipe from an export folder', () => {
+  it('reproduces the export bit for bit without the analysis folder, from a moved export', async () => {
+    const moved = join(project.root, 'moved-export');
+    await cp(exported, moved, { recursive: true });
+    const out = join(project.root, 'again');
+    const again = await fromRecipe(moved, out);
+    expect(again.code, again.err).toBe(0);
+    const [a, b] = [await fileHashes(exported), await fileHashes(out)];
+    expect(Object.keys(a)).toEqual(expect.arrayContaining(['crane_analysis.safetensors', 'crane_gate_table.json', 'crane_recipe.json']));
+    expect(Object.keys(a).filter((f) => f.startsWith('model-')).length).toBeGreaterThan(1);
+    expect(b).toEqual(a);
+    const recipe = JSON.parse(await readFile(join(out, 'crane_recipe.json'), 'utf8')) as { analysis: { files: Record<string, string> } };
+    expect(recipe.analysis.files['projectors.safetensors']).toBe(a['crane_analysis.safetensors']);
+    expect(recipe.analysis.files['gate-table.json']).toBe(a['crane_gate_table.json']);
+  });
+
+  it('refuses a tampered copy of the analysis, naming it, and writes nothing', async () => {
+    const tampered = join(project.root, 'tampered');
+    await cp(exported, tampered, { recursive: true });
+    const projectors = join(tampered, 'crane_analysis.safetensors');
+    const bytes = await readFile(projectors);
+    bytes[bytes.length - 1] = (bytes.at(-1) as number) ^ 1;
+    await writeFile(projectors, bytes);
+    const result = await fromRecipe(tampered, join(project.root, 'from-tampered'));
+    expect(result.code).not.toBe(0);
+    expect(result.err).toContain(`${projectors}: SHA-256`);
+    expect(result.err).toMatch(/differs from the recipe's [0-9a-f]{64} \(analysis projectors\.safetensors\)/);
+    expect(await readdir(project.root)).not.toContain('from-tampered');
+  });
+
+  it('refuses a Thinking checkpoint other than the recipe\'s, naming the file, and writes nothing', async () => {
+    const other = join(project.root, 'other-thinking');
+    await cp(project.thinking, other, { recursive: true });
+    // One weight differs in its lowest mantissa bit: a real, readable, different checkpoint.
+    const shard = join(other, 'model.safetensors');
+    const bytes = await readFile(shard);
+    bytes[bytes.length - 4] = (bytes.at(-4) as number) ^ 1;
+    await writeFile(shard, bytes);
+    const result = await fromRecipe(exported, join(project.root, 'from-other'), other);
+    expect(result.code).not.toBe(0);
+    expect(result.err).toMatch(new RegExp(`${shard.replaceAll('.', '\\.')}: SHA-256 [0-9a-f]{64} differs from the recipe's [0-9a-f]{64} \\(Thinking\\)`));
+    expect(await readdir(project.root)).not.toContain('from-other');
+  });
+});
