@@ -49,6 +49,10 @@ describe('crane merge --recipe from an export folder', () => {
     const recipe = JSON.parse(await readFile(join(out, 'crane_recipe.json'), 'utf8')) as { analysis: { files: Record<string, string> } };
     expect(recipe.analysis.files['projectors.safetensors']).toBe(a['crane_analysis.safetensors']);
     expect(recipe.analysis.files['gate-table.json']).toBe(a['crane_gate_table.json']);
+    // The model card's reproduce line needs no analysis folder, and says where the copies are.
+    const card = await readFile(join(out, 'README.md'), 'utf8');
+    expect(card).toContain(`- \`projectors.safetensors\` sha256 \`${a['crane_analysis.safetensors']}\`, kept here as \`crane_analysis.safetensors\``);
+    expect(card).toMatch(/crane merge --recipe crane_recipe\.json --instruct INSTRUCT_DIR --thinking THINKING_DIR OUT_DIR/);
   });
 
   it('refuses a tampered copy of the analysis, naming it, and writes nothing', async () => {

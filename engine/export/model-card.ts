@@ -26,9 +26,11 @@ export function modelCard(recipe: Recipe, notes: readonly string[]): string {
   const analysis = recipe.analysis === null ? [] : [
     '### Analysis artifacts',
     '',
-    ...Object.entries(recipe.analysis.files).map(([file, hash]) => `- \`${file}\` sha256 \`${hash}\``),
+    ...Object.entries(recipe.analysis.files).map(([file, hash]) => `- \`${file}\` sha256 \`${hash}\`${copyNote(recipe, file)}`),
     '',
   ];
+  // Run from this folder, the recipe finds the analysis copies beside it; an older recipe needs the folder.
+  const analysisFlag = recipe.analysis === null || recipe.analysis.embedded !== undefined ? '' : ' --analysis ANALYSIS_DIR';
   return [
     `# ${title} of an Instruct/Thinking pair`,
     '',
@@ -50,11 +52,17 @@ export function modelCard(recipe: Recipe, notes: readonly string[]): string {
     `\`${RECIPE_FILE}\` holds every setting and the SHA-256 of every input file. With the same files:`,
     '',
     '```sh',
-    `crane merge --recipe ${RECIPE_FILE} --instruct INSTRUCT_DIR --thinking THINKING_DIR${recipe.analysis === null ? '' : ' --analysis ANALYSIS_DIR'} OUT_DIR`,
+    `crane merge --recipe ${RECIPE_FILE} --instruct INSTRUCT_DIR --thinking THINKING_DIR${analysisFlag} OUT_DIR`,
     '```',
     '',
     'The same engine version gives the same bytes; inputs whose hashes differ are refused.',
     ...(notes.length === 0 ? [] : ['', '## Notes', '', ...notes.map((n) => `- ${n}`)]),
     '',
   ].join('\n');
+}
+
+/** ", kept here as `crane_analysis.safetensors`" for an artifact the export carries a copy of. */
+function copyNote(recipe: Recipe, file: string): string {
+  const copy = recipe.analysis?.embedded?.[file];
+  return copy === undefined ? '' : `, kept here as \`${copy}\``;
 }
