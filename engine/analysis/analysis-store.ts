@@ -26,7 +26,7 @@ import { CheckpointError } from '../io/checkpoint-error.ts';
 import { readJsonFile } from '../io/json-file.ts';
 import { canonicalJson } from '../io/tokenizer-files.ts';
 import { readCoefficients, writeCoefficients } from './coefficient-file.ts';
-import { gateTableJson, readGateTable } from './gate-table-file.ts';
+import { gateTableJson, readGateTableFile, type GateOrigin } from './gate-table-file.ts';
 import type { PreviewCoefficients } from './preview-coefficients.ts';
 import { readProjectors, writeProjectors } from './projector-file.ts';
 import { engineVersion, sha256File } from './provenance.ts';
@@ -45,6 +45,12 @@ export interface AnalysisArtifacts {
   readonly gate: GateTable;
   readonly projectors: ReadonlyMap<string, GspProjector>;
   readonly coefficients: PreviewCoefficients;
+  /**
+   * 'reference-run' when the gate and projectors were imported from the reference pipeline
+   * (pipeline/reference-run.ts): there were no gradients, so the coefficients are empty and the
+   * preview cannot answer. Absent for analyses computed here.
+   */
+  readonly origin?: GateOrigin;
 }
 
 /** What an analysis depends on: input file hashes by name, and the settings that shape it. */
@@ -79,7 +85,7 @@ export async function writeAnalysis(dir: string, artifacts: AnalysisArtifacts, k
   return buildDirectoryAtomically(
     dir,
     async (work) => {
-      await writeFile(join(work, ANALYSIS_FILES.gate), `${JSON.stringify(gateTableJson(artifacts.gate), null, 1)}\n`);
+      await writeFile(join(work, ANALYSIS_FILES.gate), `${JSON.stringify(gateTableJson(artifacts.gate, artifacts.origin), null, 1)}\n`);
       await writeProjectors(join(work, ANALYSIS_FILES.projectors), artifacts.projectors);
       await writeCoefficients(join(work, ANALYSIS_FILES.coefficients), artifacts.coefficients);
       const files: Record<string, string> = {};
@@ -106,10 +112,12 @@ export async function loadAnalysis(dir: string, key: AnalysisKey): Promise<Loade
   if (manifest === undefined) return { state: 'missing' };
   const reasons = [...await staleReasons(manifest, key), ...await changedFiles(dir, manifest)];
   if (reasons.length > 0) return { state: 'stale', reasons };
+  const { table: gate, origin } = await readGateTableFile(join(dir, ANALYSIS_FILES.gate));
   const artifacts: AnalysisArtifacts = {
-    gate: await readGateTable(join(dir, ANALYSIS_FILES.gate)),
+    gate,
     projectors: await readProjectors(join(dir, ANALYSIS_FILES.projectors)),
     coefficients: await readCoefficients(join(dir, ANALYSIS_FILES.coefficients)),
+    ...(origin === 'reference-run' ? { origin } : {}),
   };
   return { state: 'cached', artifacts, manifest };
 }

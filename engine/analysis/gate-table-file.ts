@@ -3,18 +3,25 @@
  *
  *   gateTableJson(table) → GateTableJson          one row per (component, layer) block and per global block
  *   readGateTable(file) → GateTable               read, validated, then rebuilt with computeGateTable
+ *   readGateTableFile(file) → { table, origin }   the same, saying whether S came from gradients or a reference run
  *
  * Each row carries Σp, Σs_R, Σs_A, ‖θ_I‖ and S (the spec's open-artifact fields), plus the raw
  * sums. Loading recomputes S from the per-layer sums instead of trusting the stored S: the table
  * then obeys the engine's rules by construction, and the stored S are for readers outside the
  * studio. JSON numbers round-trip float64 exactly and the rows keep the table's order, so the
  * rebuilt table equals the written one bit for bit.
+ *
+ * A table imported from a reference run (`origin: "reference-run"`, pipeline/reference-run.ts)
+ * has S but no sums: its rows' S — per layer and global — are taken as stated
+ * (stated-gate-table.ts). Tables computed here carry no `origin` field, so their bytes are
+ * unchanged.
  */
 import { z } from 'zod';
 import { blockKey, type GateSums } from '../crane/gate-accumulator.ts';
 import { computeGateTable, type GateTable } from '../crane/gate-scales.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { readJsonFile } from '../io/json-file.ts';
+import { statedGateTable } from './stated-gate-table.ts';
 
 const GATE_TABLE_FORMAT = 'crane-gate-table';
 
@@ -43,15 +50,19 @@ const rowSchema = z.strictObject({
   total_mass: z.number(),
 });
 
+/** Where a table's S came from: measured here from gradients, or stated by a reference run. */
+export type GateOrigin = 'gradients' | 'reference-run';
+
 const gateTableSchema = z.strictObject({
   format: z.literal(GATE_TABLE_FORMAT),
+  origin: z.literal('reference-run').optional(),
   reference: layerGroupSchema,
   blocks: z.array(rowSchema),
 });
 
 export type GateTableJson = z.infer<typeof gateTableSchema>;
 
-export function gateTableJson(table: GateTable): GateTableJson {
+export function gateTableJson(table: GateTable, origin: GateOrigin = 'gradients'): GateTableJson {
   const blocks = [...table.scores.entries()].map(([key, score]) => ({
     key,
     group: score.id.group,
@@ -71,15 +82,26 @@ export function gateTableJson(table: GateTable): GateTableJson {
     conflict_mass: score.sums.conflictMass,
     total_mass: score.sums.totalMass,
   }));
-  return { format: GATE_TABLE_FORMAT, reference: table.reference, blocks };
+  return { format: GATE_TABLE_FORMAT, ...(origin === 'reference-run' ? { origin } : {}), reference: table.reference, blocks };
 }
 
 export async function readGateTable(file: string): Promise<GateTable> {
+  return (await readGateTableFile(file)).table;
+}
+
+export async function readGateTableFile(file: string): Promise<{ table: GateTable; origin: GateOrigin }> {
   const table = await readJsonFile(file, gateTableSchema, 'a gate table');
   if (table === undefined) throw new CheckpointError('not-found', file, 'no gate table here');
-  const layerBlocks = table.blocks.filter((row) => row.layer !== null).map((row) => {
+  const idOf = (row: GateTableJson['blocks'][number]) => {
     const id = { group: row.group, block: row.block, layer: row.layer };
     if (blockKey(id) !== row.key) throw new CheckpointError('metadata', file, `row "${row.key}" does not match its group/block/layer (${blockKey(id)})`);
+    return id;
+  };
+  if (table.origin === 'reference-run') {
+    return { table: statedGateTable(table.reference, table.blocks.map((row) => ({ id: idOf(row), scale: row.S }))), origin: 'reference-run' };
+  }
+  const layerBlocks = table.blocks.filter((row) => row.layer !== null).map((row) => {
+    const id = idOf(row);
     const sums: GateSums = {
       count: row.count,
       positive: row.sum_p,
@@ -92,5 +114,5 @@ export async function readGateTable(file: string): Promise<GateTable> {
     };
     return { id, sums };
   });
-  return computeGateTable(layerBlocks, table.reference);
+  return { table: computeGateTable(layerBlocks, table.reference), origin: 'gradients' };
 }

@@ -1,10 +1,12 @@
 /**
  * `crane analyze INSTRUCT THINKING --reasoning R --tool-use A --format F --out DIR`: the CRANE
  * analysis (engine/pipeline/run-analysis.ts) as resumable cached stages under DIR, with progress
- * bars on a terminal, a per-stage summary (or --json), and --export for the open artifacts.
+ * bars on a terminal, a per-stage summary (or --json), --export for the open artifacts and
+ * --export-reference for the reference pipeline's two files (pipeline/reference-run.ts).
  */
 import { defaultAnalysisSettings, type PipelineSettings } from '../pipeline/analysis-settings.ts';
 import { exportOpenArtifacts } from '../pipeline/open-artifacts.ts';
+import { exportReferenceRun } from '../pipeline/reference-run.ts';
 import { formatDuration, ProgressPrinter } from '../pipeline/progress-text.ts';
 import { CancelledError } from '../pipeline/progress.ts';
 import { runAnalysis } from '../pipeline/run-analysis.ts';
@@ -31,6 +33,10 @@ Options:
                                (layer_{l}_attn_input / layer_{l}_ffn_input: .V and .sigma),
                                calibration-sequences.jsonl (ids, loss masks, format positions);
                                an existing DIR is replaced only if a previous --export wrote it
+  --export-reference DIR       also write the analysis in the CRANE reference pipeline's formats:
+                               phase2_stats.json (S per layer and component) and format_projectors.pt
+                               (V_r, sigma), for its crane_merge.py --stats/--gsp; an existing DIR is
+                               replaced only if a previous --export-reference wrote it
   --held-out F                 share of D_R and D_A kept out of the gradients for verify to measure
                                on (default 0: every example in the gradients, as the reference)
 ${evalFilesHelp(31)}
@@ -54,7 +60,7 @@ export const analyzeCommand: CliCommand = {
   help: HELP,
   run: async (args, io) => {
     const { values, positionals } = parseCommandArgs(args, {
-      reasoning: { type: 'string' }, 'tool-use': { type: 'string' }, format: { type: 'string' }, out: { type: 'string' }, export: { type: 'string' },
+      reasoning: { type: 'string' }, 'tool-use': { type: 'string' }, format: { type: 'string' }, out: { type: 'string' }, export: { type: 'string' }, 'export-reference': { type: 'string' },
       'held-out': { type: 'string' }, 'reasoning-max-new-tokens': { type: 'string' }, 'agent-max-new-tokens': { type: 'string' },
       'max-tokens': { type: 'string' }, pattern: { type: 'string', multiple: true }, radius: { type: 'string' },
       'max-rank': { type: 'string' }, 'rank-cut': { type: 'string' }, q: { type: 'string' }, batch: { type: 'string' }, json: { type: 'boolean' },
@@ -79,11 +85,15 @@ export const analyzeCommand: CliCommand = {
         onLog: (message) => io.err(message),
       });
       const exported = values.export === undefined ? null : await exportOpenArtifacts(run.dir, values.export, { overwrite: true });
+      const reference = values['export-reference'];
+      const referenceFiles = reference === undefined ? null : await exportReferenceRun(run.dir, reference, { overwrite: true });
       if (values.json === true) {
-        io.out(JSON.stringify({ dir: run.dir, result: run.resultDir, seconds: run.seconds, stages: run.stages, export: exported === null ? null : { dir: values.export, files: exported } }));
+        const exportReference = referenceFiles === null ? null : { dir: reference, files: referenceFiles };
+        io.out(JSON.stringify({ dir: run.dir, result: run.resultDir, seconds: run.seconds, stages: run.stages, export: exported === null ? null : { dir: values.export, files: exported }, exportReference }));
       } else {
         io.out(`analysis in ${run.dir} (${formatDuration(run.seconds)}): ${run.artifacts.gate.scores.size} gate blocks, ${run.artifacts.projectors.size} projectors, ${run.artifacts.coefficients.entries.length} preview entries`);
         if (exported !== null) io.out(`open artifacts in ${values.export}: ${exported.join(', ')}`);
+        if (referenceFiles !== null) io.out(`reference-pipeline files in ${reference}: ${referenceFiles.join(', ')}`);
       }
       return 0;
     } catch (error) {

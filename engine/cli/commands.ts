@@ -2,6 +2,7 @@
 import type { CliCommand } from './command.ts';
 import { analyzeCommand } from './analyze-command.ts';
 import { doctorCommand } from './doctor-command.ts';
+import { importReferenceCommand } from './import-reference-command.ts';
 import { inspectCommand } from './inspect-command.ts';
 import { mergeCommand } from './merge-command.ts';
 import { previewCommand } from './preview-command.ts';
@@ -9,4 +10,4 @@ import { scoreCommand } from './score-command.ts';
 import { serveCommand } from './serve-command.ts';
 import { verifyCommand } from './verify-command.ts';
 
-export const COMMANDS: readonly CliCommand[] = [inspectCommand, analyzeCommand, previewCommand, verifyCommand, mergeCommand, scoreCommand, doctorCommand, serveCommand];
+export const COMMANDS: readonly CliCommand[] = [inspectCommand, analyzeCommand, previewCommand, verifyCommand, mergeCommand, importReferenceCommand, scoreCommand, doctorCommand, serveCommand];
