@@ -34,7 +34,8 @@ describe('crane serve', () => {
       const child = spawn(process.execPath, [CRANE, 'serve', '--ui', join(dir, 'no-build')], { stdio: ['ignore', 'pipe', 'pipe'], env });
       let out = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      await expect.poll(() => out, { timeout: 20_000 }).toMatch(/Open: (\S+)/);
+      // Start-up loads the engine through tsx: seconds on a quiet machine, far more under load.
+      await expect.poll(() => out, { timeout: 90_000 }).toMatch(/Open: (\S+)/);
       const url = /Open: (\S+)/.exec(out)?.[1] ?? '';
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}$/);
       const page = await fetch(url);
@@ -44,5 +45,5 @@ describe('crane serve', () => {
       const [code] = (await once(child, 'exit')) as [number | null];
       expect(code).toBe(0);
     });
-  });
+  }, 120_000);
 });
