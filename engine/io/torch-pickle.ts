@@ -174,14 +174,26 @@ class Unpickler {
     list.push(...items);
   }
 
-  /** Internal values become TorchValues: tuples read as lists; a bare global or storage is refused. */
-  private finish(value: StackValue): TorchValue {
-    if (value instanceof PickleTuple) return value.items.map((item) => this.finish(item));
-    if (Array.isArray(value)) return value.map((item) => this.finish(item));
-    if (value instanceof Map) return new Map([...value].map(([key, item]) => [key, this.finish(item)]));
+  /**
+   * Internal values become TorchValues: tuples read as lists; a bare global or storage is refused.
+   * A container shared through the memo stays one shared value (so repeated references cannot
+   * blow up), and a container holding itself is refused rather than recursed into.
+   */
+  private finish(value: StackValue, done = new Map<object, TorchValue>(), open = new Set<object>()): TorchValue {
     if (value instanceof PickleGlobal) throw this.fail(`global "${value.path}" appears as a value`);
     if (isStorageRef(value)) throw this.fail(`storage "${value.key}" appears outside a tensor`);
-    return value;
+    if (!(value instanceof PickleTuple || Array.isArray(value) || value instanceof Map)) return value;
+    const finished = done.get(value);
+    if (finished !== undefined) return finished;
+    if (open.has(value)) throw this.fail('a list, tuple or dict contains itself');
+    open.add(value);
+    const item = (child: StackValue) => this.finish(child, done, open);
+    const result: TorchValue = value instanceof Map
+      ? new Map([...value].map(([key, child]) => [key, item(child)]))
+      : (value instanceof PickleTuple ? value.items : value).map(item);
+    open.delete(value);
+    done.set(value, result);
+    return result;
   }
 
   private recall(index: number): StackValue {
