@@ -93,9 +93,9 @@ export function craneEdit(settings: ResolvedCraneSettings, context: CraneContext
   return (name, shape, thetaI, thetaT) => {
     const tensor = classifyTensor(name);
     switch (tensor.rule) {
-      case 'embedding': return editEmbedding(thetaI, thetaT, shape, settings.tokens, settings.special);
-      case 'lm_head': return editLmHead(thetaI, thetaT, shape, settings.tokens, settings.special);
-      case 'router': return { values: editRouter(thetaI, thetaT, settings.alpha, settings.special) };
+      case 'embedding': return editEmbedding(thetaI, thetaT, shape, settings.tokens, settings.special, settings.arith);
+      case 'lm_head': return editLmHead(thetaI, thetaT, shape, settings.tokens, settings.special, settings.arith);
+      case 'router': return { values: editRouter(thetaI, thetaT, shape, settings.alpha, settings.special, settings.arith) };
       case 'crane': {
         const { delta, note } = craneDelta(tensor, shape, thetaI, thetaT, settings, context);
         const values = sumWith(settings, thetaI, delta);

@@ -66,3 +66,8 @@ export function bf16AddDelta(tI: Float32Array, delta: Float32Array): Float32Arra
   for (let i = 0; i < out.length; i++) out[i] = bf16Op((tI[i] as number) + (delta[i] as number));
   return out;
 }
+
+/** `t_i + (t_t − t_i) * s` in bf16 (the lm_head and think-row rules), s a Python float. */
+export function bf16Blend(tI: number, tT: number, strength: number): number {
+  return bf16Op(tI + bf16Op(bf16Op(tT - tI) * Math.fround(strength)));
+}

@@ -80,12 +80,41 @@ describe('special tensors', () => {
   it('router: SLERP over the flattened tensor with t = α · routerAlphaFraction (1/3 by default)', () => {
     const i = Float32Array.of(1, 0, 0, 0);
     const t = Float32Array.of(0, 0, 0, 1);
-    const out = editRouter(i, t, 1.5, special); // t = 0.5 on a right angle
+    const out = editRouter(i, t, [2, 2], 1.5, special); // t = 0.5 on a right angle
     expect(out[0]).toBeCloseTo(Math.SQRT1_2, 6);
     expect(out[3]).toBeCloseTo(Math.SQRT1_2, 6);
-    const whole = editRouter(i, t, 0.5, { routerAlphaFraction: 1 }); // t = 0.5 again
+    const whole = editRouter(i, t, [2, 2], 0.5, { routerAlphaFraction: 1 }); // t = 0.5 again
     expect(Array.from(whole)).toEqual(Array.from(out));
-    expect(Array.from(editRouter(i, t, 0, special))).toEqual([1, 0, 0, 0]);
+    expect(Array.from(editRouter(i, t, [2, 2], 0, special))).toEqual([1, 0, 0, 0]);
+  });
+
+  // crane_merge.py slerp_tensor: `if a.dim() == 1: return torch.lerp(a, b, t)`, then
+  // `if na == 0 or nb == 0: return b if na == 0 else a`.
+  it('router edge rules as the reference: a 1-D router is lerped, a zero side gives the other side', () => {
+    const i = Float32Array.of(1, 0);
+    const t = Float32Array.of(0, 1);
+    // t = 0.5: lerp (0.5, 0.5), where SLERP of this right angle would give (√½, √½).
+    expect(Array.from(editRouter(i, t, [2], 1.5, special))).toEqual([0.5, 0.5]);
+    const zero = new Float32Array(2);
+    expect(Array.from(editRouter(zero, t, [1, 2], 1.5, special))).toEqual([0, 1]); // θ_I = 0 → θ_T, not 0.5·θ_T
+    expect(Array.from(editRouter(i, zero, [1, 2], 1.5, special))).toEqual([1, 0]); // θ_T = 0 → θ_I
+    expect(Array.from(editRouter(zero, zero, [1, 2], 1.5, special))).toEqual([0, 0]);
+  });
+
+  // Hand-computed bf16 (7 fraction bits): 1 + 2⁻⁷ is one unit above 1, 1 + 2⁻⁸ a tie.
+  it("arith 'reference': inputs cast to bf16, each op of θ_I + s·δ rounded to bf16, protected rows θ_I", () => {
+    const i = Float32Array.of(1, -0, 1, 1 + 2 ** -8);
+    const t = Float32Array.of(2, 5, 1 + 2 ** -6, 1);
+    const ids = { think: [1], special: [0] };
+    const out = editLmHead(i, t, [2, 2], ids, { thinkRows: 0.8, lmHeadScale: 0.5 }, 'reference').values;
+    expect(Array.from(out.subarray(0, 2))).toEqual([1, -0]); // protected: θ_I itself, −0 kept
+    // δ = 2⁻⁶; 0.8·2⁻⁶ = 0.0125 → bf16 205·2⁻¹⁴ = 0.01251220703125; 1 + that is 1.6 units of 2⁻⁷
+    // above 1 → bf16 1 + 2⁻⁶ (float32 would keep 1.0125).
+    expect(out[2]).toBe(1 + 2 ** -6);
+    // θ_I = 1 + 2⁻⁸ casts to 1 (tie to even) so δ = 0 and the row stays 1.
+    expect(out[3]).toBe(1);
+    expect(Array.from(editLmHead(i, t, [2, 2], ids, { thinkRows: 0.8, lmHeadScale: 0.5 }).values.subarray(2))).toEqual([Math.fround(1.0125), Math.fround(1.00078125)]);
+    expect(Array.from(editRouter(Float32Array.of(1 + 2 ** -8, 0), Float32Array.of(0, 0), [1, 2], 1, special, 'reference'))).toEqual([1, 0]);
   });
 
   it('takes the think-row and lm_head strengths from the settings', () => {

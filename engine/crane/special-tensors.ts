@@ -4,7 +4,16 @@
  *
  *   editEmbedding(thetaI, thetaT, shape, tokens, special)  θ_I; <think>/</think> rows thinkRows of the way to θ_T
  *   editLmHead(thetaI, thetaT, shape, tokens, special)     θ_I + lmHeadScale·δ; protected rows θ_I; think rows θ_I + thinkRows·δ
- *   editRouter(thetaI, thetaT, alpha, special)             SLERP(θ_I, θ_T, α·routerAlphaFraction) over the flattened tensor
+ *   editRouter(thetaI, thetaT, shape, alpha, special)      SLERP(θ_I, θ_T, α·routerAlphaFraction) over the flattened tensor
+ *
+ * Each takes the edit's arithmetic last (settings `arith`, f32 when absent). With `reference`
+ * the inputs are cast to bf16 and every blend θ_I + s·(θ_T − θ_I) rounds each op to bf16 as
+ * crane_merge.py does; the router is interpolated in float32 and cast to bf16 at the end, as
+ * the reference does (its float32 sin/acos are not reproduced to the last bit).
+ *
+ * Router edge rules are the reference's slerp_tensor: a 1-D router is interpolated linearly,
+ * θ_I + t·(θ_T − θ_I); when one side is all zeros the result is the other side (θ_T when both
+ * are); otherwise SLERP, linear where the angle is tiny (slerp.ts).
  *
  * Token ids always come from the caller (tokens.special: the tokenizer's added tokens but the
  * think pair, with the user's edits; protocol/protected-tokens.ts); nothing here knows a
@@ -14,7 +23,8 @@
  * last), as in the reference, where the two lists are disjoint anyway.
  */
 import { formatIdRanges } from '../protocol/protected-tokens.ts';
-import type { SpecialTensorSettings, TokenRows } from '../protocol/settings-schemas.ts';
+import type { EditArithmetic, SpecialTensorSettings, TokenRows } from '../protocol/settings-schemas.ts';
+import { bf16Blend, toBf16 } from './reference-arithmetic.ts';
 import { slerpInto } from './slerp.ts';
 import type { EditedValues } from './tensor-pair.ts';
 
@@ -24,9 +34,11 @@ export function editEmbedding(
   shape: readonly number[],
   tokens: Pick<TokenRows, 'think'>,
   special: Pick<SpecialTensorSettings, 'thinkRows'>,
+  arith: EditArithmetic = 'f32',
 ): EditedValues {
-  const out = Float32Array.from(thetaI);
-  return withSkipped(out, shape, blendRows(out, thetaI, thetaT, shape, tokens.think, special.thinkRows));
+  const [a, b] = inputs(thetaI, thetaT, arith);
+  const out = Float32Array.from(a);
+  return withSkipped(out, shape, blendRows(out, a, b, shape, tokens.think, special.thinkRows, blendOf(arith)));
 }
 
 export function editLmHead(
@@ -35,21 +47,52 @@ export function editLmHead(
   shape: readonly number[],
   tokens: TokenRows,
   special: Pick<SpecialTensorSettings, 'thinkRows' | 'lmHeadScale'>,
+  arith: EditArithmetic = 'f32',
 ): EditedValues {
+  const [a, b] = inputs(thetaI, thetaT, arith);
+  const blend = blendOf(arith);
   const scale = special.lmHeadScale;
-  const out = new Float32Array(thetaI.length);
-  for (let i = 0; i < out.length; i++) out[i] = (thetaI[i] as number) + scale * ((thetaT[i] as number) - (thetaI[i] as number));
+  const out = new Float32Array(a.length);
+  for (let i = 0; i < out.length; i++) out[i] = blend(a[i] as number, b[i] as number, scale);
   const skipped = [
-    ...blendRows(out, thetaI, thetaT, shape, tokens.special, 0),
-    ...blendRows(out, thetaI, thetaT, shape, tokens.think, special.thinkRows),
+    ...blendRows(out, a, b, shape, tokens.special, 0, keep),
+    ...blendRows(out, a, b, shape, tokens.think, special.thinkRows, blend),
   ];
   return withSkipped(out, shape, skipped);
 }
 
-export function editRouter(thetaI: Float32Array, thetaT: Float32Array, alpha: number, special: Pick<SpecialTensorSettings, 'routerAlphaFraction'>): Float32Array {
-  const out = new Float32Array(thetaI.length);
-  slerpInto(thetaI, thetaT, alpha * special.routerAlphaFraction, out);
-  return out;
+export function editRouter(
+  thetaI: Float32Array,
+  thetaT: Float32Array,
+  shape: readonly number[],
+  alpha: number,
+  special: Pick<SpecialTensorSettings, 'routerAlphaFraction'>,
+  arith: EditArithmetic = 'f32',
+): Float32Array {
+  const [a, b] = inputs(thetaI, thetaT, arith);
+  const t = alpha * special.routerAlphaFraction;
+  const out = new Float32Array(a.length);
+  if (allZero(a)) out.set(b);
+  else if (allZero(b)) out.set(a);
+  else if (shape.length === 1) for (let i = 0; i < out.length; i++) out[i] = f32Blend(a[i] as number, b[i] as number, t);
+  else slerpInto(a, b, t, out);
+  return arith === 'reference' ? toBf16(out) : out;
+}
+
+/** θ_I + s·(θ_T − θ_I) of one element, in the edit's arithmetic. */
+type Blend = (thetaI: number, thetaT: number, strength: number) => number;
+const f32Blend: Blend = (i, t, s) => i + s * (t - i);
+const blendOf = (arith: EditArithmetic): Blend => (arith === 'reference' ? bf16Blend : f32Blend);
+/** Protected rows are θ_I itself (a blend at strength 0 would turn −0 into +0). */
+const keep: Blend = (i) => i;
+
+/** The reference casts both sides to bf16 before any rule. */
+function inputs(thetaI: Float32Array, thetaT: Float32Array, arith: EditArithmetic): [Float32Array, Float32Array] {
+  return arith === 'reference' ? [toBf16(thetaI), toBf16(thetaT)] : [thetaI, thetaT];
+}
+
+function allZero(values: Float32Array): boolean {
+  return values.every((v) => v === 0);
 }
 
 function withSkipped(values: Float32Array, shape: readonly number[], skipped: readonly number[]): EditedValues {
@@ -65,6 +108,7 @@ function blendRows(
   shape: readonly number[],
   rows: readonly number[],
   strength: number,
+  blend: Blend,
 ): number[] {
   const rowCount = shape[0] ?? 0;
   const width = rowCount === 0 ? 0 : thetaI.length / rowCount;
@@ -76,7 +120,7 @@ function blendRows(
       continue;
     }
     for (let i = row * width; i < (row + 1) * width; i++) {
-      out[i] = (thetaI[i] as number) + strength * ((thetaT[i] as number) - (thetaI[i] as number));
+      out[i] = blend(thetaI[i] as number, thetaT[i] as number, strength);
     }
   }
   return skipped;
