@@ -1,7 +1,7 @@
 /**
  * `crane merge --recipe` from an export folder alone: a CRANE export of the tiny analysed project
  * is reproduced bit for bit after its analysis folder is gone; a tampered copy of the analysis or
- * a different input checkpoint is refused, named, and nothing is written.
+ * a different input checkpoint is refused, named, and nothing is written (unless applied on purpose).
  */
 import { createHash } from 'node:crypto';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -81,5 +81,11 @@ describe('crane merge --recipe from an export folder', () => {
     expect(result.code).not.toBe(0);
     expect(result.err).toMatch(new RegExp(`${shard.replaceAll('.', '\\.')}: SHA-256 [0-9a-f]{64} differs from the recipe's [0-9a-f]{64} \\(Thinking\\)`));
     expect(await readdir(project.root)).not.toContain('from-other');
+    // Applied on purpose to the other checkpoint: a new export whose recipe records its hashes.
+    const applied = await runCli(['merge', '--recipe', join(exported, 'crane_recipe.json'), project.instruct, other, '--out', join(project.root, 'applied'), '--allow-different-inputs', '--json']);
+    expect(applied.code, applied.err).toBe(0);
+    const recipe = (JSON.parse(applied.out) as { recipe: { inputs: { thinking: { files: Record<string, string> } } } }).recipe;
+    expect(recipe.inputs.thinking.files['model.safetensors']).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect((await runCli(['merge', project.instruct, other, '--out', join(project.root, 'x'), '--allow-different-inputs'])).err).toMatch(/--allow-different-inputs goes with --recipe/);
   });
 });

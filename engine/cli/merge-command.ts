@@ -24,7 +24,9 @@ needs --analysis (a crane analyze folder); the export keeps a copy of the gate t
 projectors it read (crane_gate_table.json, crane_analysis.safetensors).
 With --recipe, the recipe's settings are used and every input must hash as the recipe says (a
 differing file is refused, named): the output is bit-identical. The analysis is read from the
-recipe's own folder (an export folder) unless --analysis names one. INSTRUCT and THINKING
+recipe's own folder (an export folder) unless --analysis names one. --allow-different-inputs
+applies the recipe to other checkpoints instead (a new export whose recipe records their hashes,
+not a reproduction); the analysis must still be the recipe's. INSTRUCT and THINKING
 may also be given as --instruct / --thinking, and DIR as the last positional.
 
 ${EDIT_FLAGS_HELP}
@@ -48,6 +50,7 @@ export const mergeCommand: CliCommand = {
     const { values, positionals } = parseCommandArgs(args, {
       ...EDIT_FLAGS, recipe: { type: 'string' }, analysis: { type: 'string' }, out: { type: 'string' }, instruct: { type: 'string' }, thinking: { type: 'string' },
       dtype: { type: 'string' }, 'shard-size': { type: 'string' }, overwrite: { type: 'boolean' }, json: { type: 'boolean' },
+      'allow-different-inputs': { type: 'boolean' },
     });
     const rest = [...positionals];
     const instruct = values.instruct ?? rest.shift();
@@ -73,15 +76,16 @@ export const mergeCommand: CliCommand = {
   },
 };
 
-type MergeFlags = EditFlagValues & { recipe?: string; dtype?: string; 'shard-size'?: string };
+type MergeFlags = EditFlagValues & { recipe?: string; dtype?: string; 'shard-size'?: string; 'allow-different-inputs'?: boolean };
 type Paths = { instruct: string; thinking: string; out: string; analysis: string | undefined };
 
 async function exportWith(values: MergeFlags, paths: Paths, run: ExportRunOptions, io: CliIo): Promise<ExportResult> {
   const { instruct, thinking, out, analysis } = paths;
   if (values.recipe !== undefined) {
     const recipePaths = { instruct, thinking, outDir: out, recipeDir: dirname(values.recipe), ...(analysis === undefined ? {} : { analysis }) };
-    return exportFromRecipe(await readRecipe(values.recipe), recipePaths, run);
+    return exportFromRecipe(await readRecipe(values.recipe), recipePaths, { ...run, allowDifferentInputs: values['allow-different-inputs'] === true });
   }
+  if (values['allow-different-inputs'] === true) throw new UsageError('--allow-different-inputs goes with --recipe');
   const method = editMethodFromFlags(values, await editTokenRows(instruct, (message) => io.err(`warning: ${message}`)));
   if (method.method === 'aim') throw new UsageError('AIM merges cannot be exported yet (see --help); use crane verify --method aim');
   return withPair(instruct, thinking, (pair) => exportMerge({

@@ -2,7 +2,7 @@
  * Streamed, atomic export of an edited checkpoint, and its reproduction from the recipe.
  *
  *   exportMerge({ instruct, thinking, method, analysisDir?, dtype, maxShardBytes?, outDir, … }) → ExportResult
- *   exportFromRecipe(recipe, { instruct, thinking, analysis?, recipeDir?, outDir }, options?) → ExportResult
+ *   exportFromRecipe(recipe, { instruct, thinking, analysis?, recipeDir?, outDir }, { allowDifferentInputs?, … }) → ExportResult
  *
  * Both go through one path: hash the inputs into a recipe (or check them against it), then
  * writeCheckpoint pulls tensor by tensor — read θ_I and θ_T of one tensor, edit, emit — so only
@@ -98,7 +98,15 @@ export async function exportMerge(options: MergeExportOptions): Promise<ExportRe
   return writeExport(recipe, instruct, thinking, analysis, options.outDir, options);
 }
 
-export async function exportFromRecipe(recipeJson: unknown, paths: ExportPaths, options: ExportRunOptions = {}): Promise<ExportResult> {
+export interface RecipeRunOptions extends ExportRunOptions {
+  /**
+   * Apply the recipe to checkpoints other than its own: their hashes replace the recipe's in the
+   * recipe written (the result is a new export, not a reproduction). The analysis must still match.
+   */
+  readonly allowDifferentInputs?: boolean;
+}
+
+export async function exportFromRecipe(recipeJson: unknown, paths: ExportPaths, options: RecipeRunOptions = {}): Promise<ExportResult> {
   const recipe = parseRecipe(recipeJson);
   const version = await engineVersion();
   if (recipe.engineVersion !== version) {
@@ -110,9 +118,12 @@ export async function exportFromRecipe(recipeJson: unknown, paths: ExportPaths, 
     const thinking = await Checkpoint.open(paths.thinking);
     try {
       await assertCompatiblePair(instruct, thinking);
-      assertSameHashes(instruct.dir, recipe.inputs.instruct.files, await hashCheckpoint(instruct, options), 'Instruct');
-      assertSameHashes(thinking.dir, recipe.inputs.thinking.files, await hashCheckpoint(thinking, options), 'Thinking');
-      return await writeExport(withEmbeddedAnalysis(recipe), instruct, thinking, analysis, paths.outDir, options);
+      const inputs = { instruct: { files: await hashCheckpoint(instruct, options) }, thinking: { files: await hashCheckpoint(thinking, options) } };
+      if (options.allowDifferentInputs !== true) {
+        assertSameHashes(instruct.dir, recipe.inputs.instruct.files, inputs.instruct.files, 'Instruct');
+        assertSameHashes(thinking.dir, recipe.inputs.thinking.files, inputs.thinking.files, 'Thinking');
+      }
+      return await writeExport(withEmbeddedAnalysis({ ...recipe, inputs }), instruct, thinking, analysis, paths.outDir, options);
     } finally {
       await thinking.close();
     }
