@@ -6,7 +6,9 @@
  *   projectInputSide(delta, dIn, projector, w) → Δ'       (Δ' = Δ − Δ·V_r·diag(w)·V_rᵀ)
  *
  * σ_i = sqrt(max(λ_i, 0)) from the eigenvalues of HᵀH; at most r_max = 256 directions are
- * kept, and only those with σ_i > 1e-5·σ_1. w_i = sigmoid(k·(σ_i/σ_1 − τ)), τ = 0.03 and
+ * kept, and only those with σ_i > 1e-5·σ_1. Given the number n of rows H has, at most n are
+ * kept and n < 2 gives none, as the reference (k = min(r_max, n, d); no projector from n < 2):
+ * a rank-0 projector means "no projector" to whoever stores it. w_i = sigmoid(k·(σ_i/σ_1 − τ)), τ = 0.03 and
  * k = 4.6/τ by default: w ≈ 0.01 at σ_i/σ_1 = 0, 0.5 at τ, ≈ 0.99 at 2τ. Strong format
  * directions (w ≈ 1) are removed from the delta's input side; weak ones pass.
  *
@@ -30,16 +32,23 @@ export interface GspProjector {
 export interface ProjectorOptions {
   readonly maxRank?: number;
   readonly rankCut?: number;
+  /** Rows of H behind the Gram matrix; absent = not known (no cap). */
+  readonly rowCount?: number;
 }
+
+/** The reference's smallest sample a projector is computed from. */
+export const MIN_PROJECTOR_ROWS = 2;
 
 export function projectorFromGram(gram: Float64Array, dim: number, options: ProjectorOptions = {}): GspProjector {
   const maxRank = options.maxRank ?? DEFAULT_ANALYSIS_KNOBS.gsp.maxRank;
   const rankCut = options.rankCut ?? DEFAULT_ANALYSIS_KNOBS.gsp.rankCut;
+  const rows = options.rowCount ?? Infinity;
+  const rankLimit = rows < MIN_PROJECTOR_ROWS ? 0 : Math.min(maxRank, dim, rows);
   const { values, vectors } = symmetricEigen(gram, dim);
   const singular = values.map((lambda) => Math.sqrt(Math.max(lambda, 0)));
   const sigma1 = singular[0] ?? 0;
   let rank = 0;
-  while (rank < Math.min(maxRank, dim) && (singular[rank] as number) > rankCut * sigma1) rank++;
+  while (rank < rankLimit && (singular[rank] as number) > rankCut * sigma1) rank++;
   const basis = new Float32Array(dim * rank);
   for (let i = 0; i < rank; i++) {
     for (let j = 0; j < dim; j++) basis[j * rank + i] = vectors[i * dim + j] as number;

@@ -69,6 +69,19 @@ describe('projectorFromGram', () => {
     expect(p.sigma[0]).toBeCloseTo(Math.sqrt(260), 12);
   });
 
+  // H = [3 4] (one row): HᵀH = [[9, 12], [12, 16]] has σ = 5 along (0.6, 0.8); the reference
+  // computes no projector from fewer than 2 rows, and keeps at most n directions from n rows.
+  it('gives no direction from fewer than 2 rows and at most n from n rows, as the reference', () => {
+    const oneRow = Float64Array.of(9, 12, 12, 16);
+    expect(projectorFromGram(oneRow, 2).rank).toBe(1);
+    expect(projectorFromGram(oneRow, 2, { rowCount: 1 }).rank).toBe(0);
+    expect(projectorFromGram(new Float64Array(4), 2, { rowCount: 0 }).rank).toBe(0);
+    // H = [[3, 0], [0, 4]] (two rows): σ = (4, 3); two rows allow both.
+    expect(Array.from(projectorFromGram(Float64Array.of(9, 0, 0, 16), 2, { rowCount: 2 }).sigma)).toEqual([4, 3]);
+    // A rank-3 Gram (σ = 3, 2, 1) said to come from 2 rows: the row cap, not the σ cut, keeps 2.
+    expect(projectorFromGram(Float64Array.of(1, 0, 0, 0, 4, 0, 0, 0, 9), 3, { rowCount: 2 }).rank).toBe(2);
+  });
+
   it('has rank 0 for an all-zero Gram matrix', () => {
     expect(projectorFromGram(new Float64Array(9), 3).rank).toBe(0);
   });
