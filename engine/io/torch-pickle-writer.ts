@@ -3,7 +3,8 @@
  * `torch.load(weights_only=True)` accepts: each tensor is
  * `_rebuild_tensor_v2(storage, 0, shape, contiguous strides, False, OrderedDict())` over a
  * storage of its own, persisted as ('storage', torch.<Type>Storage, key, 'cpu', numel).
- * Integers (JS numbers without a fraction) are written as Python ints, others as floats.
+ * Integers (JS numbers without a fraction) are written as Python ints, others as floats
+ * (BINFLOAT: torch's weights-only loader reads it from torch 2.0 on, torch 1.13's does not).
  */
 import { CheckpointError } from './checkpoint-error.ts';
 import { isTorchTensor, STORAGE_TYPES, type TorchTensor, type TorchValue } from './torch-value.ts';
