@@ -161,8 +161,8 @@ describe('encodeChat', () => {
   it('gives the same ids as tokenizeChat, truncated on request', () => {
     const chat: Chat = { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'ok' }] };
     const masked = tokenizeChat(chat, tokenizer, template);
-    expect(encodeChat(chat, tokenizer, template)).toEqual({ text: masked.text, ids: masked.ids, truncated: false });
-    expect(encodeChat(chat, tokenizer, template, { maxTokens: 2 }).ids).toEqual(masked.ids.slice(0, 2));
+    expect(encodeChat(chat, tokenizer, template)).toEqual({ text: masked.text, ids: masked.ids, truncated: false, wholeIds: masked.ids });
+    expect(encodeChat(chat, tokenizer, template, { maxTokens: 2 })).toMatchObject({ ids: masked.ids.slice(0, 2), truncated: true, wholeIds: masked.ids });
     const refuse = contextLimitOf({ max_position_embeddings: 3 }, 'config.json', 'refuse', () => undefined);
     expect(() => encodeChat(chat, tokenizer, template, { label: 'f.jsonl:2', context: refuse })).toThrow(/^f\.jsonl:2: has \d+ tokens, more than the model's context/);
   });

@@ -10,7 +10,8 @@
  *   `tokenizeChatPerTurn(...)` → one such sequence per assistant turn (templates that rewrite history).
  *   `encodePrompt(chat, tokenizer, template, {enableThinking?})` → the prompt for generation.
  *   `encodeChat(chat, tokenizer, template, {enableThinking?, maxTokens?, context?, label?})` → the
- *     whole chat without a mask: for format traces (D_F), which need positions, not targets, and are long.
+ *     whole chat without a mask: for format traces (D_F), which need positions, not targets, and are long;
+ *     `wholeIds` are its tokens before any cut (format positions are found on them, then cut).
  * `context` applies the model's context length and the user's policy for longer sequences
  * (context-length.ts) after the `maxTokens` cut.
  *
@@ -123,11 +124,11 @@ export function encodeChat(
   tokenizer: ModelTokenizer,
   template: ChatTemplate,
   options: { enableThinking?: boolean; maxTokens?: number; context?: ContextLimit | undefined; label?: string } = {},
-): { text: string; ids: number[]; truncated: boolean } {
+): { text: string; ids: number[]; truncated: boolean; wholeIds: number[] } {
   const text = template.render(chat.messages, { tools: chat.tools, enableThinking: options.enableThinking });
   const ids = tokenizer.encode(text, { addSpecialTokens: false });
   const limit = lengthLimit(ids.length, options.label ?? 'chat', options);
-  return { text, ids: ids.slice(0, limit), truncated: ids.length > limit };
+  return { text, ids: ids.slice(0, limit), truncated: ids.length > limit, wholeIds: ids };
 }
 
 function defaultEndOfTurn(tokenizer: ModelTokenizer): string | undefined {

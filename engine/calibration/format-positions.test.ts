@@ -31,6 +31,18 @@ describe('formatPositions', () => {
     expect(() => formatPositions(ids, tokenizer, { radius: -1 })).toThrow(RangeError);
   });
 
+  // Cut to the first 8 tokens (0..7): the reference finds positions on the whole sequence and
+  // keeps those < 8. <tool_call> at 6 marks 3..9 → 3..7 kept; a pattern "ab" over 10–11 with
+  // radius 3 marks 7..14 → 7 kept, though neither of its tokens is.
+  it('finds positions on the whole sequence, then cuts them (hand-computed)', () => {
+    expect(formatPositions(ids, tokenizer, { keptLength: 8 })).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(formatPositions(ids, tokenizer, { patterns: ['ab'], radius: 3, keptLength: 8 })).toEqual([7]);
+    expect(formatPositions(ids.slice(0, 8), tokenizer, { patterns: ['ab'], radius: 3 })).toEqual([]); // cut first: lost
+    // "xa" straddles a cut at 10 (tokens 9 and 10): its token 9 and the neighbourhood 6..9 stay.
+    expect(formatPositions(ids, tokenizer, { patterns: ['xa'], radius: 3, keptLength: 10 })).toEqual([6, 7, 8, 9]);
+    expect(formatPositions(ids.slice(0, 10), tokenizer, { patterns: ['xa'], radius: 3 })).toEqual([]);
+  });
+
   it('finds every delimiter of a rendered tool-use chat', async () => {
     const template = new ChatTemplate(await readBuiltinChatTemplate(), 'chatml-tools.jinja');
     const { ids: chatIds } = tokenizeChat(

@@ -2,7 +2,11 @@
  * Format positions for GSP: the tokens that are (part of) a format pattern such as `<tool_call>`,
  * plus a neighbourhood of ±radius tokens, clipped to the sequence.
  *
- * API: `formatPositions(ids, tokenizer, {patterns?, radius?})` → ascending token indices.
+ * API: `formatPositions(ids, tokenizer, {patterns?, radius?, keptLength?})` → ascending token indices.
+ * A sequence cut to a maximum length (context-length.ts) is searched whole and its positions cut
+ * after, as the reference does (crane_gsp.py: positions on the full text, then `p < max_seq_len`):
+ * a pattern that straddles the cut still marks its tokens before it, and a delimiter just past
+ * the cut still marks its neighbourhood before it.
  * Patterns and radius default to the reference analysis' (protocol/settings-defaults.ts: Qwen's
  * six tool/turn delimiters, ±3 tokens).
  * Patterns are matched in the bytes the tokens stand for, not by id, so a pattern that is ordinary
@@ -16,6 +20,8 @@ import type { ModelTokenizer } from './tokenizer.ts';
 export interface FormatPositionOptions {
   readonly patterns?: readonly string[];
   readonly radius?: number;
+  /** Tokens of `ids` the model will see (the sequence's cut); absent = all. */
+  readonly keptLength?: number;
 }
 
 export function formatPositions(
@@ -48,8 +54,9 @@ export function formatPositions(
     }
   }
   const positions: number[] = [];
+  const kept = Math.min(ids.length, options.keptLength ?? ids.length);
   let depth = 0;
-  for (let i = 0; i < ids.length; i++) {
+  for (let i = 0; i < kept; i++) {
     depth += delta[i] as number;
     if (depth > 0) positions.push(i);
   }

@@ -168,8 +168,9 @@ async function formatSequences(ctx: PipelineContext, renderer: Renderer): Promis
   const { gsp, calibration } = ctx.settings.analysis;
   const records = await readChatJsonl(calibration.format);
   return records.map((chat) => {
-    const { ids } = encodeChat(chat, renderer.tokenizer, renderer.template, { maxTokens: gsp.maxTokens, context: renderer.context, label: `${chat.file}:${chat.line}` });
-    const positions = formatPositions(ids, renderer.tokenizer, { patterns: gsp.formatPatterns, radius: gsp.radius });
+    const { ids, wholeIds } = encodeChat(chat, renderer.tokenizer, renderer.template, { maxTokens: gsp.maxTokens, context: renderer.context, label: `${chat.file}:${chat.line}` });
+    // Found on the whole sequence, then cut, as the reference (format-positions.ts).
+    const positions = formatPositions(wholeIds, renderer.tokenizer, { patterns: gsp.formatPatterns, radius: gsp.radius, keptLength: ids.length });
     return { set: 'format', split: 'train', source: `${chat.file}:${chat.line}`, ids, formatPositions: positions };
   });
 }
