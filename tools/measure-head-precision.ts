@@ -8,18 +8,27 @@
  *   2. a synthetic Qwen3 head with the real 151,936-token vocab (hidden 64, one layer, untied),
  *      where each target's logit dominates the row: lm_head, model.norm and the layer gradients.
  *
- *   node --import tsx tools/measure-head-precision.ts --sequences EXPORT/calibration-sequences.jsonl [--model assets/demo/instruct]
+ *   node --import tsx tools/measure-head-precision.ts --sequences EXPORT/calibration-sequences.jsonl [--model assets/demo/instruct] [--dump-grads G.safetensors]
+ *
+ * (engine/model/testdata/demo-agent-sequences.jsonl holds the demo pair's agent sequences.)
+ * --dump-grads also writes the runtime's layer gradients of those sequences, which
+ * tools/reference/fd_gradients.py checks against float64 finite differences of the whole model.
  *
  * The backend is CRANE_BACKEND (default wasm).
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
+import { writeSafetensors } from '../engine/io/safetensors-writer.ts';
+import type { TensorSpec } from '../engine/io/tensor-encoding.ts';
+import { loadCausalLM } from '../engine/model/causal-lm.ts';
+import type { LossSequence } from '../engine/model/layer-grads.ts';
+import type { WeightSource } from '../engine/model/weights.ts';
 import { dominantHeadModel } from '../engine/model/testing/dominant-head.ts';
 import { headPrecision } from '../engine/model/testing/head-precision.ts';
 import { initBackend, parseBackendName } from '../engine/tensor/backend.ts';
 
-async function demo(sequencesFile: string, modelDir: string): Promise<void> {
+async function demo(sequencesFile: string, modelDir: string, dumpFile?: string): Promise<void> {
   const lines = (await readFile(sequencesFile, 'utf8')).split('\n').filter((l) => l.trim() !== '');
   const batch = lines
     .map((l) => JSON.parse(l) as { set: string; ids: number[]; lossMask?: number[] })
@@ -28,10 +37,21 @@ async function demo(sequencesFile: string, modelDir: string): Promise<void> {
   const checkpoint = await Checkpoint.open(modelDir);
   try {
     const c = await headPrecision(checkpoint, batch, false);
+    if (dumpFile !== undefined) await dumpLayerGrads(checkpoint, batch, dumpFile);
     console.log(`demo pair ${modelDir}, ${batch.length} agent sequences: g_A rel err ${c.layers.toExponential(2)}, |loss − ref| ${c.loss.toExponential(2)}`);
   } finally {
     await checkpoint.close();
   }
+}
+
+/** The runtime's decoder-layer gradients of `batch`, for tools/reference/fd_gradients.py. */
+async function dumpLayerGrads(source: WeightSource, batch: readonly LossSequence[], file: string): Promise<void> {
+  const tensors: { spec: TensorSpec; data: Float32Array }[] = [];
+  await loadCausalLM(source).lossAndLayerGrads(batch, (_layer, grads) => {
+    for (const [name, data] of grads) tensors.push({ spec: { name, dtype: 'F32', shape: [...source.tensor(name).shape] }, data });
+  });
+  await writeSafetensors(file, tensors);
+  console.log(`wrote ${tensors.length} layer gradients to ${file}`);
 }
 
 async function synthetic(): Promise<void> {
@@ -45,8 +65,8 @@ async function synthetic(): Promise<void> {
   }
 }
 
-const { values } = parseArgs({ options: { sequences: { type: 'string' }, model: { type: 'string', default: 'assets/demo/instruct' } } });
+const { values } = parseArgs({ options: { sequences: { type: 'string' }, model: { type: 'string', default: 'assets/demo/instruct' }, 'dump-grads': { type: 'string' } } });
 const backend = await initBackend(parseBackendName(process.env['CRANE_BACKEND'] ?? 'wasm', 'CRANE_BACKEND'));
 console.log(`backend ${backend.name}`);
-if (values.sequences !== undefined) await demo(values.sequences, values.model);
+if (values.sequences !== undefined) await demo(values.sequences, values.model, values['dump-grads']);
 await synthetic();
