@@ -4,6 +4,7 @@
  * analysis folder, without touching a weight.
  */
 import { InstantPreview } from '../analysis/preview.ts';
+import { PREVIEW_NEEDS_GRADIENTS } from '../pipeline/reference-run.ts';
 import { craneSettingsFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP } from './cli-settings.ts';
 import { loadPipelineAnalysis } from '../pipeline/pipeline-folder.ts';
 import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
@@ -31,6 +32,7 @@ export const previewCommand: CliCommand = {
     if (values.method !== undefined && values.method !== 'crane') throw new UsageError('the preview covers CRANE edits only (--method crane)');
     const settings = craneSettingsFromFlags(values, { think: [], special: [] });
     const { artifacts } = await loadPipelineAnalysis(positionals[0] as string);
+    if (artifacts.origin === 'reference-run') throw new UsageError(PREVIEW_NEEDS_GRADIENTS);
     const started = performance.now();
     let result;
     try {

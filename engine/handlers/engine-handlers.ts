@@ -18,6 +18,7 @@ import { inspectLayerHandler } from './inspect-layer-handler.ts';
 import { openPairHandler } from './open-pair-handler.ts';
 import { previewHandler } from './preview-handler.ts';
 import { projectHandlers } from './project-handlers.ts';
+import { referenceRunHandler } from './reference-run-handler.ts';
 import { spectrumHandler } from './spectrum-handler.ts';
 import { verifyHandler } from './verify-handler.ts';
 import type { Handlers } from '../protocol/handlers.ts';
@@ -37,6 +38,7 @@ export function createEngineHandlers(options: EngineHandlerOptions = {}): Handle
     openPair: openPairHandler(session, options.dataDir ?? null),
     ...projectHandlers(session),
     analyze: analyzeHandler(session),
+    openReferenceRun: referenceRunHandler(session),
     getGateMetrics: gateMetricsHandler(session),
     preview: previewHandler(session),
     spectrum: spectrumHandler(session),

@@ -5,9 +5,11 @@
  * retainedNorm is ‖Δ'‖/‖Δ‖ (its square root); and blocks the preview does not cover (routers:
  * SLERP is not α·S·T(δ)) still get a cell — α·S from the gate, nothing removed — so every
  * heatmap cell has a value. A keep-quantile other than the analysed one is the caller's to fix
- * ('invalid-params'): the coefficients bake T(δ) in at one q.
+ * ('invalid-params'): the coefficients bake T(δ) in at one q. An analysis imported from a
+ * reference run has no gradients, hence no coefficients: the preview says so, never answers zeros.
  */
 import type { PreviewResult } from '../analysis/preview.ts';
+import { PREVIEW_NEEDS_GRADIENTS } from '../pipeline/reference-run.ts';
 import { blockScale } from '../protocol/block-scale.ts';
 import { ProtocolError } from '../protocol/errors.ts';
 import type { Params, Result } from '../protocol/methods.ts';
@@ -21,6 +23,7 @@ export function previewHandler(session: EngineSession) {
   return ({ settings, alphas }: Params<'preview'>): Promise<Result<'preview'>> =>
     guarded(async () => {
       const analysis = await session.analysis();
+      if (analysis.artifacts.origin === 'reference-run') throw new ProtocolError('invalid-params', PREVIEW_NEEDS_GRADIENTS);
       let result: PreviewResult;
       try {
         result = analysis.preview.evaluate(resolveCraneSettings(settings, analysis.columns, NO_TOKENS), Float64Array.from(alphas));

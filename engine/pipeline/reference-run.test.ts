@@ -84,7 +84,6 @@ describe('reference-run round trip', () => {
     expect([...back.projectors.keys()]).toEqual([...artifacts.projectors.keys()]);
     for (const [key, p] of artifacts.projectors) expect(back.projectors.get(key), key).toEqual(p);
     expect(back.coefficients.entries).toHaveLength(0);
-    expect(back.coefficients.spectra.get('layer_0_attn_input')?.[0]).toBe(1);
   });
 });
 

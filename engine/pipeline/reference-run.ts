@@ -3,12 +3,14 @@
  *
  *   readReferenceRun(files) → AnalysisArtifacts          phase2_stats.json + format_projectors.pt (+ linattn file)
  *   importReferenceRun(files, outDir) → manifest         a studio analysis folder (analysis-store layout)
+ *   importIntoPipeline(analysisDir, files, run)           the same as a pipeline folder's result (a project's analysis)
+ *   referenceRunFilesIn(dir) → ReferenceRunFiles        a run's folder: its files by the reference's names
  *   exportReferenceRun(analysisDir, outDir) → file names  phase2_stats.json + format_projectors.pt for crane_merge.py
  *
  * An imported analysis has the gate (S as the reference stated it) and the projectors, so the
  * heatmap, masks, α/τ/k tuning, verify and export work on it; it has no gradients, so its preview
  * coefficients are empty and `origin: 'reference-run'` tells the preview to say so instead of
- * answering zeros. The spectra (σ_i/σ₁) are filled from the projectors for the spectrum view.
+ * answering zeros. (The spectrum view reads σ from the projectors themselves.)
  * The reference's files are read with its merge's own rules: S by layer, then by component.
  */
 import { access, writeFile } from 'node:fs/promises';
@@ -16,14 +18,14 @@ import { basename, join } from 'node:path';
 import { writeAnalysis, type AnalysisArtifacts, type AnalysisKey, type AnalysisManifest } from '../analysis/analysis-store.ts';
 import type { PreviewCoefficients } from '../analysis/preview-coefficients.ts';
 import { sha256File } from '../analysis/provenance.ts';
-import type { GspProjector } from '../crane/gsp-projector.ts';
 import { buildDirectoryAtomically } from '../io/atomic-directory.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { readTorchFile, writeTorchFile } from '../io/torch-file.ts';
 import { DEFAULT_KEEP_QUANTILE } from '../protocol/settings-defaults.ts';
-import { loadPipelineAnalysis } from './pipeline-folder.ts';
+import type { PipelineSettings } from './analysis-settings.ts';
+import { loadPipelineAnalysis, pipelinePaths, resultKey, writePipelineRecord, type InputHashes } from './pipeline-folder.ts';
 import { gateFromStats, readReferenceStats, REFERENCE_STATS_FILE, statsFromGate } from './reference-stats.ts';
-import { projectorsFromTorch, projectorsToTorch, REFERENCE_PROJECTORS_FILE } from './reference-projectors.ts';
+import { projectorsFromTorch, projectorsToTorch, REFERENCE_LINATTN_FILE, REFERENCE_PROJECTORS_FILE } from './reference-projectors.ts';
 
 export interface ReferenceRunFiles {
   /** phase2_stats.json (crane_s_reason_auto.py). */
@@ -45,7 +47,7 @@ export async function readReferenceRun(files: ReferenceRunFiles): Promise<Analys
       projectors.set(key, projector);
     }
   }
-  return { gate, projectors, coefficients: spectraOnly(projectors), origin: 'reference-run' };
+  return { gate, projectors, coefficients: NO_COEFFICIENTS, origin: 'reference-run' };
 }
 
 /** The manifest key of an imported run: its files' hashes; no analysis settings shaped it here. */
@@ -55,6 +57,39 @@ export async function referenceRunKey(files: ReferenceRunFiles): Promise<Analysi
     if (path !== undefined) inputs[`reference:${basename(path)}`] = await sha256File(path);
   }
   return { inputs, settings: { origin: 'reference-run' } };
+}
+
+/** The files of a run's output folder, by the names the reference's scripts give them; the linear-attention file only when present. */
+export async function referenceRunFilesIn(dir: string): Promise<ReferenceRunFiles> {
+  const [stats, projectors, linattn] = [REFERENCE_STATS_FILE, REFERENCE_PROJECTORS_FILE, REFERENCE_LINATTN_FILE].map((name) => join(dir, name)) as [string, string, string];
+  for (const required of [stats, projectors]) {
+    if (!await exists(required)) throw new CheckpointError('not-found', required, `a reference run's folder holds ${REFERENCE_STATS_FILE} and ${REFERENCE_PROJECTORS_FILE}`);
+  }
+  return { stats, projectors, ...(await exists(linattn) ? { projectorsLinattn: linattn } : {}) };
+}
+
+/** What the preview answers on an imported analysis (its handler and `crane preview` both). */
+export const PREVIEW_NEEDS_GRADIENTS = 'the preview needs gradients — this analysis was imported from a reference run (Verify measures the real losses)';
+
+/**
+ * A reference run as the finished analysis of a pipeline folder (a project's `analysis/`), for the
+ * pair and settings it is opened with. pipeline.json records the pair and, in place of the
+ * calibration files' hashes, the reference files' (`reference-run …`), so the next Analyze sees
+ * different inputs and recomputes rather than reusing this result. The result is written before
+ * the record: an interruption between the two leaves a stale analysis, never a mixed one.
+ */
+export async function importIntoPipeline(
+  analysisDir: string,
+  files: ReferenceRunFiles,
+  run: { readonly instruct: string; readonly thinking: string; readonly settings: PipelineSettings },
+): Promise<AnalysisArtifacts> {
+  const artifacts = await readReferenceRun(files);
+  const hashes = (await referenceRunKey(files)).inputs;
+  const label = (path: string | undefined) => (path === undefined ? 'reference-run: none' : `reference-run ${basename(path)} ${hashes[`reference:${basename(path)}`]}`);
+  const inputs: InputHashes = { instruct: {}, thinking: {}, reasoning: label(files.stats), agent: label(files.projectors), format: label(files.projectorsLinattn) };
+  await writeAnalysis(pipelinePaths(analysisDir).result, artifacts, resultKey(inputs, run.settings));
+  await writePipelineRecord(analysisDir, { instruct: run.instruct, thinking: run.thinking, settings: run.settings, inputs });
+  return artifacts;
 }
 
 export async function importReferenceRun(files: ReferenceRunFiles, outDir: string, options: { overwrite?: boolean } = {}): Promise<AnalysisManifest> {
@@ -82,14 +117,12 @@ async function assertPreviousExport(dir: string): Promise<void> {
   });
 }
 
-function spectraOnly(projectors: ReadonlyMap<string, GspProjector>): PreviewCoefficients {
-  const spectra = new Map([...projectors].map(([key, { sigma }]) => {
-    const first = sigma[0] ?? 0;
-    return [key, sigma.map((s) => (first > 0 ? s / first : 0))];
-  }));
-  return { keepQuantile: DEFAULT_KEEP_QUANTILE, entries: [], scalars: new Float64Array(0), directions: new Float64Array(0), spectra };
-}
+const NO_COEFFICIENTS: PreviewCoefficients = {
+  keepQuantile: DEFAULT_KEEP_QUANTILE, entries: [], scalars: new Float64Array(0), directions: new Float64Array(0), spectra: new Map(),
+};
+
+const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
 
 async function assertAbsent(dir: string): Promise<void> {
-  if (await access(dir).then(() => true, () => false)) throw new CheckpointError('exists', dir, 'output folder already exists (choose another or pass --overwrite)');
+  if (await exists(dir)) throw new CheckpointError('exists', dir, 'output folder already exists (choose another or pass --overwrite)');
 }

@@ -86,3 +86,12 @@ export const verifyResultSchema = z.strictObject({
   tokens: z.strictObject({ reasoning: z.int().nonnegative(), agent: z.int().nonnegative() }),
   seconds: z.number().nonnegative(),
 });
+
+/** openReferenceRun: what was imported into the project's analysis (pipeline/reference-run.ts). */
+export const referenceRunSummarySchema = z.strictObject({
+  projectDir: pathSchema,
+  /** The files read: stats, projectors and the optional linear-attention projectors. */
+  files: z.array(pathSchema),
+  gateBlocks: z.int().nonnegative(),
+  projectors: z.int().nonnegative(),
+});

@@ -12,6 +12,7 @@ import {
   activationKeySchema,
   layerViewSchema,
   previewSchema,
+  referenceRunSummarySchema,
   spectrumSchema,
   verifyResultSchema,
 } from './analysis-schemas.ts';
@@ -38,6 +39,15 @@ export const REQUESTS = {
   saveProject: request(z.strictObject({ projectDir: pathSchema, project: projectFileSchema }), projectStateSchema),
   /** Runs the missing or stale stages (cached ones are reused); resumable after a cancel. */
   analyze: request(z.strictObject({ projectDir: pathSchema, settings: analysisSettingsSchema }), analysisSummarySchema),
+  /**
+   * Imports a run of the CRANE reference pipeline as the project's analysis: `source` is the
+   * run's folder (phase2_stats.json, format_projectors.pt, optional linattn file) with
+   * `projectors` null, or its stats file with `projectors` (and `projectorsLinattn`) named.
+   */
+  openReferenceRun: request(
+    z.strictObject({ projectDir: pathSchema, source: pathSchema, projectors: pathSchema.nullable(), projectorsLinattn: pathSchema.nullable() }),
+    referenceRunSummarySchema,
+  ),
   getGateMetrics: request(z.strictObject({ granularity: granularitySchema }), gateMetricsSchema),
   /** Instant: first-order ΔL at these settings and along `alphas`. */
   preview: request(z.strictObject({ settings: craneSettingsSchema, alphas: z.array(strengthSchema).max(1024) }), previewSchema),

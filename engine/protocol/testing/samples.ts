@@ -44,6 +44,7 @@ export const SAMPLE_PARAMS: { readonly [K in RequestName]: Params<K> } = {
   getProjectState: {},
   saveProject: { projectDir: '/p', project: PROJECT_FILE },
   analyze: { projectDir: '/p', settings: ANALYSIS },
+  openReferenceRun: { projectDir: '/p', source: '/runs/qwen3-30b', projectors: null, projectorsLinattn: null },
   getGateMetrics: { granularity: 'fine' },
   preview: { settings: SETTINGS, alphas: [0, 0.25, 0.5] },
   spectrum: { layer: 1, key: 'ffn_input', tau: 0.03, steepness: 153 },
@@ -74,6 +75,7 @@ export const SAMPLE_RESULTS: { readonly [K in RequestName]: Result<K> } = {
   getProjectState: null,
   saveProject: PROJECT_STATE,
   analyze: { projectDir: '/p', stages: [{ stage: 'gradients', cached: false, seconds: 31.5 }] },
+  openReferenceRun: { projectDir: '/p', files: ['/runs/qwen3-30b/phase2_stats.json', '/runs/qwen3-30b/format_projectors.pt'], gateBlocks: 480, projectors: 96 },
   getGateMetrics: { layers: 2, groups: ['attention', 'ffn', 'norm'], gate: matrix(2, 3), sumReasoning: matrix(2, 3), sumAgent: matrix(2, 3), conflictShare: matrix(2, 3), relativeDelta: matrix(2, 3) },
   preview: {
     deltaLossReasoning: -0.12,
