@@ -73,7 +73,13 @@ const text = (value: string) => {
   header.writeUInt32LE(Buffer.byteLength(value), 1);
   return Buffer.concat([header, Buffer.from(value)]);
 };
-const ints = (...values: number[]) => Buffer.from([0x28, ...values.flatMap((v) => [0x4b, v]), 0x74]); // MARK BININT1… TUPLE
+const ints = (...values: number[]) => { // MARK, BININT (i32 LE) per value, TUPLE
+  const tuple = Buffer.alloc(2 + 5 * values.length);
+  tuple[0] = 0x28;
+  values.forEach((value, i) => { tuple[1 + 5 * i] = 0x4a; tuple.writeInt32LE(value, 2 + 5 * i); });
+  tuple[tuple.length - 1] = 0x74;
+  return tuple;
+};
 
 /** _rebuild_tensor_v2 over FloatStorage `key` of `numel` elements, as pickle opcodes. */
 function rebuild(key: string, numel: number, offset: number, size: number[], stride: number[]): Buffer {
@@ -107,6 +113,16 @@ describe('readTorchFile: views and refusals', () => {
     const pickle = Buffer.concat([Buffer.from([0x80, 2]), rebuild('0', 12, 2, [3, 4], [4, 1]), Buffer.from('.')]);
     const path = await handMadeTorchFile('oob.pt', pickle, { 0: storage0to11 });
     expect((await refusal(readTorchFile(path))).message).toBe(`${path}: storage 0: a view of size [3, 4], stride [4, 1] at offset 2 reaches element 13 of 12`);
+  });
+
+  it('refuses one storage named with two sizes and an expanded view too large to hold', async () => {
+    const twice = Buffer.concat([Buffer.from([0x80, 2, 0x28]), rebuild('0', 12, 0, [12], [1]), rebuild('0', 6, 0, [6], [1]), Buffer.from('t.')]);
+    const path = await handMadeTorchFile('twice.pt', twice, { 0: storage0to11 });
+    expect((await refusal(readTorchFile(path))).message).toBe(`${path}: storage data/0 is named as 12 F32 and as 6 F32 elements`);
+    // What saving `x.expand(65536, 65536)` of one element would write: strides (0, 0).
+    const expanded = Buffer.concat([Buffer.from([0x80, 2]), rebuild('0', 12, 0, [65536, 65536], [0, 0]), Buffer.from('.')]);
+    const huge = await handMadeTorchFile('huge.pt', expanded, { 0: storage0to11 });
+    expect((await refusal(readTorchFile(huge))).message).toContain('has more than 2147483647 elements');
   });
 
   it('refuses a missing storage entry and a storage of the wrong length', async () => {

@@ -30,12 +30,16 @@ export async function readTorchFile(path: string): Promise<TorchValue> {
     const order = archive.read(`${prefix}byteorder`).toString('latin1').trim();
     if (order !== 'little') throw new CheckpointError('archive', path, `byteorder is "${order}"; only little-endian storages are read`);
   }
-  const storages = new Map<string, Float32Array>();
+  // Tensors sharing a storage (slices of one matrix) decode it once.
+  const storages = new Map<string, { readonly ref: StorageRef; readonly values: Float32Array }>();
   const storageValues = (ref: StorageRef): Float32Array => {
     const cached = storages.get(ref.key);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined && (cached.ref.dtype !== ref.dtype || cached.ref.numel !== ref.numel)) {
+      throw new CheckpointError('pickle', path, `storage data/${ref.key} is named as ${cached.ref.numel} ${cached.ref.dtype} and as ${ref.numel} ${ref.dtype} elements`);
+    }
+    if (cached !== undefined) return cached.values;
     const values = decodeStorage(path, ref, archive.read(`${prefix}data/${ref.key}`));
-    storages.set(ref.key, values);
+    storages.set(ref.key, { ref, values });
     return values;
   };
   return unpickleTorch(path, archive.read(`${prefix}data.pkl`), (view) => gatherView(path, view, storageValues(view.storage)));
@@ -60,6 +64,8 @@ function decodeStorage(file: string, ref: StorageRef, bytes: Buffer): Float32Arr
   }
 }
 
+const MAX_TENSOR_ELEMENTS = 2 ** 31 - 1;
+
 /** The view's elements in row-major order; an element outside the storage is refused. */
 function gatherView(file: string, view: TensorView, storage: Float32Array): TorchTensor {
   const { shape, stride, offset } = view;
@@ -67,6 +73,8 @@ function gatherView(file: string, view: TensorView, storage: Float32Array): Torc
   if (stride.length !== shape.length) throw new CheckpointError('pickle', file, `storage ${view.storage.key}: size has ${shape.length} dims, stride ${stride.length}`);
   const numel = shape.reduce((product, size) => product * size, 1);
   if (numel === 0) return tensor(new Float32Array(0));
+  // A zero stride (an expanded view) may ask for more elements than its storage holds.
+  if (numel > MAX_TENSOR_ELEMENTS) throw new CheckpointError('pickle', file, `storage ${view.storage.key}: a view of size [${shape.join(', ')}] has more than ${MAX_TENSOR_ELEMENTS} elements`);
   const last = shape.reduce((sum, size, dim) => sum + (size - 1) * (stride[dim] as number), offset);
   if (last >= storage.length) throw new CheckpointError('pickle', file, `storage ${view.storage.key}: a view of size [${shape.join(', ')}], stride [${stride.join(', ')}] at offset ${offset} reaches element ${last} of ${storage.length}`);
   const values = new Float32Array(numel);
