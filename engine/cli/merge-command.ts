@@ -14,7 +14,7 @@ import { formatBytes } from '../protocol/format-bytes.ts';
 import { parseCommandArgs, UsageError, type CliCommand, type CliIo } from './command.ts';
 
 const HELP = `Usage: crane merge INSTRUCT THINKING --out DIR [--method M] [--analysis DIR] [settings] [--dtype D] [--shard-size S]
-       crane merge --recipe crane_recipe.json INSTRUCT THINKING [--analysis DIR] --out DIR
+       crane merge --recipe EXPORT/crane_recipe.json INSTRUCT THINKING [--analysis DIR] [--allow-different-inputs] --out DIR
 
 Writes the edited checkpoint (θ_I as the base) to DIR: sharded safetensors + index, config.json,
 Instruct's tokenizer and generation files, crane_recipe.json (every setting and the SHA-256 of
