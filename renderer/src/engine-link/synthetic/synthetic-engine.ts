@@ -113,7 +113,7 @@ export class SyntheticEngine implements EngineApi {
   private async exportJob(p: Params<'export'>, id: number, signal: AbortSignal | undefined): Promise<Result<'export'>> {
     this.requireAnalysis();
     await this.job(id, 'export', 12, signal);
-    const files = ['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors', 'model.safetensors.index.json', 'config.json', 'tokenizer.json', 'crane-recipe.json', 'README.md'];
+    const files = ['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors', 'model.safetensors.index.json', 'config.json', 'tokenizer.json', 'crane_recipe.json', 'crane_gate_table.json', 'crane_analysis.safetensors', 'README.md'];
     const recipe = { tool: 'crane-studio (synthetic engine)', method: p.method.method, dtype: p.dtype, shardBytes: p.shardBytes, settings: p.method.method === 'crane' ? { ...p.method.settings } : { ...p.method } };
     return { outDir: p.outDir, files, totalBytes: 2 * 1024 ** 3, recipe: JSON.parse(JSON.stringify(recipe)), seconds: (12 * this.tickMs) / 1000 };
   }
