@@ -163,6 +163,13 @@ export class EngineActions {
     }
   }
 
+  /** A run of the CRANE reference pipeline becomes the project's analysis; its heatmap is shown at once. */
+  async openReferenceRun(files: Omit<Params<'openReferenceRun'>, 'projectDir'>): Promise<Result<'openReferenceRun'>> {
+    const summary = await this.run('openReferenceRun', { projectDir: this.store.getState().project.dir, ...files });
+    await this.loadGateMetrics();
+    return summary;
+  }
+
   cancelAnalysis(): void {
     this.analysisAbort?.abort();
   }

@@ -1,9 +1,10 @@
-/** Run the analysis: calibration sets, each stage's progress and cache state, cancel, logs. */
+/** Run the analysis: calibration sets, each stage's progress and cache state, cancel, logs; or open a reference run's. */
 import { checkPath } from '../../lib/path-check.ts';
 import { useActions, useApp } from '../../store/app-context.tsx';
 import { EngineNotice } from '../common/EngineNotice.tsx';
 import { CalibrationFields } from './CalibrationFields.tsx';
 import { LogView } from './LogView.tsx';
+import { ReferenceRunFields } from './ReferenceRunFields.tsx';
 import { StageList } from './StageList.tsx';
 
 export function AnalysisView() {
@@ -34,6 +35,7 @@ export function AnalysisView() {
         <EngineNotice error={analysis.error} what="Analysis" />
         <StageList stages={analysis.stages} />
         <CalibrationFields />
+        <ReferenceRunFields />
       </section>
       <LogView logs={analysis.logs} />
     </div>
