@@ -2,13 +2,14 @@
  * Stage 3 of CRANE: Graduated Sigmoidal Projection (GSP).
  *
  *   projectorFromGram(gram, d, options?) → GspProjector   (V_r and σ of one layer/key)
+ *   projectorOfRows(accumulator, options?) → GspProjector | undefined   (none from < 2 rows or rank 0)
  *   w = sigmoidWeights(σ, τ, k) from protocol/gsp-mask.ts (per-direction protection)
  *   projectInputSide(delta, dIn, projector, w) → Δ'       (Δ' = Δ − Δ·V_r·diag(w)·V_rᵀ)
  *
  * σ_i = sqrt(max(λ_i, 0)) from the eigenvalues of HᵀH; at most r_max = 256 directions are
  * kept, and only those with σ_i > 1e-5·σ_1. Given the number n of rows H has, at most n are
  * kept and n < 2 gives none, as the reference (k = min(r_max, n, d); no projector from n < 2):
- * a rank-0 projector means "no projector" to whoever stores it. w_i = sigmoid(k·(σ_i/σ_1 − τ)), τ = 0.03 and
+ * projectorOfRows turns that into no projector at all. w_i = sigmoid(k·(σ_i/σ_1 − τ)), τ = 0.03 and
  * k = 4.6/τ by default: w ≈ 0.01 at σ_i/σ_1 = 0, 0.5 at τ, ≈ 0.99 at 2τ. Strong format
  * directions (w ≈ 1) are removed from the delta's input side; weak ones pass.
  *
@@ -19,6 +20,7 @@
  */
 import { symmetricEigen } from '../linalg/symmetric-eigen.ts';
 import { DEFAULT_ANALYSIS_KNOBS } from '../protocol/settings-defaults.ts';
+import type { GramAccumulator } from './gram-accumulator.ts';
 
 export interface GspProjector {
   readonly dim: number;
@@ -54,6 +56,17 @@ export function projectorFromGram(gram: Float64Array, dim: number, options: Proj
     for (let j = 0; j < dim; j++) basis[j * rank + i] = vectors[i * dim + j] as number;
   }
   return { dim, rank, basis, sigma: singular.slice(0, rank) };
+}
+
+/**
+ * The projector of a key's captured rows, or undefined when they give no direction (fewer than
+ * 2 rows, or all zero): the reference stores no projector then, and the edit leaves the key's
+ * tensors unprojected.
+ */
+export function projectorOfRows(rows: GramAccumulator, options: Omit<ProjectorOptions, 'rowCount'> = {}): GspProjector | undefined {
+  if (rows.rowCount < MIN_PROJECTOR_ROWS) return undefined;
+  const projector = projectorFromGram(rows.gram(), rows.dim, { ...options, rowCount: rows.rowCount });
+  return projector.rank > 0 ? projector : undefined;
 }
 
 export function projectInputSide(delta: Float32Array, dIn: number, projector: GspProjector, weights: Float64Array): Float32Array {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GramAccumulator } from './gram-accumulator.ts';
 import { sigmoidWeights } from '../protocol/gsp-mask.ts';
-import { projectInputSide, projectorFromGram, type GspProjector } from './gsp-projector.ts';
+import { projectInputSide, projectorFromGram, projectorOfRows, type GspProjector } from './gsp-projector.ts';
 
 function lcg(seed: number): () => number {
   let s = seed;
@@ -80,6 +80,17 @@ describe('projectorFromGram', () => {
     expect(Array.from(projectorFromGram(Float64Array.of(9, 0, 0, 16), 2, { rowCount: 2 }).sigma)).toEqual([4, 3]);
     // A rank-3 Gram (σ = 3, 2, 1) said to come from 2 rows: the row cap, not the σ cut, keeps 2.
     expect(projectorFromGram(Float64Array.of(1, 0, 0, 0, 4, 0, 0, 0, 9), 3, { rowCount: 2 }).rank).toBe(2);
+  });
+
+  it('stores no projector for a key with fewer than 2 captured rows or only zero rows', () => {
+    const one = new GramAccumulator(2);
+    one.addRows(Float32Array.of(3, 4));
+    expect(projectorOfRows(one)).toBeUndefined();
+    one.addRows(Float32Array.of(0, 0));
+    expect(projectorOfRows(one)).toMatchObject({ rank: 1, sigma: Float64Array.of(5) }); // 2 rows, one direction (0.6, 0.8)
+    const zeros = new GramAccumulator(2);
+    zeros.addRows(new Float32Array(6));
+    expect(projectorOfRows(zeros)).toBeUndefined();
   });
 
   it('has rank 0 for an all-zero Gram matrix', () => {

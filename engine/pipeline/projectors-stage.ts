@@ -1,7 +1,7 @@
 /**
  * Stage `projectors` (GSP, forward only, Instruct model): per layer and key (attn_input,
  * ffn_input) the Gram matrix HᵀH of the activations at D_F's format positions, its top
- * directions (projectorFromGram: r ≤ maxRank and ≤ the rows, σ_i > rankCut·σ_1; a key with fewer
+ * directions (projectorOfRows: r ≤ maxRank and ≤ the rows, σ_i > rankCut·σ_1; a key with fewer
  * than 2 rows or no direction gets no projector), and — from the same rows, for
  * the AIM baseline — the mean |x_j| per input channel.
  *
@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { readProjectors, writeProjectors } from '../analysis/projector-file.ts';
 import { InputMagnitudeAccumulator } from '../crane/aim.ts';
 import { GramAccumulator } from '../crane/gram-accumulator.ts';
-import { projectorFromGram, type GspProjector } from '../crane/gsp-projector.ts';
+import { projectorOfRows, type GspProjector } from '../crane/gsp-projector.ts';
 import { projectorKey } from '../crane/tensor-classification.ts';
 import { SafetensorsFile } from '../io/safetensors-reader.ts';
 import { writeSafetensors } from '../io/safetensors-writer.ts';
@@ -68,8 +68,8 @@ export async function runProjectors(ctx: PipelineContext, clock: StageClock): Pr
   const { maxRank, rankCut } = ctx.settings.analysis.gsp;
   for (const [i, [key, gram]] of [...grams].entries()) {
     throwIfCancelled(ctx.callbacks.signal, 'projectors');
-    const projector = projectorFromGram(gram.gram(), d, { maxRank, rankCut, rowCount: gram.rowCount });
-    if (projector.rank > 0) projectors.set(key, projector); // as the reference: no directions, no projector
+    const projector = projectorOfRows(gram, { maxRank, rankCut });
+    if (projector !== undefined) projectors.set(key, projector);
     clock.report((passes + (i + 1) / grams.size) / (passes + 1), `eigen-decomposition ${key}`);
   }
   // A resumed stage redoes the whole pass: files a crashed run wrote before its marker go first.
