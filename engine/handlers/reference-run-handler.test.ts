@@ -44,6 +44,8 @@ describe('openReferenceRun', () => {
     expect(imported.groups).toEqual(computed.groups);
     expect(imported.gate.values).toEqual(computed.gate.values);
     await expect(preview()).rejects.toMatchObject({ code: 'invalid-params', message: expect.stringMatching(/needs gradients — this analysis was imported from a reference run/) as unknown });
+    await expect(call(h, 'verify', { method: { method: 'crane', settings: DEFAULT_CRANE_SETTINGS } }))
+      .rejects.toMatchObject({ message: expect.stringContaining('imported from a reference run') as unknown });
     const spectrum = await call(h, 'spectrum', { layer: 0, key: 'ffn_input', tau: 0.03, steepness: 4.6 / 0.03 });
     expect(spectrum.sigmaRatio[0]).toBe(1);
   });

@@ -61,6 +61,9 @@ export interface VerifyResult {
 export async function verifyEdit(options: VerifyOptions): Promise<VerifyResult> {
   const clock = new StageClock('verify', options.onProgress);
   const { record, artifacts } = await loadPipelineAnalysis(options.analysisDir);
+  if (artifacts.origin === 'reference-run') {
+    throw new CheckpointError('metadata', options.analysisDir, 'was imported from a reference run: Verify needs this pair\'s calibration sequences and gradients — run Analyze here, or score the exported model with `crane score`');
+  }
   const evaluation = options.evaluation ?? record.settings.analysis.evaluation;
   const instruct = await Checkpoint.open(record.instruct);
   try {
