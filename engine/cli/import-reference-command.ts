@@ -21,7 +21,7 @@ Options:
   --projectors F            format_projectors.pt ({layer_{l}_attn_input|ffn_input: {V_r, sigma}})
   --projectors-linattn F    format_projectors_linattn_inner.pt (Qwen3-Next; kept, see the README)
   --out DIR                 the analysis folder to write (must not exist unless --overwrite)
-  --overwrite               replace DIR once the new analysis is complete
+  --overwrite               replace DIR (only an analysis folder) once the new analysis is complete
   --json                    machine-readable summary
   -h, --help`;
 

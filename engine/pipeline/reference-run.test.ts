@@ -165,6 +165,10 @@ describe('refusals', () => {
 
   it('never writes into an existing folder unless asked', async () => {
     await expect(importReferenceRun(files(), project.outDir)).rejects.toThrow(/already exists/);
+    await expect(importReferenceRun(files(), project.instruct, { overwrite: true })).rejects.toThrow(/not an analysis folder/);
+    const imported = join(project.root, 'imported-twice');
+    await importReferenceRun(files(), imported);
+    await importReferenceRun(files(), imported, { overwrite: true });
     await expect(exportReferenceRun(project.outDir, project.instruct, { overwrite: true })).rejects.toThrow(/not a previous reference export/);
   });
 });

@@ -15,7 +15,7 @@
  */
 import { access, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { writeAnalysis, type AnalysisArtifacts, type AnalysisKey, type AnalysisManifest } from '../analysis/analysis-store.ts';
+import { ANALYSIS_FILES, writeAnalysis, type AnalysisArtifacts, type AnalysisKey, type AnalysisManifest } from '../analysis/analysis-store.ts';
 import type { PreviewCoefficients } from '../analysis/preview-coefficients.ts';
 import { sha256File } from '../analysis/provenance.ts';
 import { buildDirectoryAtomically } from '../io/atomic-directory.ts';
@@ -94,7 +94,7 @@ export async function importIntoPipeline(
 
 export async function importReferenceRun(files: ReferenceRunFiles, outDir: string, options: { overwrite?: boolean } = {}): Promise<AnalysisManifest> {
   const artifacts = await readReferenceRun(files);
-  if (options.overwrite !== true) await assertAbsent(outDir);
+  await assertWritable(outDir, options.overwrite === true);
   return writeAnalysis(outDir, artifacts, await referenceRunKey(files));
 }
 
@@ -123,6 +123,9 @@ const NO_COEFFICIENTS: PreviewCoefficients = {
 
 const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
 
-async function assertAbsent(dir: string): Promise<void> {
-  if (await exists(dir)) throw new CheckpointError('exists', dir, 'output folder already exists (choose another or pass --overwrite)');
+/** writeAnalysis replaces its target whole: only a previous analysis folder (its manifest.json) may be replaced, and only when asked. */
+async function assertWritable(dir: string, overwrite: boolean): Promise<void> {
+  if (!await exists(dir)) return;
+  if (!overwrite) throw new CheckpointError('exists', dir, 'output folder already exists (choose another or pass --overwrite)');
+  if (!await exists(join(dir, ANALYSIS_FILES.manifest))) throw new CheckpointError('exists', dir, `exists and is not an analysis folder (no ${ANALYSIS_FILES.manifest}); choose another folder or remove this one yourself`);
 }
