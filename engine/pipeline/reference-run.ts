@@ -69,7 +69,7 @@ export async function referenceRunFilesIn(dir: string): Promise<ReferenceRunFile
 }
 
 /** What the preview answers on an imported analysis (its handler and `crane preview` both). */
-export const PREVIEW_NEEDS_GRADIENTS = 'the preview needs gradients — this analysis was imported from a reference run (Verify measures the real losses)';
+export const PREVIEW_NEEDS_GRADIENTS = 'the preview needs gradients — this analysis was imported from a reference run, which carries none: run Analyze here for the preview and Verify, or score an export with crane score';
 
 /**
  * A reference run as the finished analysis of a pipeline folder (a project's `analysis/`), for the

@@ -39,7 +39,7 @@ export function ReferenceRunFields() {
       <p className="small muted">
         S and projectors from the CRANE reference pipeline (crane_s_reason_auto.py, crane_gsp.py): the run&apos;s folder, or its
         phase2_stats.json with format_projectors.pt named below. They replace this project&apos;s analysis. A reference run carries
-        no gradients, so the instant preview is unavailable until Analyze runs here; Verify measures the real losses.
+        no gradients, so the instant preview and Verify wait until Analyze runs here; the heatmap, masks, tuning and export work at once.
       </p>
       <PathField label="Run folder or phase2_stats.json" purpose="calibration" placeholder="/absolute/path/to/run" value={source} onChange={setSource} />
       <PathField label="format_projectors.pt (when a stats file is named)" purpose="calibration" placeholder="optional" value={projectors} onChange={setProjectors} />
