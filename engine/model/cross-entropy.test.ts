@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SeededRandom } from '../protocol/seeded-random.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { crossEntropySum } from './cross-entropy.ts';
+import { relativeError } from '../tensor/testing/relative-error.ts';
 
 beforeAll(async () => {
   await initBackend('wasm');
@@ -34,16 +35,6 @@ function reference(logits: Float32Array, labels: readonly number[]): { loss: num
   return { loss, grad };
 }
 
-function relError(got: ArrayLike<number>, want: ArrayLike<number>): number {
-  let diff = 0;
-  let norm = 0;
-  for (let i = 0; i < want.length; i++) {
-    diff += ((got[i] as number) - (want[i] as number)) ** 2;
-    norm += (want[i] as number) ** 2;
-  }
-  return Math.sqrt(diff / norm);
-}
-
 describe('crossEntropySum (whole-model graph)', () => {
   it('loss and gradient of rows whose target dominates agree with float64 to 1e-5', () => {
     // The graph serves small models (the demo pair's 649 tokens); 151,936-token heads go through
@@ -56,7 +47,7 @@ describe('crossEntropySum (whole-model graph)', () => {
     const want = reference(logits, labels);
     const { value, grads } = tf.tidy(() => tf.valueAndGrads((z: tf.Tensor) => crossEntropySum(z as tf.Tensor2D, labels))([tf.tensor2d(logits, [labels.length, vocab])]));
     expect(Math.abs((value.dataSync()[0] as number) / want.loss - 1)).toBeLessThan(1e-5);
-    expect(relError((grads[0] as tf.Tensor).dataSync(), want.grad)).toBeLessThan(1e-5);
+    expect(relativeError((grads[0] as tf.Tensor).dataSync(), want.grad)).toBeLessThan(1e-5);
     tf.dispose([value, ...grads]);
   });
 
@@ -66,7 +57,7 @@ describe('crossEntropySum (whole-model graph)', () => {
     const want = reference(logits, labels);
     const { value, grads } = tf.tidy(() => tf.valueAndGrads((z: tf.Tensor) => crossEntropySum(z as tf.Tensor2D, labels))([tf.tensor2d(logits, [2, 4])]));
     expect(Math.abs((value.dataSync()[0] as number) - want.loss)).toBeLessThan(1e-6);
-    expect(relError((grads[0] as tf.Tensor).dataSync(), want.grad)).toBeLessThan(1e-6);
+    expect(relativeError((grads[0] as tf.Tensor).dataSync(), want.grad)).toBeLessThan(1e-6);
     tf.dispose([value, ...grads]);
   });
 });

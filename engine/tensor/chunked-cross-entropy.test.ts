@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../protocol/seeded-random.ts';
 import { ChunkedCrossEntropy } from './chunked-cross-entropy.ts';
+import { relativeError } from './testing/relative-error.ts';
 
 /** Float64 CE and d(Σ w·CE)/dz of whole rows, the label's entry written as p − 1. */
 function direct(logits: Float32Array, labels: readonly number[], weights: readonly number[]): { losses: number[]; grad: Float64Array } {
@@ -40,16 +41,6 @@ function chunked(logits: Float32Array, labels: readonly number[], weights: reado
   return { losses: ce.losses(), grad };
 }
 
-function relError(got: ArrayLike<number>, want: ArrayLike<number>): number {
-  let diff = 0;
-  let norm = 0;
-  for (let i = 0; i < want.length; i++) {
-    diff += ((got[i] as number) - (want[i] as number)) ** 2;
-    norm += (want[i] as number) ** 2;
-  }
-  return Math.sqrt(diff / norm);
-}
-
 describe('ChunkedCrossEntropy', () => {
   it('matches float64 on a 151,936-wide row whose target dominates, chunked as the head does', () => {
     const vocab = 151_936;
@@ -62,8 +53,8 @@ describe('ChunkedCrossEntropy', () => {
     const got = chunked(logits, labels, weights, [16_384, 16_384, 16_384, 16_384, 16_384, 16_384, 16_384, 16_384, 16_384, 4_480]);
     // p_label ≈ 1 − 3·10⁻⁴: the case where a float32 sum of exp returns exactly 1.
     for (const loss of want.losses) expect(loss).toBeGreaterThan(1e-4);
-    expect(relError(got.losses, want.losses)).toBeLessThan(1e-9);
-    expect(relError(got.grad, want.grad)).toBeLessThan(1e-7);
+    expect(relativeError(got.losses, want.losses)).toBeLessThan(1e-9);
+    expect(relativeError(got.grad, want.grad)).toBeLessThan(1e-7);
     labels.forEach((l, r) => expect(Math.abs((got.grad[r * vocab + l] as number) / (want.grad[r * vocab + l] as number) - 1)).toBeLessThan(1e-7));
   });
 
@@ -74,8 +65,8 @@ describe('ChunkedCrossEntropy', () => {
     const want = direct(logits, labels, weights);
     for (const widths of [[10], [1, 9], [3, 3, 3, 1], [7, 3]]) {
       const got = chunked(logits, labels, weights, widths);
-      expect(relError(got.losses, want.losses), widths.join(',')).toBeLessThan(1e-12);
-      expect(relError(got.grad, want.grad), widths.join(',')).toBeLessThan(1e-7);
+      expect(relativeError(got.losses, want.losses), widths.join(',')).toBeLessThan(1e-12);
+      expect(relativeError(got.grad, want.grad), widths.join(',')).toBeLessThan(1e-7);
     }
   });
 
