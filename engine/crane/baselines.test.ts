@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { aimScaleInPlace, InputMagnitudeAccumulator } from './aim.ts';
-import { baselineEdit, dareDrop, slerpRows, tiesTrim } from './baselines.ts';
+import { baselineEdit, dareDrop, tiesTrim } from './baselines.ts';
+import { baselineSlerpRows } from './slerp.ts';
 import { uniformStream } from './tensor-random-stream.ts';
 
 const f = (...v: number[]) => Float32Array.from(v);
@@ -60,12 +61,12 @@ describe('baselines', () => {
   it('SLERP per row: rows are the first dimension, endpoints exact', () => {
     const a = f(1, 0, 2, 0);
     const b = f(0, 1, 2, 0.001);
-    const mid = slerpRows(a, b, [2, 2], 0.5);
+    const mid = baselineSlerpRows(a, b, [2, 2], 0.5);
     expect(mid[0]).toBeCloseTo(Math.SQRT1_2, 6); // row 0: a right angle, on the arc
     expect(mid[3]).toBeCloseTo(0.0005, 7); // row 1: nearly parallel, linear
-    expect(Array.from(slerpRows(a, b, [2, 2], 1))).toEqual(Array.from(b).map((v) => Math.fround(v)));
+    expect(Array.from(baselineSlerpRows(a, b, [2, 2], 1))).toEqual(Array.from(b).map((v) => Math.fround(v)));
     // A 1-D tensor is one row.
-    const vec = slerpRows(f(1, 0), f(0, 1), [2], 0.5);
+    const vec = baselineSlerpRows(f(1, 0), f(0, 1), [2], 0.5);
     expect(vec[0]).toBeCloseTo(Math.SQRT1_2, 6);
   });
 

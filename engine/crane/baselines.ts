@@ -4,9 +4,8 @@
  *   baselineEdit(settings) → PairedEdit
  *   tiesTrim(delta, density)           keep the top-`density` fraction of |δ| (no rescale)
  *   dareDrop(delta, p, seed, name)     drop with probability p, survivors ×1/(1−p), seeded per tensor
- *   slerpRows(a, b, shape, t)          per-row SLERP, rows = first dimension
  *
- * Task Arithmetic θ_I + λδ · TIES θ_I + λ·trim(δ) · SLERP per row · DARE θ_I + λ·drop(δ)
+ * Task Arithmetic θ_I + λδ · TIES θ_I + λ·trim(δ) · SLERP per row (slerp.ts) · DARE θ_I + λ·drop(δ)
  * · AIM θ_I + (λδ scaled per input channel by 1 − s_j(1 − ω)). Every method touches every tensor
  * (embeddings, lm_head and routers included); CRANE's special-tensor rules are CRANE's own.
  *
@@ -21,7 +20,7 @@ import type { BaselineMethod } from '../protocol/settings-schemas.ts';
 import { aimScaleInPlace } from './aim.ts';
 import { countOfFraction } from './magnitude-threshold.ts';
 import { uniformStream } from './tensor-random-stream.ts';
-import { slerpInto } from './slerp.ts';
+import { baselineSlerpRows } from './slerp.ts';
 import { addDelta, taskVector, type PairedEdit } from './tensor-pair.ts';
 
 /** The protocol's baselines; AIM also needs the base model's input magnitudes, which only the engine has. */
@@ -34,7 +33,7 @@ export type BaselineSettings =
 
 export function baselineEdit(settings: BaselineSettings): PairedEdit {
   return (name, shape, thetaI, thetaT) => {
-    if (settings.method === 'slerp') return { values: slerpRows(thetaI, thetaT, shape, settings.t) };
+    if (settings.method === 'slerp') return { values: baselineSlerpRows(thetaI, thetaT, shape, settings.t) };
     const delta = taskVector(thetaI, thetaT);
     const moved = settings.method === 'ties' ? tiesTrim(delta, settings.density)
       : settings.method === 'dare' ? dareDrop(delta, settings.dropProbability, settings.seed, name)
@@ -63,14 +62,6 @@ export function dareDrop(delta: Float32Array, dropProbability: number, seed: num
   const next = uniformStream(seed, name);
   const rescale = 1 / (1 - dropProbability);
   return delta.map((v) => (next() < dropProbability ? 0 : v * rescale));
-}
-
-export function slerpRows(a: Float32Array, b: Float32Array, shape: readonly number[], t: number): Float32Array {
-  const out = new Float32Array(a.length);
-  const rows = shape.length <= 1 ? 1 : (shape[0] as number);
-  const width = rows === 0 ? 0 : a.length / rows;
-  for (let r = 0; r < rows; r++) slerpInto(a, b, t, out, r * width, (r + 1) * width);
-  return out;
 }
 
 function scaleInPlace(values: Float32Array, factor: number): void {

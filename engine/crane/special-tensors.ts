@@ -25,7 +25,7 @@
 import { formatIdRanges } from '../protocol/protected-tokens.ts';
 import type { EditArithmetic, SpecialTensorSettings, TokenRows } from '../protocol/settings-schemas.ts';
 import { bf16Blend, toBf16 } from './reference-arithmetic.ts';
-import { slerpInto } from './slerp.ts';
+import { routerSlerpInto } from './slerp.ts';
 import type { EditedValues } from './tensor-pair.ts';
 
 export function editEmbedding(
@@ -75,7 +75,7 @@ export function editRouter(
   if (allZero(a)) out.set(b);
   else if (allZero(b)) out.set(a);
   else if (shape.length === 1) for (let i = 0; i < out.length; i++) out[i] = f32Blend(a[i] as number, b[i] as number, t);
-  else slerpInto(a, b, t, out);
+  else routerSlerpInto(a, b, t, out);
   return arith === 'reference' ? toBf16(out) : out;
 }
 
