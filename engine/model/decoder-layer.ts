@@ -15,7 +15,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { ModelSpec } from './config.ts';
-import { applyRope, linear, rmsNorm, swiglu } from './ops.ts';
+import { applyRope, linear, rmsNorm, swigluHidden } from './ops.ts';
 import type { RopeTables } from './rope.ts';
 import { optionalParam, param, type LayerParams } from './weights.ts';
 
@@ -31,6 +31,10 @@ export interface LayerOutput {
   readonly attnInput: tf.Tensor2D;
   /** post_attention_layernorm output (the gate/up input), [T, hidden]. */
   readonly ffnInput: tf.Tensor2D;
+  /** The heads' attention context (the o_proj input), [T, heads·headDim]. */
+  readonly attnContext: tf.Tensor2D;
+  /** silu(gate)·up (the down_proj input), [T, intermediate]. */
+  readonly mlpHidden: tf.Tensor2D;
   /** Keys/values including this call's positions (past ++ new). */
   readonly kv: KvEntry;
 }
@@ -41,16 +45,19 @@ export function decoderLayer(spec: ModelSpec, p: LayerParams, x: tf.Tensor2D, ro
   const proj = (name: string, input: tf.Tensor2D): tf.Tensor2D =>
     linear(input, param(p, `${name}.weight`), optionalParam(p, `${name}.bias`), stored === undefined ? undefined : optionalParam(stored, `${name}.weight`));
   const attnInput = rmsNorm(x, param(p, 'input_layernorm.weight'), eps);
-  const { out: attnOut, kv } = attention(spec, p, attnInput, rope, proj, past);
+  const { context: attnContext, kv } = attention(spec, p, attnInput, rope, proj, past);
+  const attnOut = proj('self_attn.o_proj', attnContext);
   const h = tf.add<tf.Tensor2D>(x, attnOut);
   const ffnInput = rmsNorm(h, param(p, 'post_attention_layernorm.weight'), eps);
-  const mlp = swiglu(ffnInput, (name, input) => proj(`mlp.${name}`, input));
-  return { out: tf.add<tf.Tensor2D>(h, mlp), attnInput, ffnInput, kv };
+  const mlpHidden = swigluHidden(ffnInput, (name, input) => proj(`mlp.${name}`, input));
+  const mlp = proj('mlp.down_proj', mlpHidden);
+  return { out: tf.add<tf.Tensor2D>(h, mlp), attnInput, ffnInput, attnContext, mlpHidden, kv };
 }
 
 type Projection = (name: string, input: tf.Tensor2D) => tf.Tensor2D;
 
-function attention(spec: ModelSpec, p: LayerParams, a: tf.Tensor2D, rope: RopeTables, proj: Projection, past?: KvEntry): { out: tf.Tensor2D; kv: KvEntry } {
+/** The heads' context before o_proj, and the cache. */
+function attention(spec: ModelSpec, p: LayerParams, a: tf.Tensor2D, rope: RopeTables, proj: Projection, past?: KvEntry): { context: tf.Tensor2D; kv: KvEntry } {
   const { numHeads: nh, numKvHeads: nkv, headDim: d } = spec;
   const group = nh / nkv;
   const t = a.shape[0];
@@ -86,7 +93,7 @@ function attention(spec: ModelSpec, p: LayerParams, a: tf.Tensor2D, rope: RopeTa
   });
   const merged = tf.reshape(contexts.length === 1 ? (contexts[0] as tf.Tensor) : tf.concat(contexts, 0), [nh, t, d]);
   const context = tf.reshape<tf.Rank.R2>(tf.transpose(merged, [1, 0, 2]), [t, nh * d]);
-  return { out: proj('self_attn.o_proj', context), kv: { k: kAll, v: vAll } };
+  return { context, kv: { k: kAll, v: vAll } };
 }
 
 /** Additive mask [T, past+T]: query i (position past+i) sees keys 0 … past+i. */

@@ -35,10 +35,11 @@ function productWithKnownTranspose(x: tf.Tensor2D, w: tf.Tensor2D, wOut: tf.Tens
 }
 
 /** SwiGLU MLP: down( silu(gate(x)) · up(x) ). */
-export function swiglu(x: tf.Tensor2D, proj: (name: 'gate_proj' | 'up_proj' | 'down_proj', input: tf.Tensor2D) => tf.Tensor2D): tf.Tensor2D {
+/** silu(gate_proj(x)) · up_proj(x): the down_proj input, [T, intermediate]. */
+export function swigluHidden(x: tf.Tensor2D, proj: (name: 'gate_proj' | 'up_proj', input: tf.Tensor2D) => tf.Tensor2D): tf.Tensor2D {
   const g = proj('gate_proj', x);
   const silu = tf.mul<tf.Tensor2D>(g, tf.sigmoid(g));
-  return proj('down_proj', tf.mul(silu, proj('up_proj', x)));
+  return tf.mul(silu, proj('up_proj', x));
 }
 
 /**

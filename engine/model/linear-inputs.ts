@@ -1,0 +1,60 @@
+/**
+ * linearInputMeans: per decoder layer and sequence, the mean over ALL of the sequence's positions
+ * of |x| at the input of every Linear layer of the block, streamed layer by layer (the AIM
+ * importance of the reference measures exactly these: a forward hook on each nn.Linear but the
+ * embedding and lm_head).
+ *
+ *   q/k/v_proj ← input_layernorm output      o_proj ← the heads' attention context
+ *   gate/up_proj ← post_attention_layernorm   down_proj ← silu(gate)·up
+ *
+ * Projections that read the same tensor get the same vector (one reduction, shared). Means are
+ * taken in fp32 by the runtime; nothing is kept after the consumer returns.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import type { LayerOutput } from './decoder-layer.ts';
+import { embedTokens, forwardLayers, type ModelContext } from './forward.ts';
+
+export interface LinearInputMeans {
+  readonly layer: number;
+  /** Index of the sequence in the request. */
+  readonly sequence: number;
+  /** `model.layers.{layer}.self_attn.q_proj` … → mean |x_j| over the sequence's positions. */
+  readonly means: ReadonlyMap<string, Float32Array>;
+}
+
+/** Which LayerOutput tensor each projection of a block reads. */
+const LINEAR_INPUTS: readonly (readonly [string, keyof Pick<LayerOutput, 'attnInput' | 'attnContext' | 'ffnInput' | 'mlpHidden'>])[] = [
+  ['self_attn.q_proj', 'attnInput'], ['self_attn.k_proj', 'attnInput'], ['self_attn.v_proj', 'attnInput'],
+  ['self_attn.o_proj', 'attnContext'],
+  ['mlp.gate_proj', 'ffnInput'], ['mlp.up_proj', 'ffnInput'],
+  ['mlp.down_proj', 'mlpHidden'],
+];
+
+export async function linearInputMeans(ctx: ModelContext, sequences: readonly ArrayLike<number>[], consumer: (m: LinearInputMeans) => void | Promise<void>): Promise<void> {
+  sequences.forEach((ids, i) => {
+    if (ids.length === 0) throw new RangeError(`sequence ${i} is empty: a mean over no positions is undefined`);
+  });
+  const embedding = await ctx.embedding();
+  const hidden = sequences.map((ids) => embedTokens(embedding, ids, ctx.spec.hiddenSize));
+  let pending: LinearInputMeans[] = [];
+  await forwardLayers(ctx, hidden, {
+    hook: (layer, sequence, output) => {
+      const reduced = new Map<string, Float32Array>();
+      const means = new Map<string, Float32Array>();
+      for (const [projection, input] of LINEAR_INPUTS) {
+        let mean = reduced.get(input);
+        if (mean === undefined) {
+          mean = tf.mean(tf.abs(output[input]), 0).dataSync() as Float32Array;
+          reduced.set(input, mean);
+        }
+        means.set(`model.layers.${layer}.${projection}`, mean);
+      }
+      pending.push({ layer, sequence, means });
+    },
+    onLayerDone: async () => {
+      const ready = pending;
+      pending = [];
+      for (const m of ready) await consumer(m);
+    },
+  });
+}
