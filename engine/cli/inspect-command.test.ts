@@ -54,6 +54,24 @@ describe('crane inspect', () => {
     });
   });
 
+  it('checks a Base checkpoint with --base and refuses --base without a pair', async () => {
+    await withTempDir(async (root) => {
+      const [a, b, base] = [await makeCheckpoint(join(root, 'a')), await makeCheckpoint(join(root, 'b')), await makeCheckpoint(join(root, 'base'))];
+      const ok = await runCli(['inspect', a, b, '--base', base]);
+      expect(ok.code).toBe(0);
+      expect(ok.out).toContain(`Base      ${base}: 2 tensors match, 0 missing, 0 shape mismatches`);
+      // the base line sits in the summary; one blank line still separates it from the findings
+      expect(ok.out).toMatch(/shape mismatches\nTensors [^]*strength\)\n\n\S/);
+      const lacking = await writeFixtureCheckpoint(join(root, 'lacking'), [f32Tensor('model.embed_tokens.weight', [6, 4], 3)], { config: CONFIG });
+      const bad = await runCli(['inspect', a, b, '--base', lacking]);
+      expect(bad.code).toBe(1);
+      expect(bad.out).toContain(`ERROR   1 tensors of the pair are missing from Base ${lacking}: model.norm.weight`);
+      const usage = await runCli(['inspect', a, '--base', base]);
+      expect(usage.code).toBe(2);
+      expect(usage.err).toMatch(/--base needs a pair/);
+    });
+  });
+
   it('lists the protected and think rows of a Qwen3 pair from its real tokenizer', async () => {
     await withTempDir(async (root) => {
       const sideFiles = await qwen3TokenizerFiles();

@@ -8,6 +8,7 @@ import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
 import { formatTable } from './format.ts';
 
 const HELP = `Usage: crane inspect DIR [DIR2] [--json]
+       crane inspect INSTRUCT THINKING --base BASE [--json]
 
 With one folder: print the checkpoint's summary (architecture, shards, tokenizer files) and its
 tensor table (name, dtype, shape, shard, bytes).
@@ -15,10 +16,13 @@ With two folders (Instruct first, Thinking second): print the pair compatibility
 config fields, tensor names/shapes/dtypes, tokenizer vocabulary, special-token ids and chat
 templates — and the lm_head rows an edit keeps at θ_I: Instruct's added tokens but
 <think>/</think>, as the CRANE reference (change them with --protect-ids on merge/verify).
-Exits 1 when the pair cannot be edited together.
+With --base, the report also checks the Base checkpoint that methods forming τ = Instruct − Base
+need (RAIN): same architecture, every tensor of the pair present in the same shape.
+Exits 1 when the pair (or the pair with its base) cannot be edited together.
 
 Options:
-  --json    machine-readable output
+  --base BASE  the Base checkpoint folder (pair reports only)
+  --json       machine-readable output
   -h, --help`;
 
 export const inspectCommand: CliCommand = {
@@ -26,17 +30,18 @@ export const inspectCommand: CliCommand = {
   summary: 'tensor table of a checkpoint, or the compatibility report of an Instruct/Thinking pair',
   help: HELP,
   run: async (args, io) => {
-    const { values, positionals } = parseCommandArgs(args, { json: { type: 'boolean' } });
+    const { values, positionals } = parseCommandArgs(args, { json: { type: 'boolean' }, base: { type: 'string' } });
     if (positionals.length < 1 || positionals.length > 2) throw new UsageError('expected one or two checkpoint folders');
+    if (values.base !== undefined && positionals.length !== 2) throw new UsageError('--base needs a pair: crane inspect INSTRUCT THINKING --base BASE');
     const checkpoints: Checkpoint[] = [];
     try {
-      for (const dir of positionals) checkpoints.push(await Checkpoint.open(dir));
-      const [first, second] = checkpoints as [Checkpoint, Checkpoint | undefined];
+      for (const dir of [...positionals, ...(values.base === undefined ? [] : [values.base])]) checkpoints.push(await Checkpoint.open(dir));
+      const [first, second, base] = checkpoints as [Checkpoint, Checkpoint | undefined, Checkpoint | undefined];
       if (second === undefined) {
         io.out(values.json === true ? JSON.stringify(describeCheckpoint(first), null, 2) : formatCheckpoint(first));
         return 0;
       }
-      const report = await comparePair(first, second);
+      const report = await comparePair(first, second, base);
       io.out(values.json === true ? JSON.stringify(report, null, 2) : formatPairReport(report));
       return report.compatible ? 0 : 1;
     } finally {
@@ -67,6 +72,9 @@ function formatPairReport(report: PairReport): string {
   const lines = [
     `Instruct  ${report.instruct}`,
     `Thinking  ${report.thinking}`,
+    report.base === undefined
+      ? ''
+      : `Base      ${report.base.dir}: ${report.base.matchedTensors} tensors match, ${report.base.missingTensors.length} missing, ${report.base.shapeMismatches.length} shape mismatches`,
     `Tensors   ${report.sharedTensors} shared, ${report.onlyInInstruct.length} only in Instruct, ${report.onlyInThinking.length} only in Thinking, ` +
       `${report.shapeMismatches.length} shape and ${report.dtypeMismatches.length} dtype mismatches`,
     `Protected ${report.tokens.special.length} lm_head rows kept at θ_I: ${formatIdRanges(report.tokens.special) || 'none'} (Instruct's added tokens but the think pair)`,
@@ -76,5 +84,6 @@ function formatPairReport(report: PairReport): string {
     report.findings.length === 0 ? 'The two checkpoints match in architecture, tensors and tokenizer.' : '',
     report.compatible ? 'Compatible: the pair can be edited with CRANE.' : 'NOT compatible: fix the errors above before editing.',
   ];
-  return lines.filter((l, i) => l !== '' || i === 5).join('\n');
+  // Empty lines are dropped but the one separating the summary from the findings (index 6).
+  return lines.filter((l, i) => l !== '' || i === 6).join('\n');
 }

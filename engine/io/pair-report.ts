@@ -3,6 +3,7 @@
  * both models mean the same thing by every token id? Errors block an edit; warnings are cases
  * CRANE handles by rule (a tensor on one side only is copied, a shape mismatch keeps θ_I).
  */
+import { compareBase, type BaseReport } from './base-report.ts';
 import { CheckpointError } from './checkpoint-error.ts';
 import type { Checkpoint, CheckpointTensor } from './checkpoint.ts';
 import { canonicalJson, summarizeTokenizer, type TokenizerSummary } from './tokenizer-files.ts';
@@ -38,6 +39,8 @@ export interface PairReport {
    * think pair, protocol/protected-tokens.ts), before the user's edits; empty without tokenizer.json.
    */
   readonly tokens: TokenRows;
+  /** The Base checkpoint's report, when one was given (methods forming τ = θ_I − θ_B need it). */
+  readonly base?: BaseReport;
 }
 
 /** Config fields that fix tensor shapes or the forward math: a difference means no δ. */
@@ -64,10 +67,11 @@ export async function assertCompatiblePair(instruct: Checkpoint, thinking: Check
   }
 }
 
-export async function comparePair(instruct: Checkpoint, thinking: Checkpoint): Promise<PairReport> {
+export async function comparePair(instruct: Checkpoint, thinking: Checkpoint, base?: Checkpoint): Promise<PairReport> {
   const findings: PairFinding[] = [];
   compareConfigs(instruct.config, thinking.config, findings);
   const tensors = compareTensors(instruct.tensors, thinking.tensors, findings);
+  const baseReport = base === undefined ? undefined : compareBase(base, { instruct, thinking }, STRUCTURAL_FIELDS, findings);
   const instructTokenizer = await summarizeTokenizer(instruct);
   compareTokenizers(instructTokenizer, await summarizeTokenizer(thinking), findings);
   return {
@@ -77,6 +81,7 @@ export async function comparePair(instruct: Checkpoint, thinking: Checkpoint): P
     ...tensors,
     findings,
     tokens: tokenRowsFromAdded([...instructTokenizer.addedTokens].map(([content, { id }]) => ({ id, content }))),
+    ...(baseReport === undefined ? {} : { base: baseReport }),
   };
 }
 

@@ -42,6 +42,13 @@ export const pairReportSchema = z.strictObject({
   ),
   /** Instruct's think rows and protected lm_head rows (its added tokens but the think pair), before the user's edits. */
   tokens: resolvedCraneSettingsSchema.shape.tokens,
+  /** The optional Base checkpoint (engine/io/base-report.ts): tensors it matches, lacks or reshapes. */
+  base: z.strictObject({
+    dir: z.string(),
+    matchedTensors: z.int().nonnegative(),
+    missingTensors: z.array(z.string()),
+    shapeMismatches: z.array(z.strictObject({ name: z.string(), base: z.string(), pair: z.string() })),
+  }).optional(),
 });
 
 export const pairSummarySchema = z.strictObject({
