@@ -1,0 +1,125 @@
+/**
+ * THE table of merge methods: each method's label, its settings schema and its editable
+ * parameters (key, label, CLI flag, range, default). `crane merge --method` and the Methods view
+ * both derive from it, so a method added here is a flag set and a form without further wiring.
+ *
+ *   METHODS[name]                    { label, schema, parameters }
+ *   METHOD_NAMES                     every method, in display order
+ *   methodFromParameters(name, values, crane) → MergeMethod (validated; missing values = defaults)
+ *
+ * CRANE's row lists the knobs a run is usually tuned by; its stage toggles, blocks, overrides and
+ * special-tensor rules have their own controls (the Edit view, --no-gsp, --override ...).
+ * Ranges are the schema's: `min`/`max` are the bounds an input offers, and an open bound (λ's
+ * density > 0, DARE's p < 1) is the schema's to refuse.
+ */
+import type { z } from 'zod';
+import { DEFAULT_TAU, defaultSteepness } from './gsp-mask.ts';
+import { DEFAULT_ALPHA, DEFAULT_BASELINES, DEFAULT_EDIT_ARITHMETIC, DEFAULT_KEEP_QUANTILE } from './settings-defaults.ts';
+import {
+  aimSchema, craneSettingsSchema, dareSchema, editArithmeticSchema, slerpSchema, STRENGTH_RANGE, taskArithmeticSchema, tiesSchema,
+  type BaselineMethod, type CraneSettings, type MergeMethod, type MergeMethodName,
+} from './settings-schemas.ts';
+
+interface ParameterBase<K extends string> {
+  readonly key: K;
+  /** What the form shows, e.g. "λ (strength)". */
+  readonly label: string;
+  /** The CLI flag without dashes; methods may share one (--alpha is every method's strength). */
+  readonly flag: string;
+  readonly help: string;
+}
+
+export interface NumberParameter<K extends string = string> extends ParameterBase<K> {
+  readonly kind: 'number';
+  readonly min: number;
+  /** null: no upper bound. */
+  readonly max: number | null;
+  readonly step: number;
+  readonly integer: boolean;
+  readonly default: number;
+  /** How --help states a default that follows another setting (k's 4.6/τ). */
+  readonly defaultNote?: string;
+}
+
+export interface ChoiceParameter<K extends string = string> extends ParameterBase<K> {
+  readonly kind: 'choice';
+  readonly options: readonly string[];
+  readonly default: string;
+}
+
+export type MethodParameter<K extends string = string> = NumberParameter<K> | ChoiceParameter<K>;
+
+type BaselineName = BaselineMethod['method'];
+type SettingsOf<M extends MergeMethodName> = M extends 'crane' ? CraneSettings : Extract<BaselineMethod, { method: M }>;
+type ParameterKey<M extends MergeMethodName> = Exclude<keyof SettingsOf<M>, 'method'> & string;
+
+export interface MethodEntry<M extends MergeMethodName> {
+  readonly label: string;
+  /** The settings schema (for CRANE, of its settings object). */
+  readonly schema: z.ZodType<SettingsOf<M>>;
+  readonly parameters: readonly MethodParameter<ParameterKey<M>>[];
+}
+
+const strength = <K extends string>(key: K, label: string, help: string, fallback: number): NumberParameter<K> => ({
+  kind: 'number', key, label, flag: 'alpha', help, min: STRENGTH_RANGE.min, max: STRENGTH_RANGE.max, step: 0.05, integer: false, default: fallback,
+});
+const lambda = strength('lambda', 'λ (strength)', 'λ of the baselines', DEFAULT_BASELINES.task_arithmetic.lambda);
+
+export const METHODS: { readonly [M in MergeMethodName]: MethodEntry<M> } = {
+  crane: {
+    label: 'CRANE',
+    schema: craneSettingsSchema,
+    parameters: [
+      strength('alpha', 'α (strength)', 'CRANE α', DEFAULT_ALPHA),
+      { kind: 'number', key: 'keepQuantile', label: 'q (keep quantile)', flag: 'q', help: 'stage-1 keep quantile; survivors ×1/(1−q)', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_KEEP_QUANTILE },
+      { kind: 'number', key: 'tau', label: 'τ (GSP centre)', flag: 'tau', help: 'GSP sigmoid centre', min: 0, max: 1, step: 0.01, integer: false, default: DEFAULT_TAU },
+      { kind: 'number', key: 'steepness', label: 'k (GSP steepness)', flag: 'k', help: 'GSP sigmoid steepness', min: 0, max: null, step: 1, integer: false, default: defaultSteepness(DEFAULT_TAU), defaultNote: '4.6/τ' },
+      { kind: 'choice', key: 'arith', label: 'arithmetic', flag: 'arith', help: 'f32 | reference (bf16 at every step, as crane_merge.py)', options: editArithmeticSchema.options, default: DEFAULT_EDIT_ARITHMETIC },
+    ],
+  },
+  task_arithmetic: { label: 'Task Arithmetic', schema: taskArithmeticSchema, parameters: [lambda] },
+  ties: {
+    label: 'TIES',
+    schema: tiesSchema,
+    parameters: [lambda, { kind: 'number', key: 'density', label: 'density', flag: 'density', help: 'TIES share of |δ| kept', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.ties.density }],
+  },
+  slerp: { label: 'SLERP', schema: slerpSchema, parameters: [{ ...strength('t', 't (fraction)', 't of SLERP (0 = θ_I, 1 = θ_T)', DEFAULT_BASELINES.slerp.t), max: 1 }] },
+  dare: {
+    label: 'DARE',
+    schema: dareSchema,
+    parameters: [
+      lambda,
+      { kind: 'number', key: 'dropProbability', label: 'drop p', flag: 'drop', help: 'DARE drop probability', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.dare.dropProbability },
+      { kind: 'number', key: 'seed', label: 'seed', flag: 'seed', help: 'DARE seed', min: 0, max: null, step: 1, integer: true, default: DEFAULT_BASELINES.dare.seed },
+    ],
+  },
+  aim: {
+    label: 'AIM-TA',
+    schema: aimSchema,
+    parameters: [lambda, { kind: 'number', key: 'omega', label: 'ω', flag: 'omega', help: 'AIM ω (scale kept by the most active channel)', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.aim.omega }],
+  },
+};
+
+export const METHOD_NAMES = Object.keys(METHODS) as MergeMethodName[];
+
+export const isMethodName = (name: string): name is MergeMethodName => Object.hasOwn(METHODS, name);
+
+/** A method's parameters, typed for generic readers (flags, forms). */
+export const parametersOf = (name: MergeMethodName): readonly MethodParameter[] => METHODS[name].parameters;
+
+/** Parameter values by key (a number or a choice); absent ones take the method's defaults. */
+export type ParameterValues = Readonly<Record<string, number | string | undefined>>;
+
+/**
+ * The method with these parameter values over its defaults (CRANE: over `crane`), validated by
+ * its schema. Throws the schema's ZodError naming the parameter's key on a value out of range.
+ */
+export function methodFromParameters(name: MergeMethodName, values: ParameterValues, crane: CraneSettings): MergeMethod {
+  const given = Object.fromEntries(parametersOf(name).flatMap((p) => (values[p.key] === undefined ? [] : [[p.key, values[p.key]]])));
+  if (name === 'crane') return { method: 'crane', settings: METHODS.crane.schema.parse({ ...crane, ...given }) };
+  return parseBaseline(name, given);
+}
+
+function parseBaseline(name: BaselineName, given: Readonly<Record<string, unknown>>): BaselineMethod {
+  return METHODS[name].schema.parse({ ...DEFAULT_BASELINES[name], ...given });
+}
