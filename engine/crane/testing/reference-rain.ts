@@ -133,3 +133,29 @@ export function referenceRainMerge(
   }
   return out;
 }
+
+/** RAIN's Q/K/V/O constraint rows for one head, from full matrix products (K = X W_Kᵀ, …). */
+export function referenceHeadConstraints(
+  x: Grid, wq: Grid, wk: Grid, wv: Grid, wo: Grid, attention: Grid,
+  head: number, headDim: number, kvHeads: number,
+  pairsQ: readonly (readonly [number, number])[], pairsK: readonly (readonly [number, number])[],
+  positionsV: readonly number[], positionsO: readonly number[], readouts: Grid, w: { q: number; k: number; v: number; o: number },
+): Record<'q' | 'k' | 'v' | 'o', { x: number[][]; r: number[][]; s: number[] }> {
+  const matmulT = (a: Grid, b: Grid): number[][] => a.map((row) => b.map((bRow) => row.reduce((sum, v, k) => sum + v * at(bRow, k), 0)));
+  const [qAll, kAll, vAll] = [matmulT(x, wq), matmulT(x, wk), matmulT(x, wv)];
+  const kvh = head % kvHeads;
+  const cols = (m: Grid, block: number) => m.map((row) => row.slice(block * headDim, (block + 1) * headDim));
+  const [qH, kH, vH] = [cols(qAll, head), cols(kAll, kvh), cols(vAll, kvh)];
+  const oH = cols(wo, head); // d_model × hD
+  const weighted = (t: number, m: Grid) => (m[0] as readonly number[]).map((_, a) => m.reduce((sum, row, tau) => sum + cell(attention, t, tau) * at(row, a), 0));
+  const oT = (c: readonly number[]) => Array.from({ length: headDim }, (_, b) => oH.reduce((sum, row, a) => sum + at(row, b) * at(c, a), 0));
+  const scaled = (weight: number, n: number) => new Array<number>(n).fill(weight / Math.sqrt(headDim));
+  const vRows = positionsV.flatMap((t) => readouts.map((c) => ({ x: weighted(t, x), r: oT(c) })));
+  const oRows = positionsO.flatMap((t) => readouts.map((c) => ({ x: [...c], r: weighted(t, vH) })));
+  return {
+    q: { x: pairsQ.map(([i]) => [...(x[i] ?? [])]), r: pairsQ.map(([, j]) => kH[j] ?? []), s: scaled(w.q, pairsQ.length) },
+    k: { x: pairsK.map(([, j]) => [...(x[j] ?? [])]), r: pairsK.map(([i]) => qH[i] ?? []), s: scaled(w.k, pairsK.length) },
+    v: { x: vRows.map((row) => row.x), r: vRows.map((row) => row.r), s: scaled(w.v, vRows.length) },
+    o: { x: oRows.map((row) => row.x), r: oRows.map((row) => row.r), s: scaled(w.o, oRows.length) },
+  };
+}
