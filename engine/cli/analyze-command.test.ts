@@ -40,7 +40,7 @@ describe('crane analyze / preview / verify / merge', () => {
     const again = await runCli([...analyzeArgs(), '--export', open]);
     expect(again.code).toBe(0);
     expect(again.err).toMatch(/targets\s+cached[\s\S]*gates\s+cached/);
-    expect((await readdir(open)).sort()).toEqual(['analysis.json', 'calibration-sequences.jsonl', 'gate-table.json', 'input-magnitudes.safetensors', 'projectors.safetensors']);
+    expect((await readdir(open)).sort()).toEqual(['aim-importance.safetensors', 'analysis.json', 'calibration-sequences.jsonl', 'gate-table.json', 'projectors.safetensors']);
     const line = JSON.parse((await readFile(join(open, 'calibration-sequences.jsonl'), 'utf8')).split('\n')[0] as string) as Record<string, unknown>;
     expect(Object.keys(line)).toEqual(expect.arrayContaining(['set', 'split', 'ids', 'lossMask']));
     expect(await readFile(join(open, 'projectors.safetensors'), 'latin1')).toContain('"layer_1_ffn_input.V"');

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { aimScaleInPlace, InputMagnitudeAccumulator } from './aim.ts';
 import { baselineEdit, dareDrop, tiesTrim } from './baselines.ts';
 import { baselineSlerpRows } from './slerp.ts';
 import { uniformStream } from './tensor-random-stream.ts';
@@ -68,19 +67,5 @@ describe('baselines', () => {
     // A 1-D tensor is one row.
     const vec = baselineSlerpRows(f(1, 0), f(0, 1), [2], 0.5);
     expect(vec[0]).toBeCloseTo(Math.SQRT1_2, 6);
-  });
-
-  it('AIM: Δ[:, j] × (1 − s_j(1 − ω)), s = mean |x| normalised by its max', () => {
-    const acc = new InputMagnitudeAccumulator(3);
-    acc.addRows(f(2, 0, -1, -2, 0, 1)); // mean |x| = (2, 0, 1) → s = (1, 0, 0.5)
-    const importance = acc.importance();
-    expect(Array.from(importance)).toEqual([2, 0, 1]);
-    const delta = f(10, 10, 10, 1, 1, 1);
-    aimScaleInPlace(delta, importance, 0.4);
-    expect(Array.from(delta).map((v) => +v.toFixed(6))).toEqual([4, 10, 7, 0.4, 1, 0.7]);
-    const { values } = baselineEdit({ method: 'aim', lambda: 1, omega: 0.4, importance: () => importance })('w', [1, 3], f(0, 0, 0), f(10, 10, 10));
-    expect(Array.from(values).map((v) => +v.toFixed(6))).toEqual([4, 10, 7]);
-    const noImportance = baselineEdit({ method: 'aim', lambda: 1, omega: 0.4, importance: () => undefined })('w', [1, 3], f(0, 0, 0), f(10, 10, 10));
-    expect(Array.from(noImportance.values)).toEqual([10, 10, 10]);
   });
 });

@@ -4,17 +4,11 @@
  *   EditMethod = { method: 'crane', settings: ResolvedCraneSettings } | BaselineSettings
  *   editFor(method, context) → PairedEdit
  *   tokenRowsOf(tokenizer) → TokenRows   <think>/</think> by content, the other added tokens protected
- *   aimImportance(magnitudes) → (tensor name) → mean |x_j|, for the AIM baseline
- *
- * AIM's input magnitudes exist for the inputs the projectors stage captures: attn_input (q/k/v)
- * and ffn_input (gate/up). o_proj and down_proj read other activations, so AIM leaves them at
- * plain Task Arithmetic (baselineEdit's rule for tensors without an importance vector).
  */
 import type { ModelTokenizer } from '../calibration/tokenizer.ts';
 import { FORMAT_TOKENS } from '../calibration/tokenizer.ts';
 import { baselineEdit, type BaselineSettings } from '../crane/baselines.ts';
 import { craneEdit, type CraneContext } from '../crane/crane-edit.ts';
-import { classifyTensor, projectorKey } from '../crane/tensor-classification.ts';
 import type { PairedEdit } from '../crane/tensor-pair.ts';
 import { tokenRowsFromAdded } from '../protocol/protected-tokens.ts';
 import type { ResolvedCraneSettings, TokenRows } from '../protocol/settings-schemas.ts';
@@ -33,11 +27,4 @@ export function editFor(method: EditMethod, context: CraneContext | null): Paire
 export function tokenRowsOf(tokenizer: ModelTokenizer): TokenRows {
   const think = [FORMAT_TOKENS.think, FORMAT_TOKENS.thinkEnd].map((t) => tokenizer.tokenId(t)).filter((id): id is number => id !== undefined);
   return { think, special: tokenRowsFromAdded(tokenizer.addedTokens).special };
-}
-
-export function aimImportance(magnitudes: ReadonlyMap<string, Float64Array>): (name: string) => Float64Array | undefined {
-  return (name) => {
-    const tensor = classifyTensor(name);
-    return tensor.layer === null || tensor.gspKey === null ? undefined : magnitudes.get(projectorKey(tensor.layer, tensor.gspKey));
-  };
 }

@@ -8,7 +8,7 @@
  *   gate-table.json              per (component, layer) block and global: Σp, Σs_R, Σs_A, ‖θ_I‖, S, …
  *   projectors.safetensors       `layer_{l}_attn_input.V` (d × r, F32) and `.sigma` (r, F64) per key
  *   calibration-sequences.jsonl  exact token ids, loss masks, format positions, split (calibration-sequences.ts)
- *   input-magnitudes.safetensors mean |x_j| per key (the AIM baseline's importance)
+ *   aim-importance.safetensors   per Linear module, mean |x| of its input (the AIM baselines' importance)
  *   analysis.json                settings and SHA-256 of every input (no local paths)
  * The files are copies of the cache's own (the same bytes the studio uses), not re-encodings.
  */
@@ -19,7 +19,7 @@ import { buildDirectoryAtomically } from '../io/atomic-directory.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { readJsonObject } from '../io/input-file.ts';
 import { loadPipelineAnalysis, pipelinePaths, resultSettings } from './pipeline-folder.ts';
-import { MAGNITUDES_FILE } from './projectors-stage.ts';
+import { AIM_IMPORTANCE_FILE } from './aim-importance.ts';
 
 const SUMMARY_FILE = 'analysis.json';
 
@@ -30,7 +30,7 @@ export async function exportOpenArtifacts(analysisDir: string, outDir: string, o
     [join(paths.result, ANALYSIS_FILES.gate), 'gate-table.json'],
     [join(paths.result, ANALYSIS_FILES.projectors), 'projectors.safetensors'],
     [paths.sequences, 'calibration-sequences.jsonl'],
-    [join(paths.projectors, MAGNITUDES_FILE), MAGNITUDES_FILE],
+    [join(paths.projectors, AIM_IMPORTANCE_FILE), AIM_IMPORTANCE_FILE],
   ];
   return buildDirectoryAtomically(outDir, async (work) => {
     for (const [from, to] of copies) await copyFile(from, join(work, to));
