@@ -88,6 +88,7 @@ async function exportWith(values: MergeFlags, paths: Paths, run: ExportRunOption
   if (values['allow-different-inputs'] === true) throw new UsageError('--allow-different-inputs goes with --recipe');
   const method = editMethodFromFlags(values, await editTokenRows(instruct, (message) => io.err(`warning: ${message}`)));
   if (method.method === 'aim') throw new UsageError('AIM merges cannot be exported yet (see --help); use crane verify --method aim');
+  if (method.method === 'lewis') throw new UsageError('LEWIS merges cannot be exported yet (their importance files are not part of a recipe); use crane verify --method lewis');
   return withPair(instruct, thinking, (pair) => exportMerge({
     ...pair, ...run, method, outDir: out, dtype: exportDtypeFromFlag(values.dtype),
     ...(values['shard-size'] === undefined ? {} : { maxShardBytes: parseByteSize(values['shard-size']) }),

@@ -6,7 +6,8 @@
  *   dareDrop(delta, p, seed, name)     drop with probability p, survivors ×1/(1−p), seeded per tensor
  *
  * Task Arithmetic θ_I + λδ · TIES θ_I + λ·trim(δ) · SLERP per row (slerp.ts) · DARE θ_I + λ·drop(δ)
- * · AIM θ_I + (λδ scaled per input channel by 1 − s_j(1 − ω)). Every method touches every tensor
+ * · AIM θ_I + (λδ scaled per input channel by 1 − s_j(1 − ω)) · LEWIS θ_I + λ·trim(δ) at its (layer, projection)'s
+ * density (lewis-schedule.ts; TIES's elect and disjoint merge are the identity for one task vector). Every method touches every tensor
  * (embeddings, lm_head and routers included); CRANE's special-tensor rules are CRANE's own.
  *
  * Decisions: TIES keeps k = floor(n·density) magnitudes and every entry tied with the k-th
@@ -25,10 +26,14 @@ import { addDelta, taskVector, type PairedEdit } from './tensor-pair.ts';
 
 /** The protocol's baselines; AIM also needs the base model's input magnitudes, which only the engine has. */
 export type BaselineSettings =
-  | Exclude<BaselineMethod, { method: 'aim' }>
+  | Exclude<BaselineMethod, { method: 'aim' | 'lewis' }>
   | (Extract<BaselineMethod, { method: 'aim' }> & {
     /** mean |x_j| of the base model's inputs to this tensor, when known. */
     readonly importance: (name: string) => Float32Array | Float64Array | undefined;
+  })
+  | (Extract<BaselineMethod, { method: 'lewis' }> & {
+    /** TIES density of this tensor from the two models' importances (lewisDensityOf). */
+    readonly densityOf: (name: string) => number;
   });
 
 export function baselineEdit(settings: BaselineSettings): PairedEdit {
@@ -36,6 +41,7 @@ export function baselineEdit(settings: BaselineSettings): PairedEdit {
     if (settings.method === 'slerp') return { values: baselineSlerpRows(thetaI, thetaT, shape, settings.t) };
     const delta = taskVector(thetaI, thetaT);
     const moved = settings.method === 'ties' ? tiesTrim(delta, settings.density)
+      : settings.method === 'lewis' ? tiesTrim(delta, settings.densityOf(name))
       : settings.method === 'dare' ? dareDrop(delta, settings.dropProbability, settings.seed, name)
         : delta;
     scaleInPlace(moved, settings.lambda);

@@ -97,3 +97,17 @@ function normalizePerProjection(perBucket: ReadonlyMap<string, number>): Map<str
   }
   return normalized;
 }
+
+/** The two importance files a LEWIS merge is scheduled from: base = Instruct, fine-tuned = Thinking. */
+export interface LewisImportances {
+  readonly base: LewisImportance;
+  readonly tuned: LewisImportance;
+}
+
+/** LEWIS settings with the per-tensor density baselineEdit applies. */
+export function lewisEditSettings<S extends { readonly gamma: number; readonly epsilon: number; readonly defaultDensity: number }>(
+  settings: S, importances: LewisImportances,
+): S & { readonly densityOf: (name: string) => number } {
+  const schedule = lewisDensitySchedule(importances.base, importances.tuned, settings.gamma, settings.epsilon);
+  return { ...settings, densityOf: lewisDensityOf(schedule, settings.defaultDensity) };
+}

@@ -61,6 +61,7 @@ export function exportMethodOf(method: MergeMethod, crane: ResolveCrane): CraneM
   switch (method.method) {
     case 'crane': return { method: 'crane', settings: crane(method.settings) };
     case 'aim': throw new ProtocolError('not-implemented', 'AIM merges cannot be exported yet (their input magnitudes are not part of a recipe); Verify measures them');
+    case 'lewis': throw new ProtocolError('not-implemented', 'LEWIS needs importance files of both models, which projects do not hold yet: use crane verify --method lewis --importance-base F --importance-tuned F');
     default: return method;
   }
 }

@@ -16,7 +16,7 @@ import type { z } from 'zod';
 import { DEFAULT_TAU, defaultSteepness } from './gsp-mask.ts';
 import { DEFAULT_ALPHA, DEFAULT_BASELINES, DEFAULT_EDIT_ARITHMETIC, DEFAULT_KEEP_QUANTILE } from './settings-defaults.ts';
 import {
-  aimSchema, craneSettingsSchema, dareSchema, editArithmeticSchema, slerpSchema, STRENGTH_RANGE, taskArithmeticSchema, tiesSchema,
+  aimSchema, craneSettingsSchema, dareSchema, editArithmeticSchema, lewisSchema, slerpSchema, STRENGTH_RANGE, taskArithmeticSchema, tiesSchema,
   type BaselineMethod, type CraneSettings, type MergeMethod, type MergeMethodName,
 } from './settings-schemas.ts';
 
@@ -97,6 +97,16 @@ export const METHODS: { readonly [M in MergeMethodName]: MethodEntry<M> } = {
     label: 'AIM-TA',
     schema: aimSchema,
     parameters: [lambda, { kind: 'number', key: 'omega', label: 'ω', flag: 'omega', help: 'AIM ω (scale kept by the most active channel)', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.aim.omega }],
+  },
+  lewis: {
+    label: 'LEWIS',
+    schema: lewisSchema,
+    parameters: [
+      lambda,
+      { kind: 'number', key: 'gamma', label: 'γ (density floor)', flag: 'gamma', help: 'LEWIS TIES density of the (layer, projection) whose importance moved least', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.lewis.gamma },
+      { kind: 'number', key: 'epsilon', label: 'ε (density ceiling)', flag: 'epsilon', help: 'LEWIS TIES density of the (layer, projection) whose importance moved most', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.lewis.epsilon },
+      { kind: 'number', key: 'defaultDensity', label: 'density elsewhere', flag: 'default-density', help: 'LEWIS TIES density of tensors outside the schedule (embeddings, norms, lm_head)', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.lewis.defaultDensity },
+    ],
   },
 };
 

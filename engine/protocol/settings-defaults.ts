@@ -58,6 +58,8 @@ export const DEFAULT_BASELINE_STRENGTH = 0.3;
 export const DEFAULT_TIES_DENSITY = 0.5;
 export const DEFAULT_DARE_DROP_PROBABILITY = 0.5;
 export const DEFAULT_AIM_OMEGA = 0.4;
+/** LEWIS's density floor γ, ceiling ε (the paper's) and the density off the schedule (lewis.py's). */
+export const DEFAULT_LEWIS = { gamma: 0.3, epsilon: 0.8, defaultDensity: 0.5 } as const;
 
 /** Each baseline at its reference settings. */
 export const DEFAULT_BASELINES: { readonly [M in BaselineMethod['method']]: Extract<BaselineMethod, { method: M }> } = {
@@ -66,6 +68,7 @@ export const DEFAULT_BASELINES: { readonly [M in BaselineMethod['method']]: Extr
   slerp: { method: 'slerp', t: DEFAULT_BASELINE_STRENGTH },
   dare: { method: 'dare', lambda: DEFAULT_BASELINE_STRENGTH, dropProbability: DEFAULT_DARE_DROP_PROBABILITY, seed: 0 },
   aim: { method: 'aim', lambda: DEFAULT_BASELINE_STRENGTH, omega: DEFAULT_AIM_OMEGA },
+  lewis: { method: 'lewis', lambda: DEFAULT_BASELINE_STRENGTH, ...DEFAULT_LEWIS },
 };
 
 /** A method at its reference settings; CRANE carries the given settings. */

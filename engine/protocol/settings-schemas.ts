@@ -139,11 +139,17 @@ export const tiesSchema = z.strictObject({ method: z.literal('ties'), lambda: st
 export const slerpSchema = z.strictObject({ method: z.literal('slerp'), t: unit });
 export const dareSchema = z.strictObject({ method: z.literal('dare'), lambda: strengthSchema, dropProbability: z.number().min(0).lt(1), seed: z.int().nonnegative() });
 export const aimSchema = z.strictObject({ method: z.literal('aim'), lambda: strengthSchema, omega: unit });
+/**
+ * LEWIS: TIES whose density per (layer, projection) runs from γ to ε by how much the two models'
+ * importances differ there (lewis-schedule.ts); defaultDensity for tensors outside the schedule.
+ */
+export const lewisSchema = z.strictObject({ method: z.literal('lewis'), lambda: strengthSchema, gamma: unit, epsilon: unit, defaultDensity: unit })
+  .refine((s) => s.gamma <= s.epsilon, { message: 'LEWIS needs γ ≤ ε', path: ['gamma'] });
 
 /** CRANE and the baselines. */
 export const mergeMethodSchema = z.discriminatedUnion('method', [
   z.strictObject({ method: z.literal('crane'), settings: craneSettingsSchema }),
-  taskArithmeticSchema, tiesSchema, slerpSchema, dareSchema, aimSchema,
+  taskArithmeticSchema, tiesSchema, slerpSchema, dareSchema, aimSchema, lewisSchema,
 ]);
 
 export type CraneSettings = z.infer<typeof craneSettingsSchema>;

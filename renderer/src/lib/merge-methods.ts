@@ -8,6 +8,7 @@ export const METHOD_LABELS: Record<MergeMethodName, string> = {
   slerp: 'SLERP',
   dare: 'DARE',
   aim: 'AIM',
+  lewis: 'LEWIS',
 };
 
 export const METHOD_NAMES = Object.keys(METHOD_LABELS) as MergeMethodName[];
@@ -26,5 +27,7 @@ export function describeMethod(method: MergeMethod): string {
       return `λ ${method.lambda}, drop ${method.dropProbability}, seed ${method.seed}`;
     case 'aim':
       return `λ ${method.lambda}, ω ${method.omega}`;
+    case 'lewis':
+      return `λ ${method.lambda}, density ${method.gamma}–${method.epsilon} (else ${method.defaultDensity})`;
   }
 }
