@@ -80,3 +80,15 @@ export function referenceLewisTies(thetaI: readonly number[], thetaT: readonly n
   });
   return thetaI.map((v, i) => Math.fround(v + Math.fround(alpha * (merged[i] as number))));
 }
+
+/**
+ * lewis_importance.py from raw activations: tokens[t][j] is x_j at token t (every prompt's tokens
+ * pooled), weight[i][j] the Linear's weight. sqrt of the Frobenius norm² of W scaled column-wise by
+ * sqrt(E[x_j²]), written as that product rather than as a weighted sum.
+ */
+export function referenceWandaImportance(weight: readonly (readonly number[])[], tokens: readonly (readonly number[])[]): number {
+  const columns = weight[0]?.length ?? 0;
+  const rms = Array.from({ length: columns }, (_, j) => Math.sqrt(tokens.reduce((s, x) => s + (x[j] as number) ** 2, 0) / tokens.length));
+  const scaled = weight.map((row) => row.map((w, j) => w * (rms[j] as number)));
+  return Math.hypot(...scaled.flat());
+}
