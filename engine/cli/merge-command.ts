@@ -5,6 +5,7 @@
  */
 import { dirname } from 'node:path';
 import { exportFromRecipe, exportMerge, type ExportProgress, type ExportResult, type ExportRunOptions } from '../export/export-checkpoint.ts';
+import { isAimMethod } from '../crane/aim.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { readJsonObject } from '../io/input-file.ts';
 import { editMethodFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP, exportDtypeFromFlag, parseByteSize, type EditFlagValues } from './cli-settings.ts';
@@ -87,7 +88,7 @@ async function exportWith(values: MergeFlags, paths: Paths, run: ExportRunOption
   }
   if (values['allow-different-inputs'] === true) throw new UsageError('--allow-different-inputs goes with --recipe');
   const method = editMethodFromFlags(values, await editTokenRows(instruct, (message) => io.err(`warning: ${message}`)));
-  if (method.method === 'aim') throw new UsageError('AIM merges cannot be exported yet (see --help); use crane verify --method aim');
+  if (isAimMethod(method)) throw new UsageError(`AIM merges cannot be exported yet (see --help); use crane verify --method ${method.method}`);
   if (method.method === 'lewis') throw new UsageError('LEWIS merges cannot be exported yet (their importance files are not part of a recipe); use crane verify --method lewis');
   return withPair(instruct, thinking, (pair) => exportMerge({
     ...pair, ...run, method, outDir: out, dtype: exportDtypeFromFlag(values.dtype),

@@ -6,15 +6,15 @@
  *   dareDrop(delta, p, seed, name)     drop with probability p, survivors ×1/(1−p), seeded per tensor
  *
  * Task Arithmetic θ_I + λδ · TIES θ_I + λ·trim(δ) · SLERP per row (slerp.ts) · DARE θ_I + λ·drop(δ)
- * · AIM θ_I + (λδ scaled per input channel by 1 − s_j(1 − ω)) · LEWIS θ_I + λ·trim(δ) at its (layer, projection)'s
+ * · AIM-TA θ_I + (λδ scaled per input channel by 1 − s_j(1 − ω)) · AIM-TIES the same on λ·trim(δ) · LEWIS θ_I + λ·trim(δ) at its (layer, projection)'s
  * density (lewis-schedule.ts; TIES's elect and disjoint merge are the identity for one task vector). Every method touches every tensor
  * (embeddings, lm_head and routers included); CRANE's special-tensor rules are CRANE's own.
  *
  * Decisions: TIES keeps k = floor(n·density) magnitudes and every entry tied with the k-th
  * largest (|δ| ≥ that value, as the reference does); 1-D tensors are one row for SLERP (a
  * norm vector is a single direction, and scalar rows would make SLERP meaningless); AIM is
- * applied to tensors the caller has an importance vector for whose last dimension matches,
- * the rest get plain Task Arithmetic.
+ * applied to 2-D tensors the caller has an importance vector for whose input width matches
+ * (as _aim.py), the rest get plain Task Arithmetic / TIES.
  */
 import { kthSmallestAbs } from '../linalg/kth-smallest.ts';
 import type { BaselineMethod } from '../protocol/settings-schemas.ts';
@@ -24,10 +24,10 @@ import { uniformStream } from './tensor-random-stream.ts';
 import { baselineSlerpRows } from './slerp.ts';
 import { addDelta, taskVector, type PairedEdit } from './tensor-pair.ts';
 
-/** The protocol's baselines; AIM also needs the base model's input magnitudes, which only the engine has. */
+/** The protocol's baselines; AIM also needs the importance vectors (aim.ts), which only the engine has. */
 export type BaselineSettings =
-  | Exclude<BaselineMethod, { method: 'aim' | 'lewis' }>
-  | (Extract<BaselineMethod, { method: 'aim' }> & {
+  | Exclude<BaselineMethod, { method: 'aim' | 'aim_ties' | 'lewis' }>
+  | (Extract<BaselineMethod, { method: 'aim' | 'aim_ties' }> & {
     /** mean |x_j| of the base model's inputs to this tensor, when known. */
     readonly importance: (name: string) => Float32Array | Float64Array | undefined;
   })
@@ -40,14 +40,14 @@ export function baselineEdit(settings: BaselineSettings): PairedEdit {
   return (name, shape, thetaI, thetaT) => {
     if (settings.method === 'slerp') return { values: baselineSlerpRows(thetaI, thetaT, shape, settings.t) };
     const delta = taskVector(thetaI, thetaT);
-    const moved = settings.method === 'ties' ? tiesTrim(delta, settings.density)
+    const moved = settings.method === 'ties' || settings.method === 'aim_ties' ? tiesTrim(delta, settings.density)
       : settings.method === 'lewis' ? tiesTrim(delta, settings.densityOf(name))
       : settings.method === 'dare' ? dareDrop(delta, settings.dropProbability, settings.seed, name)
         : delta;
     scaleInPlace(moved, settings.lambda);
-    if (settings.method === 'aim') {
+    if (settings.method === 'aim' || settings.method === 'aim_ties') {
       const importance = settings.importance(name);
-      if (importance !== undefined && importance.length === shape[shape.length - 1]) aimScaleInPlace(moved, importance, settings.omega);
+      if (importance !== undefined && shape.length === 2 && importance.length === shape[1]) aimScaleInPlace(moved, importance, settings.omega);
     }
     return { values: addDelta(thetaI, moved) };
   };

@@ -56,7 +56,7 @@ export type RecipeMethod = Recipe['method'];
 export type ExportDtype = z.infer<typeof exportDtypeSchema>;
 
 /** The protocol's baselines without AIM (see the header): the recipe's baseline union. */
-export type RecipeBaseline = Exclude<BaselineMethod, { method: 'aim' | 'lewis' }>;
+export type RecipeBaseline = Exclude<BaselineMethod, { method: 'aim' | 'aim_ties' | 'lewis' }>;
 
 export function parseRecipe(json: unknown, file = RECIPE_FILE): Recipe {
   const parsed = recipeSchema.safeParse(migrateRecipe(json));

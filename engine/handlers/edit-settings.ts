@@ -12,7 +12,8 @@
  */
 import { blockKey } from '../crane/gate-accumulator.ts';
 import type { RecipeBaseline } from '../export/recipe.ts';
-import { aimImportance, type EditMethod } from '../pipeline/edit-method.ts';
+import { aimImportanceOf, isAimMethod } from '../crane/aim.ts';
+import type { EditMethod } from '../pipeline/edit-method.ts';
 import { overrideScale } from '../protocol/block-scale.ts';
 import { ProtocolError } from '../protocol/errors.ts';
 import { applyProtectedEdits } from '../protocol/protected-tokens.ts';
@@ -49,10 +50,10 @@ function overrideScales(overrides: CraneSettings['overrides'], columns: ColumnSe
   return scales;
 }
 
-export function editMethodOf(method: MergeMethod, crane: ResolveCrane, magnitudes?: ReadonlyMap<string, Float64Array>): EditMethod {
-  if (method.method === 'aim') {
-    if (magnitudes === undefined) throw new ProtocolError('not-found', 'AIM needs the input magnitudes of an analysis: run Analyze first');
-    return { ...method, importance: aimImportance(magnitudes) };
+export function editMethodOf(method: MergeMethod, crane: ResolveCrane, aimImportance?: ReadonlyMap<string, Float32Array>): EditMethod {
+  if (isAimMethod(method)) {
+    if (aimImportance === undefined) throw new ProtocolError('not-found', 'AIM needs the importance file of an analysis: run Analyze first');
+    return { ...method, importance: aimImportanceOf(aimImportance) };
   }
   return exportMethodOf(method, crane);
 }
@@ -60,7 +61,8 @@ export function editMethodOf(method: MergeMethod, crane: ResolveCrane, magnitude
 export function exportMethodOf(method: MergeMethod, crane: ResolveCrane): CraneMethod | RecipeBaseline {
   switch (method.method) {
     case 'crane': return { method: 'crane', settings: crane(method.settings) };
-    case 'aim': throw new ProtocolError('not-implemented', 'AIM merges cannot be exported yet (their input magnitudes are not part of a recipe); Verify measures them');
+    case 'aim':
+    case 'aim_ties': throw new ProtocolError('not-implemented', 'AIM merges cannot be exported yet (their importance file is not part of a recipe); Verify measures them');
     case 'lewis': throw new ProtocolError('not-implemented', 'LEWIS needs importance files of both models, which projects do not hold yet: use crane verify --method lewis --importance-base F --importance-tuned F');
     default: return method;
   }

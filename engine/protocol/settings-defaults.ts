@@ -68,6 +68,7 @@ export const DEFAULT_BASELINES: { readonly [M in BaselineMethod['method']]: Extr
   slerp: { method: 'slerp', t: DEFAULT_BASELINE_STRENGTH },
   dare: { method: 'dare', lambda: DEFAULT_BASELINE_STRENGTH, dropProbability: DEFAULT_DARE_DROP_PROBABILITY, seed: 0 },
   aim: { method: 'aim', lambda: DEFAULT_BASELINE_STRENGTH, omega: DEFAULT_AIM_OMEGA },
+  aim_ties: { method: 'aim_ties', lambda: DEFAULT_BASELINE_STRENGTH, omega: DEFAULT_AIM_OMEGA, density: DEFAULT_TIES_DENSITY },
   lewis: { method: 'lewis', lambda: DEFAULT_BASELINE_STRENGTH, ...DEFAULT_LEWIS },
 };
 

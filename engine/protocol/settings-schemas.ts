@@ -138,7 +138,9 @@ export const taskArithmeticSchema = z.strictObject({ method: z.literal('task_ari
 export const tiesSchema = z.strictObject({ method: z.literal('ties'), lambda: strengthSchema, density: z.number().gt(0).max(1) });
 export const slerpSchema = z.strictObject({ method: z.literal('slerp'), t: unit });
 export const dareSchema = z.strictObject({ method: z.literal('dare'), lambda: strengthSchema, dropProbability: z.number().min(0).lt(1), seed: z.int().nonnegative() });
+/** AIM-TA (`aim`) and AIM-TIES (`aim_ties`): Task Arithmetic's or TIES's λ-scaled delta, shrunk per input channel. */
 export const aimSchema = z.strictObject({ method: z.literal('aim'), lambda: strengthSchema, omega: unit });
+export const aimTiesSchema = z.strictObject({ method: z.literal('aim_ties'), lambda: strengthSchema, omega: unit, density: z.number().gt(0).max(1) });
 /**
  * LEWIS: TIES whose density per (layer, projection) runs from γ to ε by how much the two models'
  * importances differ there (lewis-schedule.ts); defaultDensity for tensors outside the schedule.
@@ -149,7 +151,7 @@ export const lewisSchema = z.strictObject({ method: z.literal('lewis'), lambda: 
 /** CRANE and the baselines. */
 export const mergeMethodSchema = z.discriminatedUnion('method', [
   z.strictObject({ method: z.literal('crane'), settings: craneSettingsSchema }),
-  taskArithmeticSchema, tiesSchema, slerpSchema, dareSchema, aimSchema, lewisSchema,
+  taskArithmeticSchema, tiesSchema, slerpSchema, dareSchema, aimSchema, aimTiesSchema, lewisSchema,
 ]);
 
 export type CraneSettings = z.infer<typeof craneSettingsSchema>;

@@ -43,6 +43,8 @@ function methodScale(method: MergeMethod, gate: number): { scale: number; keep: 
       return { scale: method.lambda / (1 - method.dropProbability), keep: 1 - method.dropProbability, project: false };
     case 'aim':
       return { scale: method.lambda * (1 - 0.5 * (1 - method.omega)), keep: 1, project: false };
+    case 'aim_ties':
+      return { scale: method.lambda * (1 - 0.5 * (1 - method.omega)), keep: method.density, project: false };
     case 'lewis':
       return { scale: method.lambda, keep: 0.5 * (method.gamma + method.epsilon), project: false };
   }
