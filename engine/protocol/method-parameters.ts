@@ -16,7 +16,7 @@ import type { z } from 'zod';
 import { DEFAULT_TAU, defaultSteepness } from './gsp-mask.ts';
 import { DEFAULT_ALPHA, DEFAULT_BASELINES, DEFAULT_EDIT_ARITHMETIC, DEFAULT_KEEP_QUANTILE } from './settings-defaults.ts';
 import {
-  aimSchema, craneSettingsSchema, dareSchema, editArithmeticSchema, lewisSchema, slerpSchema, STRENGTH_RANGE, taskArithmeticSchema, tiesSchema,
+  aimSchema, aimTiesSchema, craneSettingsSchema, dareSchema, editArithmeticSchema, lewisSchema, slerpSchema, STRENGTH_RANGE, taskArithmeticSchema, tiesSchema,
   type BaselineMethod, type CraneSettings, type MergeMethod, type MergeMethodName,
 } from './settings-schemas.ts';
 
@@ -97,6 +97,15 @@ export const METHODS: { readonly [M in MergeMethodName]: MethodEntry<M> } = {
     label: 'AIM-TA',
     schema: aimSchema,
     parameters: [lambda, { kind: 'number', key: 'omega', label: 'ω', flag: 'omega', help: 'AIM ω (scale kept by the most active channel)', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.aim.omega }],
+  },
+  aim_ties: {
+    label: 'AIM-TIES',
+    schema: aimTiesSchema,
+    parameters: [
+      lambda,
+      { kind: 'number', key: 'omega', label: 'ω', flag: 'omega', help: 'AIM ω (scale kept by the most active channel)', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.aim_ties.omega },
+      { kind: 'number', key: 'density', label: 'density', flag: 'density', help: 'TIES share of |δ| kept', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.aim_ties.density },
+    ],
   },
   lewis: {
     label: 'LEWIS',
