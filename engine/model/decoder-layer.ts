@@ -37,6 +37,11 @@ export interface LayerOutput {
   readonly mlpHidden: tf.Tensor2D;
   /** Keys/values including this call's positions (past ++ new). */
   readonly kv: KvEntry;
+  /**
+   * Softmax attention weights, one [group, T, past+T] tensor per KV head: row-block g of KV head
+   * j is query head j·group + g (RAIN's constraints read them; no copy is made).
+   */
+  readonly attentionProbs: readonly tf.Tensor3D[];
 }
 
 /** Runs the layer on x [T, hidden] at positions past.length … past.length+T−1. */
@@ -45,19 +50,19 @@ export function decoderLayer(spec: ModelSpec, p: LayerParams, x: tf.Tensor2D, ro
   const proj = (name: string, input: tf.Tensor2D): tf.Tensor2D =>
     linear(input, param(p, `${name}.weight`), optionalParam(p, `${name}.bias`), stored === undefined ? undefined : optionalParam(stored, `${name}.weight`));
   const attnInput = rmsNorm(x, param(p, 'input_layernorm.weight'), eps);
-  const { context: attnContext, kv } = attention(spec, p, attnInput, rope, proj, past);
+  const { context: attnContext, kv, probs: attentionProbs } = attention(spec, p, attnInput, rope, proj, past);
   const attnOut = proj('self_attn.o_proj', attnContext);
   const h = tf.add<tf.Tensor2D>(x, attnOut);
   const ffnInput = rmsNorm(h, param(p, 'post_attention_layernorm.weight'), eps);
   const mlpHidden = swigluHidden(ffnInput, (name, input) => proj(`mlp.${name}`, input));
   const mlp = proj('mlp.down_proj', mlpHidden);
-  return { out: tf.add<tf.Tensor2D>(h, mlp), attnInput, ffnInput, attnContext, mlpHidden, kv };
+  return { out: tf.add<tf.Tensor2D>(h, mlp), attnInput, ffnInput, attnContext, mlpHidden, kv, attentionProbs };
 }
 
 type Projection = (name: string, input: tf.Tensor2D) => tf.Tensor2D;
 
-/** The heads' context before o_proj, and the cache. */
-function attention(spec: ModelSpec, p: LayerParams, a: tf.Tensor2D, rope: RopeTables, proj: Projection, past?: KvEntry): { context: tf.Tensor2D; kv: KvEntry } {
+/** The heads' context before o_proj, the cache and the attention weights per KV head. */
+function attention(spec: ModelSpec, p: LayerParams, a: tf.Tensor2D, rope: RopeTables, proj: Projection, past?: KvEntry): { context: tf.Tensor2D; kv: KvEntry; probs: tf.Tensor3D[] } {
   const { numHeads: nh, numKvHeads: nkv, headDim: d } = spec;
   const group = nh / nkv;
   const t = a.shape[0];
@@ -85,15 +90,15 @@ function attention(spec: ModelSpec, p: LayerParams, a: tf.Tensor2D, rope: RopeTa
   const qHeads = tf.split(tf.reshape(tf.transpose(tf.mul(q, 1 / Math.sqrt(d)), [1, 0, 2]), [nkv, group * t, d]), nkv, 0);
   const kHeads = tf.split(kAll, nkv, 0);
   const vHeads = tf.split(vAll, nkv, 0);
-  const contexts = qHeads.map((qh, h) => {
+  const probs = qHeads.map((qh, h) => {
     const kT = tf.transpose(tf.reshape(kHeads[h] as tf.Tensor, [total, d]));
-    const scores = tf.reshape(tf.matMul(tf.reshape(qh, [group * t, d]), kT), [group, t, total]);
-    const probs = tf.softmax(mask === undefined ? scores : tf.add(scores, mask));
-    return tf.matMul(tf.reshape(probs, [group * t, total]), tf.reshape(vHeads[h] as tf.Tensor, [total, d]));
+    const scores = tf.reshape<tf.Rank.R3>(tf.matMul(tf.reshape(qh, [group * t, d]), kT), [group, t, total]);
+    return tf.softmax<tf.Tensor3D>(mask === undefined ? scores : tf.add<tf.Tensor3D>(scores, mask));
   });
+  const contexts = probs.map((ph, h) => tf.matMul(tf.reshape(ph, [group * t, total]), tf.reshape(vHeads[h] as tf.Tensor, [total, d])));
   const merged = tf.reshape(contexts.length === 1 ? (contexts[0] as tf.Tensor) : tf.concat(contexts, 0), [nh, t, d]);
   const context = tf.reshape<tf.Rank.R2>(tf.transpose(merged, [1, 0, 2]), [t, nh * d]);
-  return { context, kv: { k: kAll, v: vAll } };
+  return { context, kv: { k: kAll, v: vAll }, probs };
 }
 
 /** Additive mask [T, past+T]: query i (position past+i) sees keys 0 … past+i. */
