@@ -23,5 +23,6 @@ export * from './protocol/block-scale.ts';
 export * from './protocol/gsp-mask.ts';
 export * from './protocol/settings-schemas.ts';
 export * from './protocol/settings-defaults.ts';
+export * from './protocol/method-parameters.ts';
 export * from './protocol/transport-constants.ts';
 export * from './protocol/websocket-client.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultResolvedSettings, DEFAULT_BASELINES } from '../protocol/settings-defaults.ts';
-import { craneSettingsFromFlags, editMethodFromFlags } from './cli-settings.ts';
+import { METHOD_NAMES, parametersOf } from '../protocol/method-parameters.ts';
+import { craneSettingsFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP, editMethodFromFlags } from './cli-settings.ts';
 import { UsageError } from './command.ts';
 
 const TOKENS = { think: [7], special: [0] };
@@ -56,5 +57,21 @@ describe('edit flags → the protocol settings', () => {
     refused({ override: ['attention@3=-1'] }, /^--override is out of range/);
     refused({ override: ['attention3=1'] }, /--override must look like/);
     refused({ tau: 'abc' }, /--tau got an invalid value "abc"/);
+  });
+
+  it('has a flag, a --help line and a reader for every parameter of every method in the methods table', () => {
+    for (const name of METHOD_NAMES) {
+      for (const p of parametersOf(name)) {
+        expect(EDIT_FLAGS, `${name}.${p.key}`).toHaveProperty([p.flag]);
+        expect(EDIT_FLAGS_HELP, `${name}.${p.key}`).toMatch(new RegExp(`^  --${p.flag} `, 'm'));
+      }
+    }
+    for (const name of METHOD_NAMES.filter((n) => n !== 'crane' && !n.startsWith('aim') && n !== 'lewis')) {
+      for (const p of parametersOf(name)) {
+        if (p.kind !== 'number') continue;
+        const value = p.integer ? p.default + 1 : (p.default + (p.max ?? p.default + 1)) / 2;
+        expect(editMethodFromFlags({ method: name, [p.flag]: String(value) }, TOKENS), `${name}.${p.key}`).toMatchObject({ [p.key]: value });
+      }
+    }
   });
 });

@@ -5,112 +5,136 @@
  *
  *   EDIT_FLAGS                      parseArgs option specs of every edit flag
  *   craneSettingsFromFlags(values, tokens) → ResolvedCraneSettings
- *   editMethodFromFlags(values, tokens, magnitudes?) → EditMethod
+ *   editMethodFromFlags(values, tokens, importance?, lewis?) → EditMethod
  *   parseByteSize('5GB') → bytes;   exportDtypeFromFlag('bf16') → 'BF16'
  *
- * --method takes the protocol's method names (crane, task_arithmetic, ties, slerp, dare, aim).
+ * --method takes the protocol's method names (crane, task_arithmetic, ties, slerp, dare, aim, aim_ties).
  * --alpha is the strength of every method: α for CRANE, λ for Task Arithmetic/TIES/DARE/AIM,
  * t for SLERP. Defaults are protocol/settings-defaults.ts's: α 0.25 for CRANE, 0.30 for the
  * baselines. A value out of range is refused by the protocol's schema, naming the flag.
  */
 import type { z } from 'zod';
 import { defaultSteepness, DEFAULT_TAU } from '../protocol/gsp-mask.ts';
-import { DEFAULT_ALPHA, DEFAULT_BASELINES, DEFAULT_CRANE_SETTINGS, DEFAULT_EDIT_ARITHMETIC, DEFAULT_KEEP_QUANTILE } from '../protocol/settings-defaults.ts';
+import { DEFAULT_BASELINES, DEFAULT_CRANE_SETTINGS, defaultResolvedSettings } from '../protocol/settings-defaults.ts';
+import { isMethodName, METHOD_NAMES, METHODS, parametersOf, type MethodParameter } from '../protocol/method-parameters.ts';
 import {
-  aimSchema, blockKeySchema, dareSchema, editArithmeticSchema, resolvedCraneSettingsSchema, slerpSchema, taskArithmeticSchema, tiesSchema,
-  type EditArithmetic, type ProtectedTokenEdits, type ResolvedCraneSettings, type TokenRows,
+  blockKeySchema, resolvedCraneSettingsSchema,
+  type MergeMethodName, type ProtectedTokenEdits, type ResolvedCraneSettings, type TokenRows,
 } from '../protocol/settings-schemas.ts';
 import { applyProtectedEdits, parseProtectedEdits } from '../protocol/protected-tokens.ts';
 import { UsageError } from './command.ts';
 import type { ExportDtype } from '../export/recipe.ts';
-import { aimImportance, type EditMethod } from '../pipeline/edit-method.ts';
+import { aimImportanceOf, isAimMethod } from '../crane/aim.ts';
+import type { EditMethod } from '../pipeline/edit-method.ts';
+import { lewisEditSettings, type LewisImportances } from '../crane/lewis-schedule.ts';
 
-export const EDIT_FLAGS = {
+/** The flags of CRANE's own controls (not parameters of the methods table). */
+const CRANE_CONTROL_FLAGS = {
   method: { type: 'string' },
-  alpha: { type: 'string' },
-  q: { type: 'string' },
-  tau: { type: 'string' },
-  k: { type: 'string' },
   'no-threshold': { type: 'boolean' },
   'no-gate': { type: 'boolean' },
   'no-gsp': { type: 'boolean' },
   fine: { type: 'boolean' },
   override: { type: 'string', multiple: true },
   'protect-ids': { type: 'string' },
-  arith: { type: 'string' },
-  density: { type: 'string' },
-  drop: { type: 'string' },
-  seed: { type: 'string' },
-  omega: { type: 'string' },
 } as const;
 
-const { ties, dare, aim } = DEFAULT_BASELINES;
+/** Every parameter of every method, one string flag each (methods share --alpha). */
+const PARAMETER_FLAGS: Readonly<Record<string, { readonly type: 'string' }>> = Object.fromEntries(
+  METHOD_NAMES.flatMap((name) => parametersOf(name).map((p) => [p.flag, { type: 'string' } as const])),
+);
 
-export const EDIT_FLAGS_HELP = `Edit settings:
-  --method M        crane (default) | task_arithmetic | ties | slerp | dare | aim
-  --alpha A         strength: CRANE α (default ${DEFAULT_ALPHA}); λ of the baselines, t of SLERP (default ${ties.lambda})
-  --q Q             CRANE stage-1 keep quantile (default ${DEFAULT_KEEP_QUANTILE}; survivors ×1/(1−q))
-  --tau T           GSP sigmoid centre τ (default ${DEFAULT_TAU})
-  --k K             GSP sigmoid steepness (default 4.6/τ)
-  --no-threshold    skip stage 1 (raw δ)
+export const EDIT_FLAGS = { ...PARAMETER_FLAGS, ...CRANE_CONTROL_FLAGS };
+
+/** "--flag V   what (default d); what else (default e)" per flag, in the table's order. */
+function parameterHelp(names: readonly MergeMethodName[]): string[] {
+  const byFlag = new Map<string, MethodParameter[]>();
+  for (const p of names.flatMap(parametersOf)) byFlag.set(p.flag, [...(byFlag.get(p.flag) ?? []), p]);
+  return [...byFlag].map(([flag, params]) => {
+    const parts = [...new Set(params.map((p) => `${p.help} (default ${p.kind === 'number' ? p.defaultNote ?? p.default : p.default})`))];
+    return `  ${`--${flag} ${flag.slice(0, 1).toUpperCase()}`.padEnd(17)} ${parts.join('; ')}`;
+  });
+}
+
+/** CRANE's controls beyond the methods table's parameters. */
+const CRANE_CONTROL_HELP = `  --no-threshold    skip stage 1 (raw δ)
   --no-gate         S = 1 everywhere (overrides still apply)
   --no-gsp          no projection
   --fine            one gate block per projection (q, k, v, o, gate, up, down) instead of per group
   --override K=S    set S of one block by hand, e.g. attention@3=0.5, ffn.up@1=0, norm@*=1 (repeatable)
   --protect-ids E   lm_head rows kept at θ_I beyond Instruct's added tokens but <think>/</think>:
-                    +ID protects a row, -ID releases one, e.g. +151669,-151650
-  --arith A         CRANE working arithmetic: f32 (default) | reference (bf16 at every step as the
-                    reference's crane_merge.py, to reproduce a released CRANE checkpoint)
-  --density D       TIES density (default ${ties.density})
-  --drop P          DARE drop probability (default ${dare.dropProbability})
-  --seed N          DARE seed (default ${dare.seed})
-  --omega W         AIM ω (default ${aim.omega})`;
+                    +ID protects a row, -ID releases one, e.g. +151669,-151650`;
 
-export type EditFlagValues = { [K in keyof typeof EDIT_FLAGS]?: (typeof EDIT_FLAGS)[K]['type'] extends 'boolean' ? boolean : K extends 'override' ? string[] : string };
+/** CRANE's flags alone (crane preview has no --method). */
+export const CRANE_FLAGS_HELP = `Edit settings:
+${parameterHelp(['crane']).join('\n')}
+${CRANE_CONTROL_HELP}`;
+
+export const EDIT_FLAGS_HELP = `Edit settings:
+  --method M        ${METHOD_NAMES.join(' | ')} (default crane)
+${parameterHelp(METHOD_NAMES).join('\n')}
+${CRANE_CONTROL_HELP}`;
+
+/** Flag values as parseArgs gives them: CRANE's controls typed, the parameter flags as strings. */
+export type EditFlagValues = {
+  readonly [K in keyof typeof CRANE_CONTROL_FLAGS]?: (typeof CRANE_CONTROL_FLAGS)[K]['type'] extends 'boolean' ? boolean : K extends 'override' ? string[] : string
+} & { readonly [flag: string]: unknown };
 
 /** The flag each settings field comes from, for error messages. */
 const FLAG_OF: Record<string, string> = {
-  alpha: '--alpha', lambda: '--alpha', t: '--alpha', keepQuantile: '--q', tau: '--tau', steepness: '--k',
-  overrideScales: '--override', protectedTokens: '--protect-ids', density: '--density', dropProbability: '--drop', seed: '--seed', omega: '--omega',
+  ...Object.fromEntries(METHOD_NAMES.flatMap((name) => parametersOf(name).map((p) => [p.key, `--${p.flag}`]))),
+  overrideScales: '--override', protectedTokens: '--protect-ids',
 };
 
 /** `tokens` are Instruct's tokenizer rows; --protect-ids edits the protected ones. */
 export function craneSettingsFromFlags(values: EditFlagValues, tokens: TokenRows): ResolvedCraneSettings {
-  const tau = number(values.tau, '--tau') ?? DEFAULT_TAU;
+  const given = parameterValues(values, 'crane');
+  const tau = typeof given.tau === 'number' ? given.tau : DEFAULT_TAU;
   const protectedTokens = protectedEdits(values['protect-ids']);
   return checked(resolvedCraneSettingsSchema, {
-    alpha: number(values.alpha, '--alpha') ?? DEFAULT_ALPHA,
-    keepQuantile: number(values.q, '--q') ?? DEFAULT_KEEP_QUANTILE,
-    tau,
-    steepness: number(values.k, '--k') ?? defaultSteepness(tau),
+    ...defaultResolvedSettings(tokens),
+    steepness: defaultSteepness(tau),
+    ...given,
     stages: { threshold: values['no-threshold'] !== true, gate: values['no-gate'] !== true, gsp: values['no-gsp'] !== true },
     granularity: values.fine === true ? 'fine' : 'coarse',
     special: protectedTokens === undefined ? DEFAULT_CRANE_SETTINGS.special : { ...DEFAULT_CRANE_SETTINGS.special, protectedTokens },
-    arith: editArithmetic(values.arith),
     overrideScales: overrideScales(values.override ?? []),
     tokens: { think: tokens.think, special: applyProtectedEdits(tokens.special, protectedTokens) },
   });
 }
 
-export function editMethodFromFlags(values: EditFlagValues, tokens: TokenRows, magnitudes?: ReadonlyMap<string, Float64Array>): EditMethod {
-  const lambda = number(values.alpha, '--alpha');
-  switch (values.method ?? 'crane') {
-    case 'crane': return { method: 'crane', settings: craneSettingsFromFlags(values, tokens) };
-    case 'task_arithmetic': return checked(taskArithmeticSchema, { ...DEFAULT_BASELINES.task_arithmetic, ...(lambda === undefined ? {} : { lambda }) });
-    case 'ties': return checked(tiesSchema, { ...ties, ...(lambda === undefined ? {} : { lambda }), density: number(values.density, '--density') ?? ties.density });
-    case 'slerp': return checked(slerpSchema, { ...DEFAULT_BASELINES.slerp, ...(lambda === undefined ? {} : { t: lambda }) });
-    case 'dare': return checked(dareSchema, {
-      ...dare, ...(lambda === undefined ? {} : { lambda }),
-      dropProbability: number(values.drop, '--drop') ?? dare.dropProbability,
-      seed: number(values.seed, '--seed') ?? dare.seed,
-    });
-    case 'aim': {
-      if (magnitudes === undefined) throw new UsageError('--method aim needs the input magnitudes of an analysis (--analysis DIR)');
-      const settings = checked(aimSchema, { ...aim, ...(lambda === undefined ? {} : { lambda }), omega: number(values.omega, '--omega') ?? aim.omega });
-      return { ...settings, importance: aimImportance(magnitudes) };
-    }
-    default: throw new UsageError(`--method must be crane, task_arithmetic, ties, slerp, dare or aim, got "${values.method}"`);
+/** `importance`: the analysis's AIM importance vectors, which the AIM methods need; `lewis`: LEWIS's two importance files. */
+export function editMethodFromFlags(
+  values: EditFlagValues, tokens: TokenRows, importance?: ReadonlyMap<string, Float32Array | Float64Array>, lewis?: LewisImportances,
+): EditMethod {
+  const name = values.method ?? 'crane';
+  if (!isMethodName(name)) throw new UsageError(`--method must be ${METHOD_NAMES.join(', ')}; got "${name}"`);
+  if (name === 'crane') return { method: 'crane', settings: craneSettingsFromFlags(values, tokens) };
+  const settings = checked(METHODS[name].schema, { ...DEFAULT_BASELINES[name], ...parameterValues(values, name) });
+  if (settings.method === 'lewis') {
+    if (lewis === undefined) throw new UsageError('--method lewis needs --importance-base F and --importance-tuned F');
+    return lewisEditSettings(settings, lewis);
   }
+  if (!isAimMethod(settings)) return settings;
+  if (importance === undefined) throw new UsageError(`--method ${name} needs the AIM importance of an analysis (--analysis DIR)`);
+  return { ...settings, importance: aimImportanceOf(importance) };
+}
+
+/** The method's parameters whose flags are given (numbers parsed, choices checked), by settings key. */
+function parameterValues(values: EditFlagValues, name: MergeMethodName): Partial<Record<string, number | string>> {
+  const given: Partial<Record<string, number | string>> = {};
+  for (const parameter of parametersOf(name)) {
+    const text = values[parameter.flag];
+    if (typeof text === 'string') given[parameter.key] = parameterValue(text, parameter);
+  }
+  return given;
+}
+
+function parameterValue(text: string, parameter: MethodParameter): number | string {
+  const flag = `--${parameter.flag}`;
+  if (parameter.kind === 'number') return number(text, flag);
+  if (!parameter.options.includes(text)) throw new UsageError(`${flag} must be ${parameter.options.join(' or ')}, got "${text}"`);
+  return text;
 }
 
 const DTYPES: Record<string, ExportDtype> = { source: 'source', bf16: 'BF16', f16: 'F16', f32: 'F32' };
@@ -136,18 +160,11 @@ function overrideScales(items: readonly string[]): Record<string, number> {
   const scales: Record<string, number> = {};
   for (const item of items) {
     const m = /^([^=]+)=(.+)$/.exec(item);
-    const value = m === null ? undefined : number(m[2], '--override');
+    const value = m === null ? undefined : number(m[2] ?? '', '--override');
     if (m === null || value === undefined || !blockKeySchema.safeParse(m[1]).success) throw new UsageError(`--override must look like attention@3=0.5 or ffn.up@*=0, got "${item}"`);
     scales[m[1] as string] = value;
   }
   return scales;
-}
-
-function editArithmetic(text: string | undefined): EditArithmetic {
-  if (text === undefined) return DEFAULT_EDIT_ARITHMETIC;
-  const parsed = editArithmeticSchema.safeParse(text);
-  if (!parsed.success) throw new UsageError(`--arith must be f32 or reference, got "${text}"`);
-  return parsed.data;
 }
 
 function protectedEdits(text: string | undefined): ProtectedTokenEdits | undefined {
@@ -159,9 +176,8 @@ function protectedEdits(text: string | undefined): ProtectedTokenEdits | undefin
   }
 }
 
-/** A number, undefined when the flag is absent; text that is not a finite number is refused. */
-function number(text: string | undefined, flag: string): number | undefined {
-  if (text === undefined) return undefined;
+/** Text that is not a finite number is refused, naming the flag. */
+function number(text: string, flag: string): number {
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value)) throw new UsageError(`${flag} got an invalid value "${text}"`);
   return value;

@@ -5,7 +5,7 @@
  */
 import { InstantPreview } from '../analysis/preview.ts';
 import { PREVIEW_NEEDS_GRADIENTS } from '../pipeline/reference-run.ts';
-import { craneSettingsFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP } from './cli-settings.ts';
+import { CRANE_FLAGS_HELP, craneSettingsFromFlags, EDIT_FLAGS } from './cli-settings.ts';
 import { loadPipelineAnalysis } from '../pipeline/pipeline-folder.ts';
 import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
 import { formatTable } from './format.ts';
@@ -18,7 +18,7 @@ so a positive ΔL means the loss goes UP. Covers the crane-rule tensors of the d
 Prints ΔL_R (reasoning) and ΔL_A (agent/tool use), then α·S and the retained fraction
 ‖Π(U)‖²/‖U‖² of every block. Takes milliseconds: try many settings.
 
-${EDIT_FLAGS_HELP.split('\n').filter((l) => !/--(method|density|drop|seed|omega)\b/.test(l)).join('\n')}
+${CRANE_FLAGS_HELP}
   --json            machine-readable output (also the α curve)
   -h, --help`;
 

@@ -134,11 +134,29 @@ export type ParameterValues = Readonly<Record<string, number | string | undefine
  * its schema. Throws the schema's ZodError naming the parameter's key on a value out of range.
  */
 export function methodFromParameters(name: MergeMethodName, values: ParameterValues, crane: CraneSettings): MergeMethod {
-  const given = Object.fromEntries(parametersOf(name).flatMap((p) => (values[p.key] === undefined ? [] : [[p.key, values[p.key]]])));
-  if (name === 'crane') return { method: 'crane', settings: METHODS.crane.schema.parse({ ...crane, ...given }) };
-  return parseBaseline(name, given);
+  const checked = checkParameters(name, values, crane);
+  if (!checked.success) throw checked.error;
+  return checked.method;
 }
 
-function parseBaseline(name: BaselineName, given: Readonly<Record<string, unknown>>): BaselineMethod {
-  return METHODS[name].schema.parse({ ...DEFAULT_BASELINES[name], ...given });
+/** Why these values are refused ("density: Too big: expected number to be <=1"), or null: the form's check. */
+export function parameterError(name: MergeMethodName, values: ParameterValues, crane: CraneSettings): string | null {
+  const checked = checkParameters(name, values, crane);
+  if (checked.success) return null;
+  const issue = checked.error.issues[0];
+  return issue === undefined ? checked.error.message : `${issue.path.join('.')}: ${issue.message}`;
 }
+
+type Checked = { readonly success: true; readonly method: MergeMethod } | { readonly success: false; readonly error: z.ZodError };
+
+function checkParameters(name: MergeMethodName, values: ParameterValues, crane: CraneSettings): Checked {
+  const given = Object.fromEntries(parametersOf(name).flatMap((p) => (values[p.key] === undefined ? [] : [[p.key, values[p.key]]])));
+  if (name === 'crane') {
+    const parsed = METHODS.crane.schema.safeParse({ ...crane, ...given });
+    return parsed.success ? { success: true, method: { method: 'crane', settings: parsed.data } } : { success: false, error: parsed.error };
+  }
+  const parsed = baselineSchema(name).safeParse({ ...DEFAULT_BASELINES[name], ...given });
+  return parsed.success ? { success: true, method: parsed.data } : { success: false, error: parsed.error };
+}
+
+const baselineSchema = (name: BaselineName): z.ZodType<BaselineMethod> => METHODS[name].schema;

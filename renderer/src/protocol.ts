@@ -19,7 +19,9 @@ export type {
   MenuCommand,
   MergeMethod,
   MergeMethodName,
+  MethodParameter,
   OpenRequest,
+  ParameterValues,
   Params,
   RequestName,
   Result,
@@ -27,8 +29,10 @@ export type {
 export { ANALYSIS_STAGES, EngineClient, ProtocolError, PROTOCOL_VERSION, connectDesktopEngine, connectWebSocket, engineUrl, formatBytes, hashName, SeededRandom } from '../../engine/protocol.ts';
 // The settings contracts the UI shares with the engine: defaults and presets, the GSP mask, the α·S rule, the evaluation set's name.
 export {
-  blockScale, DEFAULT_ANALYSIS_KNOBS, DEFAULT_CRANE_SETTINGS, defaultMethod, describeEvaluation, defaultSteepness, followsTau, maskWeight, overrideScale, PRESETS, STRENGTH_RANGE,
+  blockScale, DEFAULT_ANALYSIS_KNOBS, DEFAULT_CRANE_SETTINGS, describeEvaluation, defaultSteepness, followsTau, maskWeight, overrideScale, PRESETS, STRENGTH_RANGE,
 } from '../../engine/protocol.ts';
+// The methods table: each method's label and editable parameters, which the Methods view's form follows.
+export { METHODS, METHOD_NAMES, methodFromParameters, parameterError, parametersOf } from '../../engine/protocol.ts';
 // The protected lm_head rows: derived from the pair's added tokens, edited by the user.
 export { applyProtectedEdits, formatIdRanges, formatProtectedEdits, parseProtectedEdits } from '../../engine/protocol.ts';
 

@@ -1,33 +1,6 @@
-/** How the UI names and summarises the merge methods (their settings and defaults are the protocol's). */
-import type { MergeMethod, MergeMethodName } from '../protocol.ts';
+/** How the UI names the merge methods: the methods table's labels (engine/protocol/method-parameters.ts). */
+import { METHODS, METHOD_NAMES, type MergeMethodName } from '../protocol.ts';
 
-export const METHOD_LABELS: Record<MergeMethodName, string> = {
-  crane: 'CRANE',
-  task_arithmetic: 'Task Arithmetic',
-  ties: 'TIES',
-  slerp: 'SLERP',
-  dare: 'DARE',
-  aim: 'AIM',
-  lewis: 'LEWIS',
-};
+export { METHOD_NAMES };
 
-export const METHOD_NAMES = Object.keys(METHOD_LABELS) as MergeMethodName[];
-
-export function describeMethod(method: MergeMethod): string {
-  switch (method.method) {
-    case 'crane':
-      return `α ${method.settings.alpha}, q ${method.settings.keepQuantile}, τ ${method.settings.tau}`;
-    case 'task_arithmetic':
-      return `λ ${method.lambda}`;
-    case 'ties':
-      return `λ ${method.lambda}, density ${method.density}`;
-    case 'slerp':
-      return `t ${method.t}`;
-    case 'dare':
-      return `λ ${method.lambda}, drop ${method.dropProbability}, seed ${method.seed}`;
-    case 'aim':
-      return `λ ${method.lambda}, ω ${method.omega}`;
-    case 'lewis':
-      return `λ ${method.lambda}, density ${method.gamma}–${method.epsilon} (else ${method.defaultDensity})`;
-  }
-}
+export const METHOD_LABELS = Object.fromEntries(METHOD_NAMES.map((name) => [name, METHODS[name].label])) as Record<MergeMethodName, string>;

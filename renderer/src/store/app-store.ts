@@ -7,6 +7,7 @@ import { createAnalysisSlice, type AnalysisSlice } from './analysis-slice.ts';
 import { createConnectionSlice, type ConnectionSlice } from './connection-slice.ts';
 import { createExportSlice, type ExportSlice } from './export-slice.ts';
 import { createGatesSlice, type GatesSlice } from './gates-slice.ts';
+import { createMethodsSlice, type MethodsSlice } from './methods-slice.ts';
 import { createPairSlice, type PairSlice } from './pair-slice.ts';
 import { createPreviewSlice, type PreviewSlice } from './preview-slice.ts';
 import { createSelectionSlice, type SelectionSlice } from './selection-slice.ts';
@@ -23,6 +24,7 @@ export type AppState = ConnectionSlice &
   SelectionSlice &
   SideBySideSlice &
   ExportSlice &
+  MethodsSlice &
   UiSlice;
 
 export type AppStore = StoreApi<AppState>;
@@ -38,6 +40,7 @@ export function createAppStore(): AppStore {
     ...createSelectionSlice(...a),
     ...createSideBySideSlice(...a),
     ...createExportSlice(...a),
+    ...createMethodsSlice(...a),
     ...createUiSlice(...a),
   }));
 }

@@ -5,9 +5,10 @@
  */
 import type { EngineApi } from '../engine-link/engine-api.ts';
 import type { CallOptions, CraneSettings, MergeMethodName, Params, RequestName, Result } from '../protocol.ts';
-import { defaultMethod, ProtocolError, STRENGTH_RANGE } from '../protocol.ts';
+import { ProtocolError, STRENGTH_RANGE } from '../protocol.ts';
 import { latestWins } from '../lib/latest-wins.ts';
 import type { AppStore } from './app-store.ts';
+import { methodOf } from './methods-slice.ts';
 import type { PaneIndex } from './side-by-side-slice.ts';
 import { failed, loading, ready, toErrorInfo } from './slice.ts';
 
@@ -201,7 +202,7 @@ export class EngineActions {
     const pane = s.sideBySide.panes[index];
     s.setPaneView(index, loading(s.sideBySide.views[index]));
     try {
-      const method = defaultMethod(pane.method, s.settings.current);
+      const method = methodOf(s, pane.method);
       const view = await this.run('inspectLayer', { block: pane.block, method, bins: 48, mapSize: 64 });
       this.store.getState().setPaneView(index, ready(view));
     } catch (error) {
@@ -214,7 +215,7 @@ export class EngineActions {
     this.verifying = method;
     s.setVerify(method, { status: 'loading', error: null, fraction: 0 });
     try {
-      const result = await this.run('verify', { method: defaultMethod(method, s.settings.current) });
+      const result = await this.run('verify', { method: methodOf(s, method) });
       const st = this.store.getState();
       st.setVerify(method, { status: 'ready', result, fraction: 1 });
       if (method === 'crane') st.addMeasured(result);
@@ -238,7 +239,7 @@ export class EngineActions {
           outDir: form.outDir,
           dtype: form.dtype,
           shardBytes: Math.max(1 << 20, Math.round(form.shardGiB * GiB)),
-          method: defaultMethod(form.method, s.settings.current),
+          method: methodOf(s, form.method),
           overwrite: form.overwrite,
         },
         { signal: abort.signal },

@@ -1,16 +1,15 @@
 /** CRANE against the baselines on the calibration losses Verify measures (on the evaluation set it names), with CRANE's prediction. */
-import { describeMethod, METHOD_LABELS, METHOD_NAMES } from '../../lib/merge-methods.ts';
-import { defaultMethod } from '../../protocol.ts';
+import { METHOD_LABELS, METHOD_NAMES } from '../../lib/merge-methods.ts';
 import { formatSigned } from '../../lib/format.ts';
 import { useActions, useApp } from '../../store/app-context.tsx';
 import { EngineNotice } from '../common/EngineNotice.tsx';
 import { MeasuredOn } from '../preview/MeasuredOn.tsx';
+import { MethodParameterFields } from './MethodParameterFields.tsx';
 import { PublishedResults } from './PublishedResults.tsx';
 import { VerifyCell } from './VerifyCell.tsx';
 
 export function MethodComparison() {
   const actions = useActions();
-  const settings = useApp((s) => s.settings.current);
   const byMethod = useApp((s) => s.verify.byMethod);
   const preview = useApp((s) => s.preview.result);
   const anyRunning = Object.values(byMethod).some((e) => e?.status === 'loading');
@@ -44,7 +43,9 @@ export function MethodComparison() {
             {METHOD_NAMES.map((method) => (
               <tr key={method}>
                 <th scope="row">{METHOD_LABELS[method]}</th>
-                <td className="small">{describeMethod(defaultMethod(method, settings))}</td>
+                <td className="small">
+                  <MethodParameterFields method={method} label={METHOD_LABELS[method]} />
+                </td>
                 <td>{method === 'crane' && preview ? formatSigned(preview.deltaLossReasoning) : '—'}</td>
                 <td>{method === 'crane' && preview ? formatSigned(preview.deltaLossAgent) : '—'}</td>
                 <td>
