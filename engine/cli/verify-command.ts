@@ -3,13 +3,12 @@
  * written) and measure L_R and L_A on the evaluation set — the analysis' own or the one the flags
  * name — beside the first-order prediction (engine/pipeline/verify.ts), saying which set it was.
  */
-import { join } from 'node:path';
 import { editMethodFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP } from './cli-settings.ts';
 import { tokenRowsOf } from '../pipeline/edit-method.ts';
 import { loadCheckpointTokenizer } from '../pipeline/checkpoint-tokenizer.ts';
-import { pipelinePaths, readPipelineRecord } from '../pipeline/pipeline-folder.ts';
+import { readPipelineRecord } from '../pipeline/pipeline-folder.ts';
 import { formatDuration, ProgressPrinter } from '../pipeline/progress-text.ts';
-import { MAGNITUDES_FILE, readInputMagnitudes } from '../pipeline/projectors-stage.ts';
+import { readAnalysisAimImportance } from '../pipeline/aim-importance.ts';
 import { verifyEdit, type LossPair } from '../pipeline/verify.ts';
 import { describeEvaluation } from '../protocol/evaluation-set.ts';
 import { initBackend } from '../tensor/backend.ts';
@@ -45,8 +44,8 @@ export const verifyCommand: CliCommand = {
     const evaluation = verifyEvaluationFromFlags(values);
     const record = await readPipelineRecord(dir);
     const tokens = tokenRowsOf(await loadCheckpointTokenizer(record.instruct));
-    const magnitudes = values.method === 'aim' ? await readInputMagnitudes(join(pipelinePaths(dir).projectors, MAGNITUDES_FILE)) : undefined;
-    const method = editMethodFromFlags(values, tokens, magnitudes);
+    const aimImportance = values.method === 'aim' || values.method === 'aim_ties' ? await readAnalysisAimImportance(dir) : undefined;
+    const method = editMethodFromFlags(values, tokens, aimImportance);
     await initBackend();
     const bar = new ProgressPrinter(io.err);
     const result = await verifyEdit({ analysisDir: dir, method, ...(evaluation === undefined ? {} : { evaluation }), ...(io.isTty ? { onProgress: (e) => bar.progress(e) } : {}) });
