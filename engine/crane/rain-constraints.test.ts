@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../protocol/seeded-random.ts';
-import { rainHeadConstraints, rainSites } from './rain-constraints.ts';
+import { rainHeadConstraints, rainReferenceAttention, rainSites } from './rain-constraints.ts';
 import type { RankOneConstraints } from './rain-projection.ts';
-import { referenceHeadConstraints } from './testing/reference-rain.ts';
+import { referenceAttentionRows, referenceHeadConstraints } from './testing/reference-rain.ts';
 
 const [T, D_MODEL, HEAD_DIM, HEADS, KV_HEADS] = [7, 4, 2, 4, 2];
 
@@ -64,6 +64,16 @@ describe('RAIN reasoning constraints', () => {
       head, HEAD_DIM, KV_HEADS, sites.pairsQ, sites.pairsK, sites.positionsV, sites.positionsO, readouts.map((c) => Array.from(c)), scales,
     );
     for (const kind of ['q', 'k', 'v', 'o'] as const) expectSame(ours[kind], expected[kind]);
+  });
+
+  it.each([0, 1, 2, 3])('head %i: attention rows recomputed from raw q/k (no RoPE) equal softmax(Q Kᵀ/√hD) with repeat_interleave', (head) => {
+    const random = new SeededRandom(70 + head);
+    const inputs = Float64Array.from({ length: T * D_MODEL }, () => random.normal());
+    const q = random.normals(HEADS * HEAD_DIM * D_MODEL, 1);
+    const k = random.normals(KV_HEADS * HEAD_DIM * D_MODEL, 1);
+    const ours = rainReferenceAttention({ inputs, length: T }, { q, k }, { dModel: D_MODEL, headDim: HEAD_DIM, kvHeads: KV_HEADS, heads: HEADS }, head);
+    const expected = referenceAttentionRows(grid(inputs, T, D_MODEL), grid(q, HEADS * HEAD_DIM, D_MODEL), grid(k, KV_HEADS * HEAD_DIM, D_MODEL), head, HEAD_DIM, HEADS, KV_HEADS);
+    expect(Array.from(ours)).toEqual(expected.flat().map((v) => expect.closeTo(v, 12)));
   });
 
   it('drops sites past the captured length (the reference skips t ≥ T)', () => {

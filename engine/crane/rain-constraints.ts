@@ -4,6 +4,7 @@
  *
  *   rainSites(thinkStart, thinkEnd, length, rows, random)  → which positions / pairs constrain
  *   rainHeadConstraints(features, weights, geometry, sites, readouts, head) → { q, k, v, o }
+ *   rainReferenceAttention(features, weights, geometry, head) → A_h as the reference computes it
  *
  * Sites: the neighbourhoods N₀ = [s, s+radius] and N₁ = [e−radius, e] of the <think> (s) and
  * </think> (e) tokens. Q/K pairs are (s, i) for i ∈ N₀ and (i, e) for i ∈ N₁, shuffled, the first
@@ -88,16 +89,7 @@ export function rainHeadConstraints(
   const { dModel, headDim, kvHeads } = geometry;
   const kv = head % kvHeads;
   const inputRow = (t: number) => features.inputs.subarray(t * dModel, (t + 1) * dModel);
-  // y[b] = Σ_a x[a] W[(block·hD + b), a]: one position through one head's rows of q/k/v_proj.
-  const project = (w: Float32Array, block: number, x: Float64Array) => {
-    const y = new Float64Array(headDim);
-    for (let b = 0; b < headDim; b++) {
-      let sum = 0;
-      for (let a = 0; a < dModel; a++) sum += (x[a] as number) * (w[(block * headDim + b) * dModel + a] as number);
-      y[b] = sum;
-    }
-    return y;
-  };
+  const project = (w: Float32Array, block: number, x: Float64Array) => headProjection(x, w, block, headDim);
   const attended = (t: number, value: (tau: number) => Float64Array, width: number) => {
     const row = features.attention(head).subarray(t * features.length, (t + 1) * features.length);
     const out = new Float64Array(width);
@@ -135,6 +127,47 @@ export function rainHeadConstraints(
       return readouts.map((c) => [c, u] as const);
     }), scale(scales.o)),
   };
+}
+
+/**
+ * Head h's attention rows as the reference recomputes them from the raw q_proj / k_proj outputs
+ * (compute_attention_weights_from_qkv): causal softmax of Q_h K_jᵀ / √hD with j = ⌊h / group⌋
+ * (repeat_interleave), without RoPE or q/k norms — NOT the model's true attention, which
+ * engine/model/rain-features.ts captures. Max-subtracted for stability, as the reference.
+ */
+export function rainReferenceAttention(features: Pick<RainLayerFeatures, 'inputs' | 'length'>, weights: Pick<RainLayerWeights, 'q' | 'k'>, geometry: RainGeometry & { readonly heads: number }, head: number): Float64Array {
+  const { dModel, headDim, kvHeads, heads } = geometry;
+  const t = features.length;
+  const rowsOf = (w: Float32Array, block: number) => Array.from({ length: t }, (_, i) => headProjection(features.inputs.subarray(i * dModel, (i + 1) * dModel), w, block, headDim));
+  const queries = rowsOf(weights.q, head);
+  const keys = rowsOf(weights.k, Math.floor(head / (heads / kvHeads)));
+  const out = new Float64Array(t * t);
+  for (let i = 0; i < t; i++) {
+    const scores = keys.slice(0, i + 1).map((k) => dot(queries[i] as Float64Array, k) / Math.sqrt(headDim));
+    const top = Math.max(...scores);
+    const exps = scores.map((v) => Math.exp(v - top));
+    const total = exps.reduce((sum, v) => sum + v, 0);
+    exps.forEach((v, j) => { out[i * t + j] = v / total; });
+  }
+  return out;
+}
+
+/** y[b] = Σ_a x[a] W[block·hD + b, a]: one position through one head's rows of q/k/v_proj. */
+function headProjection(x: Float64Array, w: Float32Array, block: number, headDim: number): Float64Array {
+  const dModel = x.length;
+  const y = new Float64Array(headDim);
+  for (let b = 0; b < headDim; b++) {
+    let sum = 0;
+    for (let a = 0; a < dModel; a++) sum += (x[a] as number) * (w[(block * headDim + b) * dModel + a] as number);
+    y[b] = sum;
+  }
+  return y;
+}
+
+function dot(a: Float64Array, b: Float64Array): number {
+  let sum = 0;
+  for (let k = 0; k < a.length; k++) sum += (a[k] as number) * (b[k] as number);
+  return sum;
 }
 
 function stack(rows: readonly (readonly [Float64Array, Float64Array])[], scale: number): RankOneConstraints {

@@ -159,3 +159,19 @@ export function referenceHeadConstraints(
     o: { x: oRows.map((row) => row.x), r: oRows.map((row) => row.r), s: scaled(w.o, oRows.length) },
   };
 }
+
+/** softmax over the causal prefix of (Q Kᵀ)/√hD for query head `head`, K repeated per group. */
+export function referenceAttentionRows(x: Grid, wq: Grid, wk: Grid, head: number, headDim: number, heads: number, kvHeads: number): number[][] {
+  const rep = heads / kvHeads;
+  const project = (w: Grid, block: number) => x.map((row) => Array.from({ length: headDim }, (_, b) => row.reduce((sum, v, a) => sum + v * cell(w, block * headDim + b, a), 0)));
+  const q = project(wq, head);
+  // repeat_interleave(rep) puts kv head j at query heads j·rep … j·rep + rep − 1
+  const kvOf = Array.from({ length: heads }, (_, h) => Math.floor(h / rep));
+  const k = project(wk, at(kvOf, head));
+  return q.map((qi, i) => {
+    const scores = k.map((kj, j) => (j <= i ? qi.reduce((sum, v, b) => sum + v * at(kj, b), 0) / Math.sqrt(headDim) : -Infinity));
+    const exps = scores.map((v) => Math.exp(v));
+    const total = exps.reduce((sum, v) => sum + v, 0);
+    return exps.map((v) => v / total);
+  });
+}
