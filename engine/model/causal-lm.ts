@@ -6,7 +6,7 @@
  *   sequenceLosses(batch)                          per-sequence masked mean CE (no gradients)
  *   lossAndLayerGrads(batch, onLayer, options?)    loss + per-layer parameter gradients, streamed
  *   captureActivations(sequences, consumer)        attn/ffn inputs at chosen positions, streamed
- *   linearInputMeans(sequences, consumer)          mean |x| at every Linear's input per sequence, streamed
+ *   linearInputMeans(sequences, consumer, statistic?)  mean |x| (or x²) at every Linear's input per sequence, streamed
  *   greedyDecode(prompt, options)                  argmax decoding with a KV cache
  *
  * A tfjs backend must be active (engine/tensor/backend.ts initBackend) before any call.
@@ -18,7 +18,7 @@ import { createContext, type ModelContext } from './forward.ts';
 import { lossAndLayerGrads, type LayerGradsCallback, type LayerGradsOptions, type LossResult, type LossSequence } from './layer-grads.ts';
 import { forwardLogits, sequenceLosses, type Logits, type SequenceScore } from './scoring.ts';
 import { captureActivations, type ActivationConsumer, type CaptureOptions, type CaptureSequence } from './activations.ts';
-import { linearInputMeans, type LinearInputMeans } from './linear-inputs.ts';
+import { linearInputMeans, type LinearInputMeans, type LinearInputStatistic } from './linear-inputs.ts';
 import type { WeightSource } from './weights.ts';
 
 export interface CausalLM {
@@ -28,7 +28,7 @@ export interface CausalLM {
   sequenceLosses(batch: readonly LossSequence[]): Promise<SequenceScore[]>;
   lossAndLayerGrads(batch: readonly LossSequence[], onLayer: LayerGradsCallback, options?: LayerGradsOptions): Promise<LossResult>;
   captureActivations(sequences: readonly CaptureSequence[], consumer: ActivationConsumer, options?: CaptureOptions): Promise<void>;
-  linearInputMeans(sequences: readonly ArrayLike<number>[], consumer: (m: LinearInputMeans) => void | Promise<void>): Promise<void>;
+  linearInputMeans(sequences: readonly ArrayLike<number>[], consumer: (m: LinearInputMeans) => void | Promise<void>, statistic?: LinearInputStatistic): Promise<void>;
   greedyDecode(prompt: ArrayLike<number>, options: DecodeOptions): Promise<DecodeResult>;
 }
 
@@ -42,7 +42,7 @@ export function loadCausalLM(checkpoint: WeightSource): CausalLM {
     sequenceLosses: (batch) => sequenceLosses(context, batch),
     lossAndLayerGrads: (batch, onLayer, options) => lossAndLayerGrads(context, batch, onLayer, options),
     captureActivations: (sequences, consumer, options) => captureActivations(context, sequences, consumer, options),
-    linearInputMeans: (sequences, consumer) => linearInputMeans(context, sequences, consumer),
+    linearInputMeans: (sequences, consumer, statistic) => linearInputMeans(context, sequences, consumer, statistic),
     greedyDecode: (prompt, options) => greedyDecode(context, prompt, options),
   };
 }

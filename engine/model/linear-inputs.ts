@@ -8,7 +8,8 @@
  *   gate/up_proj ← post_attention_layernorm   down_proj ← silu(gate)·up
  *
  * Projections that read the same tensor get the same vector (one reduction, shared). Means are
- * taken in fp32 by the runtime; nothing is kept after the consumer returns.
+ * taken in fp32 by the runtime; nothing is kept after the consumer returns. `statistic` 'square'
+ * gives the mean of x² instead, what LEWIS's Wanda score reads (E[x_j²]).
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { LayerOutput } from './decoder-layer.ts';
@@ -30,7 +31,12 @@ const LINEAR_INPUTS: readonly (readonly [string, keyof Pick<LayerOutput, 'attnIn
   ['mlp.down_proj', 'mlpHidden'],
 ];
 
-export async function linearInputMeans(ctx: ModelContext, sequences: readonly ArrayLike<number>[], consumer: (m: LinearInputMeans) => void | Promise<void>): Promise<void> {
+/** The per-position value a mean is taken of: |x| (AIM) or x² (LEWIS). */
+export type LinearInputStatistic = 'abs' | 'square';
+
+export async function linearInputMeans(
+  ctx: ModelContext, sequences: readonly ArrayLike<number>[], consumer: (m: LinearInputMeans) => void | Promise<void>, statistic: LinearInputStatistic = 'abs',
+): Promise<void> {
   sequences.forEach((ids, i) => {
     if (ids.length === 0) throw new RangeError(`sequence ${i} is empty: a mean over no positions is undefined`);
   });
@@ -44,7 +50,7 @@ export async function linearInputMeans(ctx: ModelContext, sequences: readonly Ar
       for (const [projection, input] of LINEAR_INPUTS) {
         let mean = reduced.get(input);
         if (mean === undefined) {
-          mean = tf.mean(tf.abs(output[input]), 0).dataSync() as Float32Array;
+          mean = tf.mean(statistic === 'abs' ? tf.abs(output[input]) : tf.square(output[input]), 0).dataSync() as Float32Array;
           reduced.set(input, mean);
         }
         means.set(`model.layers.${layer}.${projection}`, mean);
