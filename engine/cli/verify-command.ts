@@ -4,6 +4,7 @@
  * name — beside the first-order prediction (engine/pipeline/verify.ts), saying which set it was.
  */
 import { editMethodFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP } from './cli-settings.ts';
+import { LEWIS_FILE_FLAGS, LEWIS_FILES_HELP, lewisImportancesFromFlags } from './lewis-flags.ts';
 import { tokenRowsOf } from '../pipeline/edit-method.ts';
 import { loadCheckpointTokenizer } from '../pipeline/checkpoint-tokenizer.ts';
 import { readPipelineRecord } from '../pipeline/pipeline-folder.ts';
@@ -28,6 +29,7 @@ decoded targets of evaluation files are added to the analysis' decode cache, not
 written.
 
 ${EDIT_FLAGS_HELP}
+${LEWIS_FILES_HELP}
 ${evalFilesHelp(18)}
   --on-calibration  measure on the calibration sets whatever the analysis was given
   --json            machine-readable output
@@ -38,14 +40,15 @@ export const verifyCommand: CliCommand = {
   summary: 'measure L_R / L_A of an edit on the evaluation set, next to the prediction',
   help: HELP,
   run: async (args, io) => {
-    const { values, positionals } = parseCommandArgs(args, { ...EDIT_FLAGS, ...EVAL_FILE_FLAGS, 'on-calibration': { type: 'boolean' }, json: { type: 'boolean' } });
+    const { values, positionals } = parseCommandArgs(args, { ...EDIT_FLAGS, ...LEWIS_FILE_FLAGS, ...EVAL_FILE_FLAGS, 'on-calibration': { type: 'boolean' }, json: { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('expected one analysis folder');
     const dir = positionals[0] as string;
     const evaluation = verifyEvaluationFromFlags(values);
     const record = await readPipelineRecord(dir);
     const tokens = tokenRowsOf(await loadCheckpointTokenizer(record.instruct));
     const aimImportance = values.method === 'aim' || values.method === 'aim_ties' ? await readAnalysisAimImportance(dir) : undefined;
-    const method = editMethodFromFlags(values, tokens, aimImportance);
+    const lewisFiles = await lewisImportancesFromFlags(values);
+    const method = editMethodFromFlags(values, tokens, aimImportance, lewisFiles && { base: lewisFiles.base.importance, tuned: lewisFiles.tuned.importance });
     await initBackend();
     const bar = new ProgressPrinter(io.err);
     const result = await verifyEdit({ analysisDir: dir, method, ...(evaluation === undefined ? {} : { evaluation }), ...(io.isTty ? { onProgress: (e) => bar.progress(e) } : {}) });
