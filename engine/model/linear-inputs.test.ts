@@ -11,7 +11,7 @@ import { embedTokens } from './forward.ts';
 import type { LinearInputMeans } from './linear-inputs.ts';
 import { ropeTables } from './rope.ts';
 import { writeTinyCheckpoint } from './testing/tiny-checkpoint.ts';
-import { readLayer } from './weights.ts';
+import { disposeLayer, readLayer } from './weights.ts';
 
 /** Plain loops, row-major rows of `width`: mean over rows of |x_j|. */
 function meanAbs(rows: ArrayLike<number>, width: number): Float64Array {
@@ -116,11 +116,14 @@ describe('linearInputMeans: mean |x| at every Linear input', () => {
     const ids = sequences[0] as number[];
     const x = embedTokens(await model.context.embedding(), ids, spec.hiddenSize);
     const layer = await readLayer(checkpoint, spec, 0);
-    const out = decoderLayer(spec, layer.params, tf.tensor2d(x, [ids.length, spec.hiddenSize]), ropeTables(spec, 0, ids.length));
-    const context = out.attnContext.dataSync();
+    const [context, ffnInput] = tf.tidy(() => {
+      const out = decoderLayer(spec, layer.params, tf.tensor2d(x, [ids.length, spec.hiddenSize]), ropeTables(spec, 0, ids.length));
+      return [out.attnContext.dataSync(), out.ffnInput.dataSync()];
+    });
+    disposeLayer(layer);
     const [wo, postNorm] = await Promise.all([checkpoint.readFloat32('model.layers.0.self_attn.o_proj.weight'), checkpoint.readFloat32('model.layers.0.post_attention_layernorm.weight')]);
     const h = linearRows(context, wo, spec.numHeads * spec.headDim, spec.hiddenSize).map((v, i) => v + (x[i] as number));
-    expect(relativeError(out.ffnInput.dataSync(), rmsNormRows(h, postNorm, spec.rmsNormEps))).toBeLessThan(1e-5);
+    expect(relativeError(ffnInput, rmsNormRows(h, postNorm, spec.rmsNormEps))).toBeLessThan(1e-5);
     expect(relativeError(meansOf(0, 0).get('model.layers.0.self_attn.o_proj') as Float32Array, meanAbs(context, spec.numHeads * spec.headDim))).toBeLessThan(1e-5);
   });
 
