@@ -35,7 +35,7 @@ describe('the analysis an export reads and carries', () => {
   it('accepts only the engine\'s own copy names in a recipe (a recipe cannot point the engine elsewhere)', () => {
     const hash = 'a'.repeat(64);
     const recipe = (embedded: unknown) => ({
-      format: 'crane-recipe', formatVersion: 2, engineVersion: '0.1.0', method: { method: 'slerp', t: 0.5 },
+      format: 'crane-recipe', formatVersion: 3, engineVersion: '0.1.0', method: { method: 'slerp', t: 0.5 },
       analysis: { files: { [ANALYSIS_FILES.gate]: hash }, embedded },
       inputs: { instruct: { files: { 'model.safetensors': hash } }, thinking: { files: { 'model.safetensors': hash } } },
       output: { dtype: 'BF16', maxShardBytes: 5e9 },

@@ -44,3 +44,19 @@ describe('crane_recipe.json version 1', () => {
     expect(() => parseRecipe(recipeV1({ method: 'task_arithmetic', lambda: -1 }))).toThrow(/lambda/);
   });
 });
+
+describe('crane_recipe.json version 2', () => {
+  const recipeV2 = (method: unknown) => ({ ...recipeV1(method), formatVersion: 2 });
+
+  it('reads every method but SLERP unchanged, as version 3', () => {
+    const ties = parseRecipe(recipeV2({ method: 'ties', lambda: 0.3, density: 0.2 }));
+    expect(ties.formatVersion).toBe(3);
+    expect(ties.method).toEqual({ method: 'ties', lambda: 0.3, density: 0.2 });
+  });
+
+  it.each([1, 2])('refuses a version %i SLERP recipe by name: its formula is not the one this engine computes', (version) => {
+    expect(() => parseRecipe({ ...recipeV1({ method: 'slerp', t: 0.5 }), formatVersion: version }, '/x/crane_recipe.json')).toThrow(
+      `/x/crane_recipe.json: is a version ${version} SLERP recipe, made with crane_merge.py's router formula`,
+    );
+  });
+});

@@ -1,6 +1,14 @@
 /**
- * crane_recipe.json version 1 → the current version, in one place (parseRecipe calls it before
- * validating). Version 1 already named methods as today (method, task_arithmetic,
+ * crane_recipe.json versions 1 and 2 → the current version (3), in one place (parseRecipe calls it
+ * before validating).
+ *
+ * Version 3 changed what `slerp` computes: the baseline now follows the reference's
+ * baseline/slerp.py (unit directions on the arc, norms linear, linear only where |sin Ω| < 1e-3);
+ * versions 1–2 used crane_merge.py's router formula. A recipe promises a bit-identical rebuild, so
+ * an older SLERP recipe is refused by name rather than silently rebuilt with the other formula.
+ * Every other method computes as before.
+ *
+ * Version 1 already named methods as today (method, task_arithmetic,
  * dropProbability, granularity, stages.gate); its CRANE settings differ:
  *
  *   overrides {blockKey: S}            → overrideScales
@@ -10,6 +18,7 @@
  *
  * Absent values take the defaults version 1 applied. Values are not checked here; the schema does that.
  */
+import { CheckpointError } from '../io/checkpoint-error.ts';
 import { isJsonObject, type JsonObject } from '../io/json-object.ts';
 import { defaultSteepness } from '../protocol/gsp-mask.ts';
 import { DEFAULT_SPECIAL_TENSORS } from '../protocol/settings-defaults.ts';
@@ -28,11 +37,14 @@ function craneSettingsV1(settings: JsonObject): JsonObject {
   };
 }
 
-export function migrateRecipe(json: unknown): unknown {
-  if (!isJsonObject(json) || json.formatVersion !== 1) return json;
+export function migrateRecipe(json: unknown, file: string): unknown {
+  if (!isJsonObject(json) || (json.formatVersion !== 1 && json.formatVersion !== 2)) return json;
   const { method } = json;
-  const migrated = isJsonObject(method) && method.method === 'crane' && isJsonObject(method.settings)
+  if (isJsonObject(method) && method.method === 'slerp') {
+    throw new CheckpointError('metadata', file, `is a version ${String(json.formatVersion)} SLERP recipe, made with crane_merge.py's router formula; this engine's SLERP follows the reference baseline (baseline/slerp.py), so it cannot rebuild that export bit for bit — export the SLERP merge again`);
+  }
+  const migrated = json.formatVersion === 1 && isJsonObject(method) && method.method === 'crane' && isJsonObject(method.settings)
     ? { ...method, settings: craneSettingsV1(method.settings) }
     : method;
-  return { ...json, formatVersion: 2, method: migrated };
+  return { ...json, formatVersion: 3, method: migrated };
 }

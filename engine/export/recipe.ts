@@ -22,7 +22,7 @@ import { migrateRecipe } from './recipe-migration.ts';
 export const RECIPE_FILE = 'crane_recipe.json';
 export const RECIPE_FORMAT = 'crane-recipe';
 /** 2: the protocol's settings vocabulary (special-tensor rules and router fraction included). */
-export const RECIPE_FORMAT_VERSION = 2;
+export const RECIPE_FORMAT_VERSION = 3;
 
 const hashesSchema = z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/));
 const methodSchema = z.discriminatedUnion('method', [
@@ -59,7 +59,7 @@ export type ExportDtype = z.infer<typeof exportDtypeSchema>;
 export type RecipeBaseline = Exclude<BaselineMethod, { method: 'aim' | 'aim_ties' | 'lewis' }>;
 
 export function parseRecipe(json: unknown, file = RECIPE_FILE): Recipe {
-  const parsed = recipeSchema.safeParse(migrateRecipe(json));
+  const parsed = recipeSchema.safeParse(migrateRecipe(json, file));
   if (!parsed.success) throw new CheckpointError('metadata', file, `is not a valid recipe: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
 }
