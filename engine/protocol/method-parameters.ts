@@ -64,6 +64,12 @@ const strength = <K extends string>(key: K, label: string, help: string, fallbac
   kind: 'number', key, label, flag: 'alpha', help, min: STRENGTH_RANGE.min, max: STRENGTH_RANGE.max, step: 0.05, integer: false, default: fallback,
 });
 const lambda = strength('lambda', 'λ (strength)', 'λ of the baselines', DEFAULT_BASELINES.task_arithmetic.lambda);
+/** A share in [0, 1] edited in steps of 0.05: quantiles, densities, probabilities, ω. */
+const share = <K extends string>(key: K, label: string, flag: string, help: string, fallback: number): NumberParameter<K> => ({
+  kind: 'number', key, label, flag, help, min: 0, max: 1, step: 0.05, integer: false, default: fallback,
+});
+const tiesDensity = (fallback: number) => share('density', 'density', 'density', 'TIES share of |δ| kept', fallback);
+const aimOmega = (fallback: number) => share('omega', 'ω', 'omega', 'AIM ω (scale kept by the most active channel)', fallback);
 
 export const METHODS: { readonly [M in MergeMethodName]: MethodEntry<M> } = {
   crane: {
@@ -71,7 +77,7 @@ export const METHODS: { readonly [M in MergeMethodName]: MethodEntry<M> } = {
     schema: craneSettingsSchema,
     parameters: [
       strength('alpha', 'α (strength)', 'CRANE α', DEFAULT_ALPHA),
-      { kind: 'number', key: 'keepQuantile', label: 'q (keep quantile)', flag: 'q', help: 'stage-1 keep quantile; survivors ×1/(1−q)', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_KEEP_QUANTILE },
+      share('keepQuantile', 'q (keep quantile)', 'q', 'stage-1 keep quantile; survivors ×1/(1−q)', DEFAULT_KEEP_QUANTILE),
       { kind: 'number', key: 'tau', label: 'τ (GSP centre)', flag: 'tau', help: 'GSP sigmoid centre', min: 0, max: 1, step: 0.01, integer: false, default: DEFAULT_TAU },
       { kind: 'number', key: 'steepness', label: 'k (GSP steepness)', flag: 'k', help: 'GSP sigmoid steepness', min: 0, max: null, step: 1, integer: false, default: defaultSteepness(DEFAULT_TAU), defaultNote: '4.6/τ' },
       { kind: 'choice', key: 'arith', label: 'arithmetic', flag: 'arith', help: 'f32 | reference (bf16 at every step, as crane_merge.py)', options: editArithmeticSchema.options, default: DEFAULT_EDIT_ARITHMETIC },
@@ -81,7 +87,7 @@ export const METHODS: { readonly [M in MergeMethodName]: MethodEntry<M> } = {
   ties: {
     label: 'TIES',
     schema: tiesSchema,
-    parameters: [lambda, { kind: 'number', key: 'density', label: 'density', flag: 'density', help: 'TIES share of |δ| kept', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.ties.density }],
+    parameters: [lambda, tiesDensity(DEFAULT_BASELINES.ties.density)],
   },
   slerp: { label: 'SLERP', schema: slerpSchema, parameters: [{ ...strength('t', 't (fraction)', 't of SLERP (0 = θ_I, 1 = θ_T)', DEFAULT_BASELINES.slerp.t), max: 1 }] },
   dare: {
@@ -89,22 +95,22 @@ export const METHODS: { readonly [M in MergeMethodName]: MethodEntry<M> } = {
     schema: dareSchema,
     parameters: [
       lambda,
-      { kind: 'number', key: 'dropProbability', label: 'drop p', flag: 'drop', help: 'DARE drop probability', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.dare.dropProbability },
+      share('dropProbability', 'drop p', 'drop', 'DARE drop probability', DEFAULT_BASELINES.dare.dropProbability),
       { kind: 'number', key: 'seed', label: 'seed', flag: 'seed', help: 'DARE seed', min: 0, max: null, step: 1, integer: true, default: DEFAULT_BASELINES.dare.seed },
     ],
   },
   aim: {
     label: 'AIM-TA',
     schema: aimSchema,
-    parameters: [lambda, { kind: 'number', key: 'omega', label: 'ω', flag: 'omega', help: 'AIM ω (scale kept by the most active channel)', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.aim.omega }],
+    parameters: [lambda, aimOmega(DEFAULT_BASELINES.aim.omega)],
   },
   aim_ties: {
     label: 'AIM-TIES',
     schema: aimTiesSchema,
     parameters: [
       lambda,
-      { kind: 'number', key: 'omega', label: 'ω', flag: 'omega', help: 'AIM ω (scale kept by the most active channel)', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.aim_ties.omega },
-      { kind: 'number', key: 'density', label: 'density', flag: 'density', help: 'TIES share of |δ| kept', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.aim_ties.density },
+      aimOmega(DEFAULT_BASELINES.aim_ties.omega),
+      tiesDensity(DEFAULT_BASELINES.aim_ties.density),
     ],
   },
   lewis: {
@@ -112,9 +118,9 @@ export const METHODS: { readonly [M in MergeMethodName]: MethodEntry<M> } = {
     schema: lewisSchema,
     parameters: [
       lambda,
-      { kind: 'number', key: 'gamma', label: 'γ (density floor)', flag: 'gamma', help: 'LEWIS TIES density of the (layer, projection) whose importance moved least', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.lewis.gamma },
-      { kind: 'number', key: 'epsilon', label: 'ε (density ceiling)', flag: 'epsilon', help: 'LEWIS TIES density of the (layer, projection) whose importance moved most', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.lewis.epsilon },
-      { kind: 'number', key: 'defaultDensity', label: 'density elsewhere', flag: 'default-density', help: 'LEWIS TIES density of tensors outside the schedule (embeddings, norms, lm_head)', min: 0, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.lewis.defaultDensity },
+      share('gamma', 'γ (density floor)', 'gamma', 'LEWIS TIES density of the (layer, projection) whose importance moved least', DEFAULT_BASELINES.lewis.gamma),
+      share('epsilon', 'ε (density ceiling)', 'epsilon', 'LEWIS TIES density of the (layer, projection) whose importance moved most', DEFAULT_BASELINES.lewis.epsilon),
+      share('defaultDensity', 'density elsewhere', 'default-density', 'LEWIS TIES density of tensors outside the schedule (embeddings, norms, lm_head)', DEFAULT_BASELINES.lewis.defaultDensity),
     ],
   },
 };
