@@ -35,7 +35,7 @@ export function lewisBucketOf(moduleName: string): string | null {
   return `${match[1] as string}|${projection}`;
 }
 
-export function checkLewisRange(gamma: number, epsilon: number): void {
+function checkLewisRange(gamma: number, epsilon: number): void {
   if (!(gamma >= 0 && gamma <= epsilon && epsilon <= 1)) {
     throw new RangeError(`LEWIS needs 0 ≤ γ ≤ ε ≤ 1, got γ=${gamma}, ε=${epsilon}`);
   }

@@ -25,7 +25,7 @@ import { kthSmallestAbs } from '../linalg/kth-smallest.ts';
 import { thresholdRank } from './magnitude-threshold.ts';
 
 /** The bf16 nearest (ties to even) to the float32 nearest to x: a PyTorch bf16 op's result. */
-export function bf16Op(x: number): number {
+function bf16Op(x: number): number {
   return bf16BitsToF32(f32ToBf16Bits(x));
 }
 

@@ -51,7 +51,7 @@ export async function readReferenceRun(files: ReferenceRunFiles): Promise<Analys
 }
 
 /** The manifest key of an imported run: its files' hashes; no analysis settings shaped it here. */
-export async function referenceRunKey(files: ReferenceRunFiles): Promise<AnalysisKey> {
+async function referenceRunKey(files: ReferenceRunFiles): Promise<AnalysisKey> {
   const inputs: Record<string, string> = {};
   for (const path of [files.stats, files.projectors, files.projectorsLinattn]) {
     if (path !== undefined) inputs[`reference:${basename(path)}`] = await sha256File(path);
