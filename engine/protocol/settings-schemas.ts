@@ -134,13 +134,15 @@ export const analysisSettingsSchema = z.strictObject({
 });
 
 /** The baselines, all with θ_I as the base; λ shares α's range, SLERP's t is a fraction. */
+/** TIES's share of |δ| kept: an empty share would keep nothing. */
+const tiesDensitySchema = z.number().gt(0).max(1);
 export const taskArithmeticSchema = z.strictObject({ method: z.literal('task_arithmetic'), lambda: strengthSchema });
-export const tiesSchema = z.strictObject({ method: z.literal('ties'), lambda: strengthSchema, density: z.number().gt(0).max(1) });
+export const tiesSchema = z.strictObject({ method: z.literal('ties'), lambda: strengthSchema, density: tiesDensitySchema });
 export const slerpSchema = z.strictObject({ method: z.literal('slerp'), t: unit });
 export const dareSchema = z.strictObject({ method: z.literal('dare'), lambda: strengthSchema, dropProbability: z.number().min(0).lt(1), seed: z.int().nonnegative() });
 /** AIM-TA (`aim`) and AIM-TIES (`aim_ties`): Task Arithmetic's or TIES's λ-scaled delta, shrunk per input channel. */
 export const aimSchema = z.strictObject({ method: z.literal('aim'), lambda: strengthSchema, omega: unit });
-export const aimTiesSchema = z.strictObject({ method: z.literal('aim_ties'), lambda: strengthSchema, omega: unit, density: z.number().gt(0).max(1) });
+export const aimTiesSchema = z.strictObject({ method: z.literal('aim_ties'), lambda: strengthSchema, omega: unit, density: tiesDensitySchema });
 /**
  * LEWIS: TIES whose density per (layer, projection) runs from γ to ε by how much the two models'
  * importances differ there (lewis-schedule.ts); defaultDensity for tensors outside the schedule.
