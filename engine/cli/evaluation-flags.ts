@@ -7,15 +7,15 @@
  */
 import type { EvaluationSet } from '../protocol/settings-schemas.ts';
 import { UsageError } from './command.ts';
+import { flagHelpLine } from './format.ts';
 
 export const EVAL_FILE_FLAGS = { 'eval-reasoning': { type: 'string' }, 'eval-tool-use': { type: 'string' } } as const;
 
 /** The two flags' help lines, descriptions starting at `column` like the command's other flags. */
 export function evalFilesHelp(column: number): string {
-  const line = (flag: string, text: string) => `${flag.length < column ? flag.padEnd(column) : `${flag}\n${' '.repeat(column)}`}${text}`;
   return [
-    line('  --eval-reasoning R.jsonl', "evaluation chats for L_R (D_R's format) that verify measures on"),
-    line('  --eval-tool-use A.jsonl', "evaluation chats for L_A (D_A's format); both or neither"),
+    flagHelpLine('  --eval-reasoning R.jsonl', column, "evaluation chats for L_R (D_R's format) that verify measures on"),
+    flagHelpLine('  --eval-tool-use A.jsonl', column, "evaluation chats for L_A (D_A's format); both or neither"),
   ].join('\n');
 }
 
@@ -25,7 +25,7 @@ interface EvaluationFlags {
 }
 
 /** The evaluation files named by the flags, or undefined when neither is given. */
-export function evaluationFilesFromFlags(flags: EvaluationFlags): EvaluationSet | undefined {
+function evaluationFilesFromFlags(flags: EvaluationFlags): EvaluationSet | undefined {
   const { 'eval-reasoning': reasoning, 'eval-tool-use': agent } = flags;
   if (reasoning === undefined && agent === undefined) return undefined;
   if (reasoning === undefined || agent === undefined) throw new UsageError('--eval-reasoning and --eval-tool-use go together: name both evaluation files');

@@ -7,3 +7,8 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
     cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
+
+/** One flag's help line: the description starts at `column`, or on the next line when the flag is too long. */
+export function flagHelpLine(flag: string, column: number, text: string): string {
+  return `${flag.length < column ? flag.padEnd(column) : `${flag}\n${' '.repeat(column)}`}${text}`;
+}
