@@ -2,7 +2,7 @@
  * How main tells the engine's utility process where the user's data lives: `--data-dir DIR` in
  * its argv. Main writes it (engineProcessArgs), the engine process reads it (dataDirArg).
  */
-export const DATA_DIR_FLAG = '--data-dir';
+const DATA_DIR_FLAG = '--data-dir';
 
 export function engineProcessArgs(dataDir: string): string[] {
   return [DATA_DIR_FLAG, dataDir];

@@ -13,7 +13,7 @@
 import type { ProtectedTokenEdits, TokenRows } from './settings-schemas.ts';
 
 /** The contents of the think pair, which are never protected (they move by thinkRows). */
-export const THINK_PAIR = ['<think>', '</think>'] as const;
+const THINK_PAIR = ['<think>', '</think>'] as const;
 
 export interface AddedToken {
   readonly id: number;

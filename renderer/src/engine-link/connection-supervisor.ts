@@ -12,7 +12,7 @@
  */
 import type { EngineApi, EngineConnector } from './engine-api.ts';
 
-export const RECONNECT_DELAYS_MS: readonly number[] = [250, 500, 1000, 2000, 4000, 8000];
+const RECONNECT_DELAYS_MS: readonly number[] = [250, 500, 1000, 2000, 4000, 8000];
 
 export interface SupervisorEvents {
   /** An attempt starts; `reconnecting` is false until the page has had a connection. */

@@ -14,7 +14,7 @@ export interface SyntheticShape {
 
 const RANK = 256;
 
-export function groupsFor(shape: SyntheticShape, granularity: Granularity): string[] {
+function groupsFor(shape: SyntheticShape, granularity: Granularity): string[] {
   if (granularity === 'coarse') return shape.experts > 0 ? ['attention', 'expert', 'shared_expert', 'router', 'norm'] : ['attention', 'ffn', 'norm'];
   const attn = ['q', 'k', 'v', 'o'];
   if (shape.experts === 0) return [...attn, 'gate', 'up', 'down'];
