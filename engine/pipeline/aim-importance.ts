@@ -22,6 +22,7 @@ import { AimImportanceAccumulator } from '../crane/aim.ts';
 import type { CausalLM } from '../model/causal-lm.ts';
 import type { CalibrationSequence } from './calibration-sequences.ts';
 import { pipelinePaths } from './pipeline-folder.ts';
+import { forEachLinearInputMean, type PromptPassOptions } from './prompt-passes.ts';
 
 export const AIM_IMPORTANCE_FILE = 'aim-importance.safetensors';
 /** aim_importance.py's --max-length default. */
@@ -37,22 +38,9 @@ export function aimPrompts(sequences: readonly CalibrationSequence[]): number[][
     .filter((ids) => ids.length > 0);
 }
 
-export interface AimPassOptions {
-  /** Prompts per forward pass (each pass reads every layer once). */
-  readonly batch: number;
-  /** Called after each layer of each pass with the fraction done. */
-  readonly onProgress?: (fraction: number, text: string) => void;
-}
-
-export async function computeAimImportance(model: CausalLM, prompts: readonly number[][], options: AimPassOptions): Promise<Map<string, Float64Array>> {
+export async function computeAimImportance(model: CausalLM, prompts: readonly number[][], options: PromptPassOptions): Promise<Map<string, Float64Array>> {
   const accumulator = new AimImportanceAccumulator();
-  const passes = Math.ceil(prompts.length / options.batch);
-  for (let pass = 0; pass < passes; pass++) {
-    await model.linearInputMeans(prompts.slice(pass * options.batch, (pass + 1) * options.batch), (m) => {
-      accumulator.addSequence(m.means);
-      options.onProgress?.((pass + (m.layer + 1) / model.spec.numLayers) / passes, `AIM pass ${pass + 1}/${passes}, layer ${m.layer}`);
-    });
-  }
+  await forEachLinearInputMean(model, prompts, options, 'abs', 'AIM', (m) => accumulator.addSequence(m.means));
   return accumulator.importance();
 }
 

@@ -12,26 +12,14 @@
  */
 import { SquaredInputAccumulator, wandaImportance } from '../crane/lewis-importance.ts';
 import type { CausalLM } from '../model/causal-lm.ts';
+import { forEachLinearInputMean, type PromptPassOptions } from './prompt-passes.ts';
 
-export interface LewisPassOptions {
-  /** Prompts per forward pass (each pass reads every layer once). */
-  readonly batch: number;
-  readonly onProgress?: (fraction: number, text: string) => void;
-}
-
-export async function measureLewisImportance(model: CausalLM, prompts: readonly number[][], options: LewisPassOptions): Promise<Map<string, number>> {
-  if (!(Number.isInteger(options.batch) && options.batch >= 1)) throw new RangeError(`batch ${options.batch} must be a whole number ≥ 1`);
+export async function measureLewisImportance(model: CausalLM, prompts: readonly number[][], options: PromptPassOptions): Promise<Map<string, number>> {
   const accumulator = new SquaredInputAccumulator();
-  const passes = Math.ceil(prompts.length / options.batch);
-  for (let pass = 0; pass < passes; pass++) {
-    const batch = prompts.slice(pass * options.batch, (pass + 1) * options.batch);
-    await model.linearInputMeans(batch, (m) => {
-      const tokens = (batch[m.sequence] as number[]).length;
-      // The mean of x² over this prompt times its length is its sum: prompts pool by token, as Wanda's scaler_row.
-      for (const [moduleName, meanSquare] of m.means) accumulator.add(moduleName, Float64Array.from(meanSquare, (v) => v * tokens), tokens);
-      options.onProgress?.((pass + (m.layer + 1) / model.spec.numLayers) / passes, `LEWIS pass ${pass + 1}/${passes}, layer ${m.layer}`);
-    }, 'square');
-  }
+  await forEachLinearInputMean(model, prompts, options, 'square', 'LEWIS', (m, prompt) => {
+    // The mean of x² over this prompt times its length is its sum: prompts pool by token, as Wanda's scaler_row.
+    for (const [moduleName, meanSquare] of m.means) accumulator.add(moduleName, Float64Array.from(meanSquare, (v) => v * prompt.length), prompt.length);
+  });
   const importance = new Map<string, number>();
   for (const [moduleName, meanSquares] of accumulator.meanSquares()) {
     const weightName = `${moduleName}.weight`;
