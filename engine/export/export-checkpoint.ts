@@ -179,18 +179,21 @@ async function hashCheckpoint(checkpoint: Checkpoint, options: ExportRunOptions)
   });
 }
 
-function requireAnalysisDir(dir: string | undefined, why = ''): string {
-  if (dir === undefined) throw new CheckpointError('not-found', 'analysis', `this CRANE edit uses the gate or GSP, so it needs the analysis folder (gate table and projectors)${why}`);
+function requireAnalysisDir(dir: string | undefined): string {
+  if (dir === undefined) throw missingAnalysis();
   return dir;
+}
+
+function missingAnalysis(why = ''): CheckpointError {
+  return new CheckpointError('not-found', 'analysis', `this CRANE edit uses the gate or GSP, so it needs the analysis folder (gate table and projectors)${why}`);
 }
 
 /** The analysis folder when given, else the export folder's copies; either must hash as the recipe says. */
 async function recipeAnalysis(recipe: Recipe, paths: ExportPaths): Promise<EditAnalysis | null> {
   if (recipe.analysis === null) return null;
-  const source = paths.analysis !== undefined ? analysisFolder(paths.analysis)
-    : recipe.analysis.embedded !== undefined && paths.recipeDir !== undefined ? exportFolder(paths.recipeDir)
-      : analysisFolder(requireAnalysisDir(undefined, recipe.analysis.embedded === undefined ? '; this recipe predates exports that carry their analysis' : ''));
-  return loadEditAnalysis(source, recipe.analysis.files);
+  if (paths.analysis !== undefined) return loadEditAnalysis(analysisFolder(paths.analysis), recipe.analysis.files);
+  if (recipe.analysis.embedded !== undefined && paths.recipeDir !== undefined) return loadEditAnalysis(exportFolder(paths.recipeDir), recipe.analysis.files);
+  throw missingAnalysis(recipe.analysis.embedded === undefined ? '; this recipe predates exports that carry their analysis' : '');
 }
 
 /** Every export carries its analysis, so the recipe it writes names the copies. */
