@@ -54,12 +54,12 @@ export const PRESETS: readonly Preset[] = [
 ];
 
 /** λ (and SLERP's t) of the baselines at the reference runs (0.30 at 30B). */
-export const DEFAULT_BASELINE_STRENGTH = 0.3;
-export const DEFAULT_TIES_DENSITY = 0.5;
-export const DEFAULT_DARE_DROP_PROBABILITY = 0.5;
+const DEFAULT_BASELINE_STRENGTH = 0.3;
+const DEFAULT_TIES_DENSITY = 0.5;
+const DEFAULT_DARE_DROP_PROBABILITY = 0.5;
 export const DEFAULT_AIM_OMEGA = 0.4;
 /** LEWIS's density floor γ, ceiling ε (the paper's) and the density off the schedule (lewis.py's). */
-export const DEFAULT_LEWIS = { gamma: 0.3, epsilon: 0.8, defaultDensity: 0.5 } as const;
+const DEFAULT_LEWIS = { gamma: 0.3, epsilon: 0.8, defaultDensity: 0.5 } as const;
 
 /** Each baseline at its reference settings. */
 export const DEFAULT_BASELINES: { readonly [M in BaselineMethod['method']]: Extract<BaselineMethod, { method: M }> } = {
