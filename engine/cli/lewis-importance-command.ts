@@ -10,9 +10,10 @@ import { aimPrompts } from '../pipeline/aim-importance.ts';
 import { readSequences } from '../pipeline/calibration-sequences.ts';
 import { measureLewisImportance } from '../pipeline/lewis-importance-measure.ts';
 import { pipelinePaths } from '../pipeline/pipeline-folder.ts';
-import { writeFileAtomic } from '../pipeline/stage-store.ts';
+
 import { initBackend } from '../tensor/backend.ts';
 import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
+import { writeFileAtomic } from '../io/atomic-file.ts';
 
 const HELP = `Usage: crane lewis-importance MODEL --analysis DIR --out FILE.json [--batch N]
 

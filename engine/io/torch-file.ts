@@ -10,12 +10,11 @@
  * gathered element by element after a bounds check. A write builds a hidden sibling and renames
  * it into place, so a failed write leaves no partial file at the target.
  */
-import { open, rename, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { CheckpointError } from './checkpoint-error.ts';
 import { decodeHalf, encodeHalf } from './half-float.ts';
 import { readRegularFile } from './input-file.ts';
-import { siblingPath } from './stale-siblings.ts';
+import { writeFileAtomic } from './atomic-file.ts';
 import { pickleTorch, type PickledStorage } from './torch-pickle-writer.ts';
 import { unpickleTorch, type StorageRef, type TensorView } from './torch-pickle.ts';
 import { STORAGE_TYPES, type TorchDType, type TorchTensor, type TorchValue } from './torch-value.ts';
@@ -120,19 +119,9 @@ function encodeAs(dtype: TorchDType, values: Float32Array): Float32Array | Float
 }
 
 async function writeAtomically(path: string, chunks: readonly Buffer[]): Promise<void> {
-  const temporary = siblingPath(path, 'tmp');
   try {
-    const handle = await open(temporary, 'wx');
-    try {
-      for (const chunk of chunks) await handle.write(chunk);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
+    await writeFileAtomic(path, chunks);
   } catch (error) {
-    await rm(temporary, { force: true });
-    if (error instanceof CheckpointError) throw error;
     throw new CheckpointError('write', path, `cannot be written (${error instanceof Error ? error.message : String(error)})`);
   }
 }

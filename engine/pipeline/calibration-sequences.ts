@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { parseJsonText } from '../io/json-file.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
-import { writeFileAtomic } from './stage-store.ts';
+import { writeFileAtomic } from '../io/atomic-file.ts';
 
 const tokenIndices = z.array(z.int().nonnegative());
 const sequenceSchema = z.strictObject({

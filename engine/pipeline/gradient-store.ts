@@ -18,7 +18,7 @@ import { z } from 'zod';
 import { readJsonFile } from '../io/json-file.ts';
 import { SafetensorsFile } from '../io/safetensors-reader.ts';
 import { writeSafetensors } from '../io/safetensors-writer.ts';
-import { writeFileAtomic } from './stage-store.ts';
+import { writeFileAtomic } from '../io/atomic-file.ts';
 
 const PROGRESS_FILE = 'progress.json';
 const progressSchema = z.strictObject({ batchesDone: z.int().nonnegative() });

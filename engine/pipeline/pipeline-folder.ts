@@ -23,7 +23,7 @@ import { heldOutShare } from '../protocol/evaluation-set.ts';
 import { analysisSettingsSchema } from '../protocol/settings-schemas.ts';
 import type { PipelineSettings } from './analysis-settings.ts';
 import { flatInputs } from './input-hashing.ts';
-import { writeFileAtomic } from './stage-store.ts';
+import { writeFileAtomic } from '../io/atomic-file.ts';
 
 export const PIPELINE_FILE = 'pipeline.json';
 

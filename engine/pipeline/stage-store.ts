@@ -5,7 +5,6 @@
  *   markStageDone(dir, key)          written LAST, after every file of the stage is in place
  *   openStage(dir, key) → 'resumed' | 'fresh'   keeps a half-done folder started with the same key,
  *                                    else empties it (a stale stage, or one started with other inputs)
- *   writeFileAtomic(path, text)      temp file + rename: a reader sees the old or the new file
  *
  * A stage key is a plain JSON object of everything the stage's result depends on: input file
  * hashes, the settings it reads, and the keys of the stages it consumes — so a change anywhere
@@ -14,13 +13,13 @@
  * was interrupted: it is never read as a result (a stage may keep its own resumable progress
  * inside it, see gradient-store.ts).
  */
-import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { readJsonFile } from '../io/json-file.ts';
 import { canonicalJson } from '../io/tokenizer-files.ts';
+import { writeFileAtomic } from '../io/atomic-file.ts';
 
 export const STAGE_MARKER = 'done.json';
 const STARTED_FILE = 'started.json';
@@ -71,18 +70,6 @@ export async function openStage(dir: string, key: StageKey): Promise<'resumed' |
   await mkdir(dir, { recursive: true });
   await writeFileAtomic(join(dir, STARTED_FILE), canonicalJson(normalised(key)));
   return 'fresh';
-}
-
-/** Each call has its own temp name: concurrent writers of one file all succeed, the last rename wins. */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  const temp = `${path}.${randomUUID()}.partial`;
-  try {
-    await writeFile(temp, data);
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
 }
 
 /** Through JSON, so what is compared is what a marker can store (no undefined, no Map). */

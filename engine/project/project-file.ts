@@ -15,12 +15,13 @@ import { z } from 'zod';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { checkJson, readJsonFile } from '../io/json-file.ts';
 import { isJsonObject } from '../io/json-object.ts';
-import { writeFileAtomic } from '../pipeline/stage-store.ts';
+
 import { projectFileSchema } from '../protocol/project-schemas.ts';
 import { DEFAULT_CRANE_SETTINGS } from '../protocol/settings-defaults.ts';
 import { mergeMethodSchema } from '../protocol/settings-schemas.ts';
 import { projectPaths } from './project-layout.ts';
 import { migrateProject } from './project-migration.ts';
+import { writeFileAtomic } from '../io/atomic-file.ts';
 
 export const PROJECT_FORMAT = 'crane-project';
 /** 2: one settings vocabulary; 3: analysis.evaluation and measuredOn (see project-migration.ts). */
