@@ -1,7 +1,8 @@
 /**
  * ModelSpec: the architecture facts the runtime needs, read from a Hugging Face config.json.
- * Supported: Qwen3ForCausalLM (dense), Qwen2ForCausalLM, LlamaForCausalLM. Anything else is a
- * CheckpointError naming config.json and the architecture.
+ * Supported: Qwen3ForCausalLM (dense), Qwen3MoeForCausalLM (Qwen3 attention, mixture-of-experts
+ * MLPs: moe-config.ts), Qwen2ForCausalLM, LlamaForCausalLM. Anything else is a CheckpointError
+ * naming config.json and the architecture.
  *
  * Variations between the three:
  *   qwen3  per-head q_norm/k_norm (RMSNorm over head_dim, before RoPE); biases iff attention_bias
@@ -11,11 +12,13 @@
 import { join } from 'node:path';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import type { ModelConfig } from '../io/checkpoint.ts';
+import { parseMoeSpec, type MoeSpec } from './moe-config.ts';
 
 export type ArchitectureFamily = 'qwen3' | 'qwen2' | 'llama';
 
 export const SUPPORTED_ARCHITECTURES: Readonly<Record<string, ArchitectureFamily>> = {
   Qwen3ForCausalLM: 'qwen3',
+  Qwen3MoeForCausalLM: 'qwen3',
   Qwen2ForCausalLM: 'qwen2',
   LlamaForCausalLM: 'llama',
 };
@@ -48,6 +51,8 @@ export interface ModelSpec {
   readonly mlpBias: boolean;
   /** eos_token_id as a list (configs give a number or an array). */
   readonly eosTokenIds: readonly number[];
+  /** Present for mixture-of-experts models (Qwen3MoeForCausalLM) only. */
+  readonly moe?: MoeSpec;
 }
 
 export function parseModelSpec(config: ModelConfig, dir = '.'): ModelSpec {
@@ -85,12 +90,13 @@ export function parseModelSpec(config: ModelConfig, dir = '.'): ModelSpec {
 
   const rope = ropeSettings(config, fail);
   const eos = config['eos_token_id'];
+  const numLayers = int('num_hidden_layers');
   return {
     architecture: architecture as string,
     family: family as ArchitectureFamily,
     hiddenSize,
     intermediateSize: int('intermediate_size'),
-    numLayers: int('num_hidden_layers'),
+    numLayers,
     numHeads,
     numKvHeads,
     headDim,
@@ -104,6 +110,7 @@ export function parseModelSpec(config: ModelConfig, dir = '.'): ModelSpec {
     oBias: family !== 'qwen2' && flag('attention_bias'),
     mlpBias: family === 'llama' && flag('mlp_bias'),
     eosTokenIds: (Array.isArray(eos) ? eos : [eos]).filter((v): v is number => typeof v === 'number'),
+    ...(architecture === 'Qwen3MoeForCausalLM' ? { moe: parseMoeSpec(config, numLayers, fail) } : {}),
   };
 }
 

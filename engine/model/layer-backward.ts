@@ -9,7 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { decoderLayer } from './decoder-layer.ts';
 import type { ModelContext, RopeCache } from './forward.ts';
 import { accumulate } from './head.ts';
-import { disposeLayer, layerTensorName, readLayer, toStoredLayout } from './weights.ts';
+import { checkpointLayerGrads, disposeLayer, readLayer } from './weights.ts';
 
 export interface LayerBackward {
   /** d objective / d layer input, one [T·hidden] per sequence. */
@@ -47,14 +47,7 @@ export async function backwardLayer(
       dx.dispose();
       keys.forEach((k, i) => sums.set(k, accumulate(sums.get(k), dParams[i] as tf.Tensor)));
     });
-    const grads = new Map<string, Float32Array>();
-    for (const k of keys) {
-      const grad = sums.get(k) as tf.Tensor;
-      const stored = toStoredLayout(k, grad);
-      grads.set(layerTensorName(layer, k), stored.dataSync() as Float32Array);
-      if (stored !== grad) stored.dispose();
-    }
-    return { dInputs, grads };
+    return { dInputs, grads: checkpointLayerGrads(spec, weights, layer, sums) };
   } finally {
     disposeLayer(weights);
     tf.dispose([...sums.values()]);

@@ -40,6 +40,7 @@ export async function linearInputMeans(
   sequences.forEach((ids, i) => {
     if (ids.length === 0) throw new RangeError(`sequence ${i} is empty: a mean over no positions is undefined`);
   });
+  if (ctx.spec.moe !== undefined) throw new RangeError('linear-input statistics (AIM, LEWIS) are not measured for mixture-of-experts models: each expert sees only its routed tokens');
   const embedding = await ctx.embedding();
   const hidden = sequences.map((ids) => embedTokens(embedding, ids, ctx.spec.hiddenSize));
   let pending: LinearInputMeans[] = [];
@@ -50,7 +51,8 @@ export async function linearInputMeans(
       for (const [projection, input] of LINEAR_INPUTS) {
         let mean = reduced.get(input);
         if (mean === undefined) {
-          mean = tf.mean(statistic === 'abs' ? tf.abs(output[input]) : tf.square(output[input]), 0).dataSync() as Float32Array;
+          const x = output[input] as tf.Tensor2D;
+          mean = tf.mean(statistic === 'abs' ? tf.abs(x) : tf.square(x), 0).dataSync() as Float32Array;
           reduced.set(input, mean);
         }
         means.set(`model.layers.${layer}.${projection}`, mean);

@@ -4,11 +4,16 @@
  * Layer parameters are keyed by their name relative to `model.layers.{i}.` (e.g.
  * "self_attn.q_proj.weight"); layerTensorName() gives the full checkpoint name. Shapes are
  * checked against the config so a mismatched checkpoint fails with the tensor's name.
+ *
+ * Sparse MoE layers (Qwen3-MoE) hold a router and per-expert keys (moe-weights.ts); a checkpoint
+ * with fused 3-D expert tensors is split into those keys on reading and its gradients are fused back.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import type { ModelSpec } from './config.ts';
+import { isSparseLayer } from './moe-config.ts';
+import { EXPERT_PROJECTIONS, ROUTER_KEY, detectExpertLayout, expertKey, fuseExpertArrays, fusedShapes, perExpertShapes, splitFusedExpert, type ExpertLayout } from './moe-weights.ts';
 
 /**
  * Where weights come from: a Checkpoint, or anything with the same read surface (tests wrap a
@@ -27,8 +32,11 @@ export function layerTensorName(layer: number, key: string): string {
   return `model.layers.${layer}.${key}`;
 }
 
-/** Relative names and shapes of every parameter of one decoder layer, in a fixed order. */
-export function layerParamShapes(spec: ModelSpec): ReadonlyMap<string, readonly number[]> {
+/**
+ * Relative names and shapes of every parameter of decoder layer `layer`, in a fixed order (a
+ * sparse MoE layer: router and per-expert keys, whatever layout its checkpoint uses).
+ */
+export function layerParamShapes(spec: ModelSpec, layer: number): ReadonlyMap<string, readonly number[]> {
   const { hiddenSize: h, intermediateSize: m, numHeads, numKvHeads, headDim: d } = spec;
   const shapes = new Map<string, readonly number[]>();
   const lin = (key: string, out: number, inp: number, bias: boolean): void => {
@@ -45,6 +53,11 @@ export function layerParamShapes(spec: ModelSpec): ReadonlyMap<string, readonly 
     shapes.set('self_attn.k_norm.weight', [d]);
   }
   shapes.set('post_attention_layernorm.weight', [h]);
+  if (isSparseLayer(spec.moe, layer)) {
+    shapes.set(ROUTER_KEY, [spec.moe.numExperts, h]);
+    for (const [key, shape] of perExpertShapes(spec.moe, h)) shapes.set(key, shape);
+    return shapes;
+  }
   lin('mlp.gate_proj', m, h, spec.mlpBias);
   lin('mlp.up_proj', m, h, spec.mlpBias);
   lin('mlp.down_proj', h, m, spec.mlpBias);
@@ -60,9 +73,9 @@ export async function readChecked(checkpoint: WeightSource, name: string, shape:
   return checkpoint.readFloat32(name);
 }
 
-/** Linear (projection) weights are held transposed, [in, out], while in tfjs: the compute layout. */
+/** Linear (projection and router) weights are held transposed, [in, out], while in tfjs: the compute layout. */
 export function isLinearWeight(key: string): boolean {
-  return key.endsWith('_proj.weight');
+  return key.endsWith('_proj.weight') || key === ROUTER_KEY;
 }
 
 /** One decoder layer in memory. */
@@ -71,6 +84,8 @@ export interface LayerWeights {
   readonly params: LayerParams;
   /** Linear weights as stored, [out, in] — only when read for training (fast input gradients). */
   readonly stored: LayerParams;
+  /** How the checkpoint stores this layer's experts; undefined for a dense MLP. */
+  readonly experts?: ExpertLayout;
 }
 
 /**
@@ -81,22 +96,39 @@ export interface LayerWeights {
 export async function readLayer(checkpoint: WeightSource, spec: ModelSpec, layer: number, keepStored = false): Promise<LayerWeights> {
   const params: Record<string, tf.Tensor> = {};
   const stored: Record<string, tf.Tensor> = {};
+  const experts = isSparseLayer(spec.moe, layer)
+    ? detectExpertLayout(checkpoint.tensors.keys(), layerTensorName(layer, ''), spec.moe, spec.hiddenSize, checkpoint.dir)
+    : undefined;
+  const put = (key: string, value: tf.Tensor): void => {
+    if (!isLinearWeight(key)) {
+      params[key] = value;
+      return;
+    }
+    params[key] = tf.transpose(value);
+    if (keepStored) stored[key] = value;
+    else value.dispose();
+  };
   try {
-    for (const [key, shape] of layerParamShapes(spec)) {
-      const value = tf.tensor(await readChecked(checkpoint, layerTensorName(layer, key), shape), [...shape]);
-      if (!isLinearWeight(key)) {
-        params[key] = value;
-        continue;
+    for (const [key, shape] of layerParamShapes(spec, layer)) {
+      if (experts === 'fused' && key.startsWith('mlp.experts.')) continue;
+      put(key, tf.tensor(await readChecked(checkpoint, layerTensorName(layer, key), shape), [...shape]));
+    }
+    if (experts === 'fused' && spec.moe !== undefined) {
+      const [gateUp, down] = await Promise.all([...fusedShapes(spec.moe, spec.hiddenSize)].map(([key, shape]) => readChecked(checkpoint, layerTensorName(layer, key), shape)));
+      const shapes = perExpertShapes(spec.moe, spec.hiddenSize);
+      for (let e = 0; e < spec.moe.numExperts; e++) {
+        const split = splitFusedExpert(gateUp as Float32Array, down as Float32Array, spec.moe, spec.hiddenSize, e);
+        for (const projection of EXPERT_PROJECTIONS) {
+          const key = expertKey(e, projection);
+          put(key, tf.tensor(split[projection], [...(shapes.get(key) as readonly number[])]));
+        }
       }
-      params[key] = tf.transpose(value);
-      if (keepStored) stored[key] = value;
-      else value.dispose();
     }
   } catch (error) {
     tf.dispose([...Object.values(params), ...Object.values(stored)]);
     throw error;
   }
-  return { params, stored };
+  return { params, stored, ...(experts === undefined ? {} : { experts }) };
 }
 
 export function disposeLayer(weights: LayerWeights): void {
@@ -106,6 +138,25 @@ export function disposeLayer(weights: LayerWeights): void {
 /** A gradient taken in compute layout, back in the checkpoint's layout. */
 export function toStoredLayout(key: string, grad: tf.Tensor): tf.Tensor {
   return isLinearWeight(key) ? tf.transpose(grad) : grad;
+}
+
+/**
+ * Layer `layer`'s gradients (relative key → compute-layout tensor) under their full checkpoint
+ * names and in the checkpoint's layouts: a fused-expert layer's per-expert gradients are fused.
+ */
+export function checkpointLayerGrads(spec: ModelSpec, weights: LayerWeights, layer: number, grads: ReadonlyMap<string, tf.Tensor>): Map<string, Float32Array> {
+  const byKey = new Map<string, Float32Array>();
+  for (const [key, grad] of grads) {
+    const storedGrad = toStoredLayout(key, grad);
+    byKey.set(key, storedGrad.dataSync() as Float32Array);
+    if (storedGrad !== grad) storedGrad.dispose();
+  }
+  if (weights.experts === 'fused' && spec.moe !== undefined) {
+    const fused = fuseExpertArrays(spec.moe, spec.hiddenSize, (e, projection) => byKey.get(expertKey(e, projection)) as Float32Array);
+    for (const key of byKey.keys()) if (key.startsWith('mlp.experts.')) byKey.delete(key);
+    for (const [key, grad] of fused) byKey.set(key, grad);
+  }
+  return new Map([...byKey].map(([key, grad]) => [layerTensorName(layer, key), grad]));
 }
 
 /** The output projection's checkpoint name: lm_head, or the embedding when tied (authoritative even if a copy of lm_head ships). */

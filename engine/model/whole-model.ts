@@ -21,7 +21,7 @@ export function allParamShapes(spec: ModelSpec): Map<string, readonly number[]> 
   const { vocabSize: v, hiddenSize: h } = spec;
   const shapes = new Map<string, readonly number[]>([[EMBED_NAME, [v, h]], [FINAL_NORM_NAME, [h]]]);
   if (!spec.tiedEmbeddings) shapes.set(LM_HEAD_NAME, [v, h]);
-  for (let l = 0; l < spec.numLayers; l++) for (const [key, shape] of layerParamShapes(spec)) shapes.set(layerTensorName(l, key), shape);
+  for (let l = 0; l < spec.numLayers; l++) for (const [key, shape] of layerParamShapes(spec, l)) shapes.set(layerTensorName(l, key), shape);
   return shapes;
 }
 
@@ -38,7 +38,7 @@ export function wholeModelLoss(spec: ModelSpec, param: (name: string) => tf.Tens
     // Embedding lookup as a one-hot matmul: gather's gradient kernel is missing on wasm.
     let x: tf.Tensor2D = tf.matMul(tf.oneHot(tf.tensor1d(ids, 'int32'), spec.vocabSize), embed);
     for (let l = 0; l < spec.numLayers; l++) {
-      const p = Object.fromEntries([...layerParamShapes(spec).keys()].map((k) => {
+      const p = Object.fromEntries([...layerParamShapes(spec, l).keys()].map((k) => {
         const value = param(layerTensorName(l, k));
         return [k, isLinearWeight(k) ? tf.transpose(value) : value];
       }));

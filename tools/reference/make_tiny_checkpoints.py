@@ -7,6 +7,10 @@ Writes engine/model/testdata/<name>/{config.json, model.safetensors} (F32) for:
   qwen2_bias           Qwen2ForCausalLM, q/k/v biases, no q/k norm, tied, no head_dim key in config
   llama_untied         LlamaForCausalLM, no biases, separate lm_head, rms_norm_eps 1e-5 (made to matter
                        by small embeddings), rope_theta 5e5
+  qwen3_moe_experts    Qwen3MoeForCausalLM, per-expert tensors mlp.experts.{e}.*_proj.weight, 8 experts
+                       top-2, norm_topk_prob, 3 layers with mlp_only_layers [1] (layer 1 dense)
+  qwen3_moe_fused      Qwen3MoeForCausalLM, fused 3-D mlp.experts.gate_up_proj / down_proj (transformers
+                       v5), 6 experts top-3, no renormalisation, 4 layers, decoder_sparse_step 2 (1, 3 sparse)
 
 Run: /usr/bin/python3 tools/reference/make_tiny_checkpoints.py   (from the repository root)
 """
@@ -48,10 +52,28 @@ VARIANTS = {
         architectures=["LlamaForCausalLM"], model_type="llama", head_dim=8, rms_norm_eps=1e-5,
         rope_theta=500000.0, rope_scaling=None, attention_bias=False, mlp_bias=False,
         attention_dropout=0.0, pretraining_tp=1, tie_word_embeddings=False)),
+    "qwen3_moe_experts": dict(seed=12, family="qwen3", experts="per-expert", config=dict(
+        architectures=["Qwen3MoeForCausalLM"], model_type="qwen3_moe", head_dim=8, num_hidden_layers=3,
+        rope_theta=10000.0, rope_scaling=None, attention_bias=False, attention_dropout=0.0,
+        tie_word_embeddings=False, use_sliding_window=False, sliding_window=None, max_window_layers=3,
+        num_experts=8, num_experts_per_tok=2, norm_topk_prob=True, moe_intermediate_size=16,
+        decoder_sparse_step=1, mlp_only_layers=[1], router_aux_loss_coef=0.001, output_router_logits=False)),
+    "qwen3_moe_fused": dict(seed=12, family="qwen3", experts="fused", embed_std=0.25, config=dict(
+        architectures=["Qwen3MoeForCausalLM"], model_type="qwen3_moe", head_dim=8, num_hidden_layers=4,
+        rope_theta=10000.0, rope_scaling=None, attention_bias=False, attention_dropout=0.0,
+        tie_word_embeddings=True, use_sliding_window=False, sliding_window=None, max_window_layers=4,
+        num_experts=6, num_experts_per_tok=3, norm_topk_prob=False, moe_intermediate_size=12,
+        decoder_sparse_step=2, mlp_only_layers=[], router_aux_loss_coef=0.001, output_router_logits=False)),
 }
 
 
-def make_weights(cfg, family, seed, embed_std=1.0):
+def is_sparse_layer(cfg, i):
+    """Qwen3MoeDecoderLayer's rule: experts unless listed in mlp_only_layers or off the sparse step."""
+    return ("num_experts" in cfg and i not in cfg.get("mlp_only_layers", [])
+            and (i + 1) % cfg.get("decoder_sparse_step", 1) == 0)
+
+
+def make_weights(cfg, family, seed, embed_std=1.0, experts=None):
     """Random weights scaled so activations and logits are O(1) and attention is not uniform."""
     rng = np.random.default_rng(seed)
     H, V, I = cfg["hidden_size"], cfg["vocab_size"], cfg["intermediate_size"]
@@ -81,6 +103,20 @@ def make_weights(cfg, family, seed, embed_std=1.0):
             w[p + "self_attn.q_proj.bias"] = rng.standard_normal(nh * d) * 0.5
             w[p + "self_attn.k_proj.bias"] = rng.standard_normal(nkv * d) * 0.5
             w[p + "self_attn.v_proj.bias"] = rng.standard_normal(nkv * d) * 0.5
+        if is_sparse_layer(cfg, i):
+            E, Ie = cfg["num_experts"], cfg["moe_intermediate_size"]
+            # router gain 3: routing probabilities far from uniform, so the top-k choice has margins
+            w[p + "mlp.gate.weight"] = lin(E, H, 3.0)
+            gates, ups, downs = [lin(Ie, H, 1.5) for _ in range(E)], [lin(Ie, H) for _ in range(E)], [lin(H, Ie) for _ in range(E)]
+            if experts == "fused":  # transformers v5 Qwen3MoeExperts: gate rows then up rows
+                w[p + "mlp.experts.gate_up_proj"] = np.stack([np.concatenate([g, u], 0) for g, u in zip(gates, ups)])
+                w[p + "mlp.experts.down_proj"] = np.stack(downs)
+            else:
+                for e in range(E):
+                    w[p + f"mlp.experts.{e}.gate_proj.weight"] = gates[e]
+                    w[p + f"mlp.experts.{e}.up_proj.weight"] = ups[e]
+                    w[p + f"mlp.experts.{e}.down_proj.weight"] = downs[e]
+            continue
         w[p + "mlp.gate_proj.weight"] = lin(I, H, 1.5)
         w[p + "mlp.up_proj.weight"] = lin(I, H)
         w[p + "mlp.down_proj.weight"] = lin(H, I)
@@ -95,7 +131,7 @@ def main():
     for name, spec in VARIANTS.items():
         cfg = dict(BASE)
         cfg.update(spec["config"])
-        w = make_weights(cfg, spec["family"], spec["seed"], spec.get("embed_std", 1.0))
+        w = make_weights(cfg, spec["family"], spec["seed"], spec.get("embed_std", 1.0), spec.get("experts"))
         d = os.path.join(OUT, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "config.json"), "w") as f:

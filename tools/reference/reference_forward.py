@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent float64 reference forward pass for Qwen3 dense / Qwen2 / Llama (no transformers).
+"""Independent float64 reference forward pass for Qwen3 dense / Qwen3-MoE / Qwen2 / Llama (no transformers).
 
 For every checkpoint in engine/model/testdata/<name>/ (config.json + model.safetensors) writes
 golden.json (and, for qwen3_tied, grads.safetensors). Runs self-checks (asserts) first.
@@ -36,7 +36,9 @@ TARGET_MASKS = [
     [0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1],
 ]
 GREEDY_NEW_TOKENS = 8
-GRADS_FOR = {"qwen3_tied"}
+GRADS_FOR = {"qwen3_tied", "qwen3_moe_experts", "qwen3_moe_fused"}
+# A sparse layer's top-k choice must not be a near tie, or float32 could route differently.
+MIN_ROUTING_GAP = 1e-3
 
 
 # ----------------------------------------------------------------------------------------------
@@ -46,7 +48,7 @@ class Model:
         self.cfg = cfg
         self.w = {k: torch.tensor(v) for k, v in weights.items()}
         mt = cfg["model_type"]
-        assert mt in ("qwen3", "qwen2", "llama"), mt
+        assert mt in ("qwen3", "qwen2", "llama", "qwen3_moe"), mt
         self.H = cfg["hidden_size"]
         self.nh = cfg["num_attention_heads"]
         self.nkv = cfg["num_key_value_heads"]
@@ -57,7 +59,12 @@ class Model:
         self.theta = rp.get("rope_theta", cfg.get("rope_theta", 10000.0))
         scaling = cfg.get("rope_scaling") or {}
         assert rp.get("rope_type", "default") == "default" and scaling.get("rope_type", "default") == "default"
-        self.qk_norm = mt == "qwen3"
+        self.qk_norm = mt in ("qwen3", "qwen3_moe")
+        self.moe = "num_experts" in cfg
+        if self.moe:
+            self.E, self.k = cfg["num_experts"], cfg["num_experts_per_tok"]
+            self.norm_topk = bool(cfg.get("norm_topk_prob"))
+        self.routing_gaps = []  # smallest p_k - p_(k+1) per sparse-layer call (self-check)
         self.qkv_bias = mt == "qwen2" or bool(cfg.get("attention_bias"))
         self.tied = bool(cfg.get("tie_word_embeddings"))
         if self.tied:
@@ -65,6 +72,19 @@ class Model:
         else:
             assert "lm_head.weight" in self.w
         self.kv_map = "grouped"  # head h uses kv head h // (nh/nkv); "modulo" only for self-checks
+
+    def sparse(self, i):  # Qwen3MoeDecoderLayer: experts unless mlp_only or off the sparse step
+        return (self.moe and i not in self.cfg.get("mlp_only_layers", [])
+                and (i + 1) % self.cfg.get("decoder_sparse_step", 1) == 0)
+
+    def expert(self, p, e):
+        """(gate [I,H], up [I,H], down [H,I]) of expert e in either checkpoint layout."""
+        fused = p + "mlp.experts.gate_up_proj"
+        if fused in self.w:
+            gu = self.w[fused][e]
+            half = gu.shape[0] // 2
+            return gu[:half], gu[half:], self.w[p + "mlp.experts.down_proj"][e]
+        return tuple(self.w[p + f"mlp.experts.{e}.{n}_proj.weight"] for n in ("gate", "up", "down"))
 
     def lm_head(self):
         return self.w["model.embed_tokens.weight"] if self.tied else self.w["lm_head.weight"]
@@ -93,6 +113,27 @@ def apply_rope(x, cos, sin):  # x [heads, T, d]
 def linear(x, m, name, bias=False):
     y = x @ m.w[name + ".weight"].T
     return y + m.w[name + ".bias"] if bias else y
+
+
+def moe_mlp(m, p, h2):
+    """Qwen3MoeSparseMoeBlock: softmax over all experts, top-k, optional renormalisation,
+    weighted sum of the chosen experts' SwiGLU outputs."""
+    probs = torch.softmax(h2 @ m.w[p + "mlp.gate.weight"].T, -1)
+    top = torch.topk(probs, min(m.k + 1, m.E), -1).values
+    if m.k < m.E:
+        m.routing_gaps.append(float((top[:, m.k - 1] - top[:, m.k]).min()))
+    w, idx = torch.topk(probs, m.k, -1)
+    if m.norm_topk:
+        w = w / w.sum(-1, keepdim=True)
+    out = torch.zeros_like(h2)
+    for e in range(m.E):
+        tok, slot = (idx == e).nonzero(as_tuple=True)
+        if len(tok) == 0:
+            continue
+        g, u, d = m.expert(p, e)
+        y = (torch.nn.functional.silu(h2[tok] @ g.T) * (h2[tok] @ u.T)) @ d.T
+        out = out.index_add(0, tok, y * w[tok, slot, None])
+    return out
 
 
 def forward(m, ids, capture=None):
@@ -124,8 +165,11 @@ def forward(m, ids, capture=None):
         a = torch.softmax(s, -1) @ v  # [nh, T, d]
         x = x + linear(a.transpose(0, 1).reshape(T, m.nh * m.d), m, p + "self_attn.o_proj")
         h2 = rms_norm(x, m.w[p + "post_attention_layernorm.weight"], m.eps)
-        g = linear(h2, m, p + "mlp.gate_proj")
-        x = x + linear(torch.nn.functional.silu(g) * linear(h2, m, p + "mlp.up_proj"), m, p + "mlp.down_proj")
+        if m.sparse(i):
+            x = x + moe_mlp(m, p, h2)
+        else:
+            g = linear(h2, m, p + "mlp.gate_proj")
+            x = x + linear(torch.nn.functional.silu(g) * linear(h2, m, p + "mlp.up_proj"), m, p + "mlp.down_proj")
         if capture is not None:
             capture["input_layernorm"].append(h)
             capture["post_attention_layernorm"].append(h2)
@@ -183,6 +227,17 @@ def naive_step_forward(m, ids):
             x = x + W[p + "o_proj.weight"] @ torch.cat(heads)
             mp = f"model.layers.{i}.mlp."
             h2 = norm(x, W[f"model.layers.{i}.post_attention_layernorm.weight"])
+            if m.sparse(i):  # explicit softmax, sort, renormalise, loop over the chosen experts
+                z = [float(W[mp + "gate.weight"][e] @ h2) for e in range(m.E)]
+                ez = [math.exp(v - max(z)) for v in z]
+                prob = [v / sum(ez) for v in ez]
+                chosen = sorted(range(m.E), key=lambda e: -prob[e])[: m.k]
+                total = sum(prob[e] for e in chosen) if m.norm_topk else 1.0
+                for e in chosen:
+                    ge, ue, de = m.expert(f"model.layers.{i}.", e)
+                    g, u = ge @ h2, ue @ h2
+                    x = x + (prob[e] / total) * (de @ (g / (1 + torch.exp(-g)) * u))
+                continue
             g = W[mp + "gate_proj.weight"] @ h2
             u = W[mp + "up_proj.weight"] @ h2
             x = x + W[mp + "down_proj.weight"] @ (g / (1 + torch.exp(-g)) * u)
@@ -264,6 +319,9 @@ def self_checks(name, m):
         sens["no q/k norm"] = diff_with(qk_norm=False)
     if m.qkv_bias:
         sens["no q/k/v bias"] = diff_with(qkv_bias=False)
+    if m.moe:
+        sens["norm_topk_prob flipped"] = diff_with(norm_topk=not m.norm_topk)
+        sens["top-(k-1) routing"] = diff_with(k=m.k - 1)
     for what, dv in sens.items():
         print(f"  {name}: logits max |diff| with {what}: {dv:.3g}")
         if what.startswith("rms_norm_eps") and name != "llama_untied":
@@ -330,6 +388,7 @@ def main():
     for name in names:
         m = load(name)
         self_checks(name, m)
+        m.routing_gaps = []
         logits, losses, mlosses, caps = [], [], [], []
         for ids, mask in zip(SEQUENCES, TARGET_MASKS):
             assert len(mask) == len(ids) and mask[0] == 0
@@ -340,6 +399,10 @@ def main():
             mlosses.append(float(masked_loss(lg, ids, mask)))
             caps.append({k: [r7(t) for t in v] for k, v in cap.items()})
         gen, margins = greedy(m, SEQUENCES[0], GREEDY_NEW_TOKENS)
+        if m.moe:
+            gap = min(m.routing_gaps)
+            print(f"  {name}: smallest top-k routing gap p_k - p_(k+1) over golden tokens {gap:.3g}")
+            assert gap > MIN_ROUTING_GAP, (name, gap)
         golden = {
             "model": name,
             "generated_by": COMMAND,

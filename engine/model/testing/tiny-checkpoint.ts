@@ -73,7 +73,7 @@ export async function writeTinyCheckpoint(options: TinyModelOptions = {}, dir?: 
   };
   add(EMBED_NAME, [spec.vocabSize, spec.hiddenSize]);
   for (let l = 0; l < spec.numLayers; l++) {
-    for (const [key, shape] of layerParamShapes(spec)) add(layerTensorName(l, key), shape);
+    for (const [key, shape] of layerParamShapes(spec, l)) add(layerTensorName(l, key), shape);
   }
   add(FINAL_NORM_NAME, [spec.hiddenSize]);
   if (!spec.tiedEmbeddings) add(LM_HEAD_NAME, [spec.vocabSize, spec.hiddenSize]);
