@@ -44,9 +44,9 @@ describe('config.json → ModelSpec', () => {
   });
 
   it('names config.json and the architecture when it is unsupported', () => {
-    const config = { ...QWEN3_4B, architectures: ['Qwen3MoeForCausalLM'] };
-    expect(() => parseModelSpec(config, '/models/moe')).toThrow(CheckpointError);
-    expect(() => parseModelSpec(config, '/models/moe')).toThrow(/\/models\/moe\/config\.json.*"Qwen3MoeForCausalLM".*not support/);
+    const config = { ...QWEN3_4B, architectures: ['Qwen3NextForCausalLM'] };
+    expect(() => parseModelSpec(config, '/models/next')).toThrow(CheckpointError);
+    expect(() => parseModelSpec(config, '/models/next')).toThrow(/\/models\/next\/config\.json.*"Qwen3NextForCausalLM".*not support/);
   });
 
   it('rejects unsupported variations clearly', () => {
