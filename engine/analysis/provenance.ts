@@ -31,6 +31,7 @@ export async function sha256File(path: string, signal?: AbortSignal): Promise<st
     for await (const chunk of createReadStream(path, { highWaterMark: 1 << 22, signal })) hash.update(chunk as Buffer);
   } catch (error) {
     if (signal?.aborted === true) throw new CheckpointError('io', path, 'hashing cancelled');
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CheckpointError('not-found', path, 'file not found');
     throw new CheckpointError('io', path, `could not be read for hashing (${(error as Error).message})`);
   }
   return hash.digest('hex');

@@ -1,8 +1,8 @@
 /** Checkpoint and pair facts in the protocol's shapes, and checkpoint errors as protocol errors. */
-import { CheckpointError } from '../io/checkpoint-error.ts';
+import { CheckpointError, type CheckpointErrorCode } from '../io/checkpoint-error.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import type { PairReport } from '../io/pair-report.ts';
-import { ProtocolError } from '../protocol/errors.ts';
+import { ProtocolError, type ErrorCode } from '../protocol/errors.ts';
 import type { Result } from '../protocol/methods.ts';
 
 type Detail = Result<'inspectCheckpoint'>;
@@ -32,6 +32,7 @@ export function tensorRows(checkpoint: Checkpoint): Detail['tensors'] {
 export function pairReportView(report: PairReport): PairSummary['report'] {
   return {
     compatible: report.compatible,
+    verdict: report.verdict,
     sharedTensors: report.sharedTensors,
     onlyInInstruct: [...report.onlyInInstruct],
     onlyInThinking: [...report.onlyInThinking],
@@ -42,8 +43,14 @@ export function pairReportView(report: PairReport): PairSummary['report'] {
   };
 }
 
-/** A missing folder is 'not-found'; every other checkpoint failure names the broken file. */
+/**
+ * What happened, as the protocol's code: a missing file or folder is 'not-found', an output that
+ * exists 'already-exists', a failed read or write 'io-error'; every other checkpoint failure is a
+ * malformed file. The message names the file either way.
+ */
 export function toProtocolError(error: unknown): unknown {
   if (!(error instanceof CheckpointError)) return error;
-  return new ProtocolError(error.code === 'not-found' ? 'not-found' : 'invalid-checkpoint', error.message);
+  return new ProtocolError(PROTOCOL_CODES[error.code] ?? 'invalid-checkpoint', error.message);
 }
+
+const PROTOCOL_CODES: Partial<Record<CheckpointErrorCode, ErrorCode>> = { 'not-found': 'not-found', exists: 'already-exists', io: 'io-error', write: 'io-error' };

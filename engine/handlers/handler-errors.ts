@@ -1,8 +1,9 @@
 /**
  * Engine failures as the protocol's typed errors, in one place for every handler: a cancelled
  * job is 'cancelled' whatever the layer that noticed it threw (the pipeline's CancelledError,
- * the writer's "export cancelled", the runtime's AbortError), missing files are 'not-found', bad
- * checkpoints 'invalid-checkpoint', unusable calibration data 'invalid-params'. Anything else
+ * the writer's "export cancelled", the runtime's AbortError), missing files are 'not-found', an
+ * existing output 'already-exists', failed reads and writes 'io-error', bad checkpoints
+ * 'invalid-checkpoint' (checkpoint-views.ts), unusable calibration data 'invalid-params'. Anything else
  * reaches the host, which answers 'engine-error' with its message.
  */
 import { CalibrationError } from '../calibration/calibration-error.ts';

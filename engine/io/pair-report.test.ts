@@ -62,7 +62,32 @@ describe('pair compatibility report', () => {
   it('warns (but allows) a differing non-structural field', async () => {
     const report = await compare({}, { config: { ...CONFIG, rope_theta: 5e6 } });
     expect(report.compatible).toBe(true);
+    expect(report.verdict).toBe('caveats');
     expect(codes(report)).toEqual(['warning:config-value']);
+  });
+
+  it('says in one word whether an edit can run: refused, caveats, compatible', async () => {
+    expect((await compare({}, {})).verdict).toBe('compatible');
+    expect((await compare({}, { config: { ...CONFIG, hidden_size: 8 } })).verdict).toBe('refused');
+    expect((await compare({ tensors: [] }, {})).verdict).toBe('refused');
+    const renamed = await compare({}, { tensors: [f32Tensor('model.embed_tokens.weight', [5, 4], 2), f32Tensor('model.layers.0.mlp.up_proj.renamed', [8, 4], 2)] });
+    expect(renamed.verdict).toBe('caveats');
+    const reshaped = await compare({}, { tensors: [f32Tensor('model.embed_tokens.weight', [5, 4], 2), f32Tensor('model.layers.0.mlp.up_proj.weight', [4, 4], 2)] });
+    expect(reshaped.verdict).toBe('caveats');
+  });
+
+  it('calls one folder given twice identical (δ = 0), not compatible', async () => {
+    await withTempDir(async (root) => {
+      const dir = await writeFixtureCheckpoint(join(root, 'model'), [f32Tensor('model.layers.0.mlp.up_proj.weight', [8, 4], 1)], { config: CONFIG });
+      const [a, b] = [await Checkpoint.open(dir), await Checkpoint.open(dir)];
+      try {
+        const report = await comparePair(a, b);
+        expect(report.verdict).toBe('identical');
+        expect(report.findings).toContainEqual({ severity: 'warning', code: 'pair-identical', message: `Instruct and Thinking are the same folder (${dir}): δ = 0, an edit changes nothing` });
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    });
   });
 
   it('lists tensors missing on either side, shape and dtype mismatches', async () => {

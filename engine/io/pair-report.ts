@@ -12,6 +12,13 @@ import type { TokenRows } from '../protocol/settings-schemas.ts';
 
 export type Severity = 'error' | 'warning' | 'info';
 
+/**
+ * The report in one word: 'refused' (an error: no δ can be formed, or ids mean other tokens),
+ * 'caveats' (an edit runs, with the warnings' rules applied), 'identical' (one folder twice:
+ * δ = 0, an edit changes nothing), 'compatible' (nothing to say).
+ */
+export type PairVerdict = 'refused' | 'caveats' | 'identical' | 'compatible';
+
 export interface PairFinding {
   readonly severity: Severity;
   readonly code: string;
@@ -28,6 +35,7 @@ export interface PairReport {
   readonly instruct: string;
   readonly thinking: string;
   readonly compatible: boolean;
+  readonly verdict: PairVerdict;
   readonly sharedTensors: number;
   readonly onlyInInstruct: readonly string[];
   readonly onlyInThinking: readonly string[];
@@ -74,15 +82,24 @@ export async function comparePair(instruct: Checkpoint, thinking: Checkpoint, ba
   const baseReport = base === undefined ? undefined : compareBase(base, { instruct, thinking }, STRUCTURAL_FIELDS, findings);
   const instructTokenizer = await summarizeTokenizer(instruct);
   compareTokenizers(instructTokenizer, await summarizeTokenizer(thinking), findings);
+  const identical = instruct.dir === thinking.dir;
+  if (identical) findings.push({ severity: 'warning', code: 'pair-identical', message: `Instruct and Thinking are the same folder (${instruct.dir}): δ = 0, an edit changes nothing` });
   return {
     instruct: instruct.dir,
     thinking: thinking.dir,
     compatible: !findings.some((f) => f.severity === 'error'),
+    verdict: pairVerdict(findings, identical),
     ...tensors,
     findings,
     tokens: tokenRowsFromAdded([...instructTokenizer.addedTokens].map(([content, { id }]) => ({ id, content }))),
     ...(baseReport === undefined ? {} : { base: baseReport }),
   };
+}
+
+function pairVerdict(findings: readonly PairFinding[], identical: boolean): PairVerdict {
+  if (findings.some((f) => f.severity === 'error')) return 'refused';
+  if (identical) return 'identical';
+  return findings.some((f) => f.severity === 'warning') ? 'caveats' : 'compatible';
 }
 
 function compareConfigs(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>, findings: PairFinding[]): void {

@@ -32,6 +32,8 @@ const mismatchSchema = z.strictObject({ name: z.string(), instruct: z.string(), 
 /** Mirrors engine/io/pair-report.ts: errors block an edit, warnings are handled by CRANE's rules. */
 export const pairReportSchema = z.strictObject({
   compatible: z.boolean(),
+  /** refused (errors), caveats (warnings CRANE's rules handle), identical (one folder twice), compatible. */
+  verdict: z.enum(['refused', 'caveats', 'identical', 'compatible']),
   sharedTensors: z.int().nonnegative(),
   onlyInInstruct: z.array(z.string()),
   onlyInThinking: z.array(z.string()),

@@ -21,6 +21,10 @@ export const ERROR_CODES = [
   'invalid-path',
   /** A checkpoint folder exists but its files are malformed. */
   'invalid-checkpoint',
+  /** The file or folder to be written exists already (an export folder without overwrite). */
+  'already-exists',
+  /** A file exists but could not be read or written (permissions, a full disk). */
+  'io-error',
   /** The engine part behind this method is not built yet. */
   'not-implemented',
   /** Any other engine failure (a bug, an I/O error, an invalid result). */

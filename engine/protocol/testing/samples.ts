@@ -62,6 +62,7 @@ export const SAMPLE_RESULTS: { readonly [K in RequestName]: Result<K> } = {
     thinking: { ...SUMMARY, dir: '/m/thinking' },
     report: {
       compatible: true,
+      verdict: 'caveats',
       sharedTensors: 3,
       onlyInInstruct: [],
       onlyInThinking: ['extra'],

@@ -20,6 +20,7 @@ export function syntheticPair(instruct: string, thinking: string, shape: Synthet
     thinking: summary(thinking),
     report: {
       compatible: true,
+      verdict: 'compatible',
       sharedTensors: tensorCount,
       onlyInInstruct: [],
       onlyInThinking: [],
