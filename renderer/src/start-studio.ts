@@ -1,6 +1,6 @@
 /**
- * Start-up outside React: bind the store's reactions, then keep the page connected to its engine
- * (connection-supervisor.ts). Each connection gets the push events bound and a ping; the first
+ * Start-up outside React: bind the store's reactions and the project autosave, then keep the
+ * page connected to its engine (connection-supervisor.ts). Each connection gets the push events bound and a ping; the first
  * restores the project the engine has open, later ones (after an engine restart) re-open the
  * page's own project so the studio carries on where it was.
  */
@@ -9,12 +9,14 @@ import { superviseConnection, type ConnectionSupervisor } from './engine-link/co
 import { craneBridge } from './engine-link/crane-bridge.ts';
 import type { EngineConnector } from './engine-link/engine-api.ts';
 import type { AppStore } from './store/app-store.ts';
+import { bindAutosave } from './store/autosave.ts';
 import type { EngineActions } from './store/engine-actions.ts';
 import { bindEngineEvents } from './store/engine-events.ts';
 import { bindReactions } from './store/reactions.ts';
 
 export function startStudio(store: AppStore, connector: EngineConnector, actions: EngineActions): ConnectionSupervisor {
   bindReactions(store, actions);
+  bindAutosave(store, () => actions.saveProject());
   store.getState().setConnection({ status: 'connecting', label: connector.label, synthetic: connector.kind === 'synthetic' });
   let unbindEvents = (): void => undefined;
   let bridgeBound = false;

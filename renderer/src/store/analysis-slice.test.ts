@@ -21,6 +21,19 @@ describe('analysis slice', () => {
     expect(s().analysis.status).toBe('cancelled');
     expect(s().analysis.stages.gradients.state).toBe('missing');
     expect(s().analysis.stages.projectors.state).toBe('done');
+    // The engine's events from before it saw the cancel arrive late: the stage stays stopped.
+    s().applyProgress({ requestId: 1, stage: 'gradients', fraction: 0.07, etaSeconds: 90 });
+    s().applyStageDone({ requestId: 1, stage: 'gradients', cached: false, seconds: 3 });
+    expect(s().analysis.stages.gradients).toMatchObject({ state: 'missing', fraction: 0 });
+  });
+
+  it('clears a failed run\'s error once its settings change', () => {
+    const store = createAppStore();
+    const s = () => store.getState();
+    s().analysisStarted();
+    s().analysisEnded('error', { code: 'not-found', message: '/data/reasoning.jsonl: file not found' });
+    s().setAnalysisSettings({ ...s().analysis.settings, calibration: { ...s().analysis.settings.calibration, reasoning: '/data/r.jsonl' } });
+    expect(s().analysis).toMatchObject({ status: 'idle', error: null });
   });
 
   it('ignores verify/export progress and caps the log', () => {

@@ -38,31 +38,35 @@ export interface AnalysisSlice {
 
 const LOG_LIMIT = 500;
 /** The reference analysis until a project names its calibration sets. */
-const UNSET_ANALYSIS: AnalysisSettings = { calibration: { reasoning: '/', agent: '/', format: '/' }, ...DEFAULT_ANALYSIS_KNOBS };
+export const UNSET_ANALYSIS: AnalysisSettings = { calibration: { reasoning: '/', agent: '/', format: '/' }, ...DEFAULT_ANALYSIS_KNOBS };
 const missing: StageView = { state: 'missing', fraction: 0, etaSeconds: null, seconds: null };
 const allMissing = () => Object.fromEntries(ANALYSIS_STAGES.map((s) => [s, missing])) as Record<AnalysisStage, StageView>;
 export const isAnalysisStage = (stage: Stage): stage is AnalysisStage => (ANALYSIS_STAGES as readonly Stage[]).includes(stage);
 
-export const createAnalysisSlice: SliceCreator<AnalysisSlice> = (set) => {
+export const createAnalysisSlice: SliceCreator<AnalysisSlice> = (set, get) => {
   const patchStage = (stage: AnalysisStage, patch: Partial<StageView>) =>
     set((s) => ({ analysis: { ...s.analysis, stages: { ...s.analysis.stages, [stage]: { ...s.analysis.stages[stage], ...patch } } } }));
   return {
     analysis: { settings: UNSET_ANALYSIS, status: 'idle', error: null, stages: allMissing(), logs: [] },
-    setAnalysisSettings: (settings) => set((s) => ({ analysis: { ...s.analysis, settings } })),
+    // A failed run is about the settings it was given: changing them clears its error.
+    setAnalysisSettings: (settings) =>
+      set((s) => ({ analysis: { ...s.analysis, settings, ...(s.analysis.status === 'error' ? { status: 'idle', error: null } : {}) } })),
     analysisStarted: () => set((s) => ({ analysis: { ...s.analysis, status: 'running', error: null } })),
     analysisEnded: (status, error) =>
       set((s) => {
-        // A stage still 'running' when the job ends was interrupted: it has no result.
+        // A stage still 'running' when the job ends was interrupted: it has no result (a rerun resumes it).
         const stages = Object.fromEntries(
-          Object.entries(s.analysis.stages).map(([k, v]) => [k, v.state === 'running' ? { ...v, state: 'missing', etaSeconds: null } : v]),
+          Object.entries(s.analysis.stages).map(([k, v]) => [k, v.state === 'running' ? { ...v, state: 'missing', fraction: 0, etaSeconds: null } : v]),
         ) as Record<AnalysisStage, StageView>;
         return { analysis: { ...s.analysis, status, error: error ?? null, stages } };
       }),
+    // Events the engine sent before it saw a cancel arrive after the job ended: they are ignored,
+    // or a cancelled stage would show "running 7%" again.
     applyProgress: ({ stage, fraction, etaSeconds }) => {
-      if (isAnalysisStage(stage)) patchStage(stage, { state: 'running', fraction, etaSeconds });
+      if (isAnalysisStage(stage) && get().analysis.status === 'running') patchStage(stage, { state: 'running', fraction, etaSeconds });
     },
     applyStageDone: ({ stage, cached, seconds }) => {
-      if (isAnalysisStage(stage)) patchStage(stage, { state: cached ? 'cached' : 'done', fraction: 1, etaSeconds: null, seconds });
+      if (isAnalysisStage(stage) && get().analysis.status === 'running') patchStage(stage, { state: cached ? 'cached' : 'done', fraction: 1, etaSeconds: null, seconds });
     },
     applyStageStates: (stages) =>
       set((s) => {

@@ -2,15 +2,23 @@
  * Everything the UI asks of the engine. Actions write results (or typed errors) into the store;
  * a method the engine answers 'not-implemented' is recorded so views can say so plainly.
  * Preview and spectrum requests are coalesced (latest wins), so slider moves never queue up.
+ * The preview is stored with the key of the settings it was computed for, so a view can tell a
+ * current result from one left over by a failed or pending request.
  */
 import type { EngineApi } from '../engine-link/engine-api.ts';
 import type { CallOptions, CraneSettings, MergeMethodName, Params, RequestName, Result } from '../protocol.ts';
 import { ProtocolError, STRENGTH_RANGE } from '../protocol.ts';
 import { latestWins } from '../lib/latest-wins.ts';
+import { settingsKey } from '../lib/settings-key.ts';
+import { UNSET_ANALYSIS } from './analysis-slice.ts';
 import type { AppStore } from './app-store.ts';
+import { projectContent, projectContentKey } from './autosave.ts';
 import { methodOf } from './methods-slice.ts';
+import { clearProjectResults } from './project-switch.ts';
+import { rememberedView } from './saved-view.ts';
 import type { PaneIndex } from './side-by-side-slice.ts';
 import { failed, loading, ready, toErrorInfo } from './slice.ts';
+import { VerifyJobs } from './verify-jobs.ts';
 
 const GiB = 1024 ** 3;
 
@@ -24,12 +32,17 @@ export class EngineActions {
   private api: EngineApi | null = null;
   private analysisAbort: AbortController | null = null;
   private exportAbort: AbortController | null = null;
-  /** Which method's Verify is running, so 'verify' progress events find their row. */
-  verifying: MergeMethodName | null = null;
+  readonly verifyJobs: VerifyJobs;
 
   readonly preview = latestWins((settings: CraneSettings) => this.run('preview', { settings, alphas: previewAlphas(settings.alpha) }), {
-    onResult: (result) => this.store.getState().setPreview(ready(result)),
-    onError: (error) => this.store.getState().setPreview(failed(this.store.getState().preview, toErrorInfo(error))),
+    onResult: (result, settings, superseded) => {
+      this.store.getState().setPreview(ready(result), settingsKey(settings));
+      this.store.getState().setPreviewPending(superseded);
+    },
+    onError: (error) => {
+      this.store.getState().setPreview(failed(this.store.getState().preview, toErrorInfo(error)));
+      this.store.getState().setPreviewPending(false);
+    },
   });
 
   readonly spectrum = latestWins((params: Params<'spectrum'>) => this.run('spectrum', params), {
@@ -37,7 +50,9 @@ export class EngineActions {
     onError: (error) => this.store.getState().setSpectrum(failed(this.store.getState().spectrum, toErrorInfo(error))),
   });
 
-  constructor(private readonly store: AppStore) {}
+  constructor(private readonly store: AppStore) {
+    this.verifyJobs = new VerifyJobs(store, (params, options) => this.run('verify', params, options));
+  }
 
   attach(api: EngineApi | null): void {
     this.api = api;
@@ -81,7 +96,10 @@ export class EngineActions {
   async restoreProject(): Promise<void> {
     try {
       const state = await this.run('getProjectState', {});
-      if (state !== null) this.applyProject(state);
+      if (state === null) return;
+      this.applyProject(state);
+      const view = rememberedView(state.projectDir);
+      if (view !== null) this.store.getState().setView(view);
     } catch {
       // No project to restore is the normal case for a fresh engine.
     }
@@ -113,44 +131,72 @@ export class EngineActions {
     }
   }
 
-  async saveProject(): Promise<void> {
+  /**
+   * Writes the page's settings and measured results to the open project's project.json (the
+   * autosave's write, and the Save button's). The page keeps its own values: a result that
+   * arrived while the write was on its way is not overwritten by the reply, it makes the page
+   * 'unsaved' again and the autosave writes it next.
+   */
+  async saveProject(dir = this.store.getState().project.state.result?.projectDir ?? this.store.getState().project.dir): Promise<void> {
     const s = this.store.getState();
-    const project = {
-      instruct: s.pair.instructPath || null,
-      thinking: s.pair.thinkingPath || null,
-      analysis: s.analysis.settings,
-      settings: s.settings.current,
-      verified: s.verify.measured,
-    };
-    s.setProjectState(loading(s.project.state));
+    const project = projectContent(s);
+    const saveAs = dir !== s.project.state.result?.projectDir;
+    s.setProjectSave({ status: 'saving', error: null });
     try {
-      this.applyProject(await this.run('saveProject', { projectDir: s.project.dir, project }), false);
+      const state = await this.run('saveProject', { projectDir: dir, project });
+      const st = this.store.getState();
+      if (saveAs) this.applyProject(state, false, false);
+      else {
+        st.setProjectState(ready({ ...state, project }));
+        st.applyStageStates(state.stages);
+      }
+      st.setProjectSave({ status: 'saved', savedKey: projectContentKey(project), at: Date.now(), error: null });
     } catch (error) {
-      this.store.getState().setProjectState(failed(this.store.getState().project.state, toErrorInfo(error)));
+      this.store.getState().setProjectSave({ status: 'error', error: toErrorInfo(error) });
     }
   }
 
-  /** `openPair`: also open the project's pair, so its compatibility report shows at once. */
+  /** Writes pending changes now (before a job that reads the project, e.g. Analyze reads q from it). */
+  async flushSave(): Promise<void> {
+    const { save } = this.store.getState().project;
+    if (save.status === 'unsaved' || save.status === 'error') await this.saveProject();
+  }
+
+  /**
+   * `openPair`: also open the project's pair, so its compatibility report shows at once. Another
+   * project than the one on screen drops every result of the previous one (heatmap, preview,
+   * spectrum, panes, Verify jobs) before this one's are fetched.
+   */
   private applyProject(state: Result<'openProject'>, resetSettings = true, openPair = true): void {
     const s = this.store.getState();
+    // No autosave while the page takes the project's values in (they are what the file holds).
+    s.setProjectSave({ savedKey: null });
+    if (s.project.state.result?.projectDir !== state.projectDir) clearProjectResults(s);
     s.setProjectState(ready(state));
     s.setProjectDir(state.projectDir);
     s.rememberProject(state.projectDir);
     s.setPairPaths({ instructPath: state.project.instruct ?? '', thinkingPath: state.project.thinking ?? '' });
-    if (state.project.analysis !== null) s.setAnalysisSettings(state.project.analysis);
-    if (resetSettings) s.resetSettings(state.project.settings);
+    if (resetSettings) {
+      s.setAnalysisSettings(state.project.analysis ?? UNSET_ANALYSIS);
+      s.resetSettings(state.project.settings);
+    } else if (state.project.analysis !== null) s.setAnalysisSettings(state.project.analysis);
     s.setMeasured(state.project.verified);
+    s.setProjectSave({ status: 'saved', savedKey: projectContentKey(state.project), error: null });
     s.applyStageStates(state.stages);
     if (state.stages.some((st) => st.stage === 'gates' && st.state !== 'missing')) void this.loadGateMetrics();
     if (openPair && state.project.instruct !== null && state.project.thinking !== null) void this.openPair();
   }
 
   async analyze(): Promise<void> {
-    const s = this.store.getState();
     this.analysisAbort?.abort();
     const abort = (this.analysisAbort = new AbortController());
-    s.analysisStarted();
+    this.store.getState().analysisStarted();
     try {
+      // The analysis follows the project's q (its preview coefficients are computed at one q):
+      // the project must hold the q on screen before the engine reads it.
+      await this.flushSave();
+      const s = this.store.getState();
+      if (s.project.save.error !== null) throw ProtocolError.fromInfo(s.project.save.error);
       const summary = await this.run('analyze', { projectDir: s.project.dir, settings: s.analysis.settings }, { signal: abort.signal });
       const st = this.store.getState();
       for (const { stage, cached, seconds } of summary.stages) st.applyStageDone({ requestId: 0, stage, cached, seconds });
@@ -188,7 +234,9 @@ export class EngineActions {
   }
 
   requestPreview(): void {
-    if (this.api !== null) this.preview.request(this.store.getState().settings.current);
+    if (this.api === null) return;
+    this.store.getState().setPreviewPending(true);
+    this.preview.request(this.store.getState().settings.current);
   }
 
   requestSpectrum(): void {
@@ -210,20 +258,8 @@ export class EngineActions {
     }
   }
 
-  async verify(method: MergeMethodName): Promise<void> {
-    const s = this.store.getState();
-    this.verifying = method;
-    s.setVerify(method, { status: 'loading', error: null, fraction: 0 });
-    try {
-      const result = await this.run('verify', { method: methodOf(s, method) });
-      const st = this.store.getState();
-      st.setVerify(method, { status: 'ready', result, fraction: 1 });
-      if (method === 'crane') st.addMeasured(result);
-    } catch (error) {
-      this.store.getState().setVerify(method, { status: 'error', error: toErrorInfo(error) });
-    } finally {
-      if (this.verifying === method) this.verifying = null;
-    }
+  verify(method: MergeMethodName): Promise<void> {
+    return this.verifyJobs.verify(method);
   }
 
   async exportCheckpoint(): Promise<void> {

@@ -11,10 +11,11 @@ export function bindEngineEvents(api: EngineApi, store: AppStore, actions: Engin
   const offs = [
     api.on('progress', (p) => {
       const s = store.getState();
-      if (p.stage === 'export') s.setExportJob({ fraction: p.fraction, etaSeconds: p.etaSeconds });
-      else if (p.stage === 'verify') {
-        if (actions.verifying !== null) s.setVerify(actions.verifying, { fraction: p.fraction });
-      } else s.applyProgress(p);
+      // Late events of a job that already ended (cancelled, failed) change nothing.
+      if (p.stage === 'export') {
+        if (s.exporting.status === 'running') s.setExportJob({ fraction: p.fraction, etaSeconds: p.etaSeconds });
+      } else if (p.stage === 'verify') actions.verifyJobs.progress(p.fraction);
+      else s.applyProgress(p);
     }),
     api.on('stageDone', (p) => store.getState().applyStageDone(p)),
     api.on('log', (p) => store.getState().appendLog(p)),

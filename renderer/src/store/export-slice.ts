@@ -37,6 +37,10 @@ export const createExportSlice: SliceCreator<ExportSlice> = (set) => ({
     error: null,
   },
   setExportOpen: (open) => set((s) => ({ exporting: { ...s.exporting, open } })),
-  setExportForm: (patch) => set((s) => ({ exporting: { ...s.exporting, form: { ...s.exporting.form, ...patch } } })),
+  // A failed export is about the form it was given (an existing folder, a missing parent): editing it clears the error.
+  setExportForm: (patch) =>
+    set((s) => ({
+      exporting: { ...s.exporting, form: { ...s.exporting.form, ...patch }, ...(s.exporting.status === 'error' ? { status: 'idle', error: null } : {}) },
+    })),
   setExportJob: (patch) => set((s) => ({ exporting: { ...s.exporting, ...patch } })),
 });

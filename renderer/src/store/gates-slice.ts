@@ -8,7 +8,7 @@ export const HEATMAP_METRICS = [
   { id: 'sumReasoning', label: 'Σs_R', description: 'Σ −g_R·δ over the block: first-order reasoning gain (positive helps)', scale: 'diverging' },
   { id: 'sumAgent', label: 'Σs_A', description: 'Σ −g_A·δ over the block: first-order tool-use gain (positive helps)', scale: 'diverging' },
   { id: 'conflictShare', label: 'Conflict', description: 'Share of coordinates where s_R and s_A disagree in sign', scale: 'sequential' },
-  { id: 'retainedNorm', label: 'Retained ‖Δ′‖/‖Δ‖', description: 'Update norm kept after thresholding and GSP (from the preview)', scale: 'sequential' },
+  { id: 'retainedNorm', label: 'Retained ‖Π(U)‖/‖U‖', description: 'Share of the (thresholded) update’s norm that GSP keeps, over the block’s tensors (from the preview)', scale: 'sequential' },
   { id: 'relativeDelta', label: '‖δ‖/‖θ_I‖', description: 'Relative size of the Thinking − Instruct difference', scale: 'sequential' },
 ] as const;
 

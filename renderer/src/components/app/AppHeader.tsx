@@ -1,5 +1,6 @@
 import { useApp } from '../../store/app-context.tsx';
 import { VIEWS } from '../../store/ui-slice.ts';
+import { SaveMarker } from './SaveMarker.tsx';
 import { ThemeToggle } from './ThemeToggle.tsx';
 
 export function AppHeader() {
@@ -14,6 +15,7 @@ export function AppHeader() {
         <span className={`conn conn-${connection.status}`} title={connection.message ?? undefined}>
           ● {connection.label || 'engine'} · {connection.status}
         </span>
+        <SaveMarker />
       </div>
       <nav className="tabs" aria-label="Views">
         {VIEWS.map((v) => (

@@ -2,6 +2,7 @@
 import { METHOD_LABELS, METHOD_NAMES } from '../../lib/merge-methods.ts';
 import { formatSigned } from '../../lib/format.ts';
 import { useActions, useApp } from '../../store/app-context.tsx';
+import { previewIsCurrent } from '../../store/measured-results.ts';
 import { EngineNotice } from '../common/EngineNotice.tsx';
 import { MeasuredOn } from '../preview/MeasuredOn.tsx';
 import { MethodParameterFields } from './MethodParameterFields.tsx';
@@ -10,23 +11,28 @@ import { VerifyCell } from './VerifyCell.tsx';
 
 export function MethodComparison() {
   const actions = useActions();
-  const byMethod = useApp((s) => s.verify.byMethod);
-  const preview = useApp((s) => s.preview.result);
-  const anyRunning = Object.values(byMethod).some((e) => e?.status === 'loading');
-  const verifyAll = async () => {
-    for (const method of METHOD_NAMES) await actions.verify(method);
-  };
+  const jobs = useApp((s) => s.verify.jobs);
+  // The prediction is shown only when it was computed for the settings on screen.
+  const preview = useApp((s) => (previewIsCurrent(s) ? s.preview.result : null));
+  const anyRunning = Object.values(jobs).some((job) => job?.status === 'running');
   return (
     <div className="stack">
       <section className="panel" aria-labelledby="compare-title">
         <header className="panel-header">
           <h2 id="compare-title">Method comparison</h2>
-          <button type="button" disabled={anyRunning} onClick={() => void verifyAll()}>
-            Verify all
-          </button>
+          {anyRunning ? (
+            <button type="button" onClick={() => actions.verifyJobs.cancel()}>
+              Cancel Verify
+            </button>
+          ) : (
+            <button type="button" onClick={() => void actions.verifyJobs.verifyAll()}>
+              Verify all
+            </button>
+          )}
         </header>
         <p className="small muted">
-          ΔL = edited − θ_I (lower is better). The first-order prediction exists for CRANE only; the baselines are measured.
+          ΔL = edited − θ_I (lower is better). The first-order prediction exists for CRANE only; the baselines are measured. A result measured at other settings than
+          the ones set now is marked “from other settings”.
         </p>
         <MeasuredOn methods={METHOD_NAMES} />
         <table className="table compare-table">
@@ -49,14 +55,14 @@ export function MethodComparison() {
                 <td>{method === 'crane' && preview ? formatSigned(preview.deltaLossReasoning) : '—'}</td>
                 <td>{method === 'crane' && preview ? formatSigned(preview.deltaLossAgent) : '—'}</td>
                 <td>
-                  <VerifyCell entry={byMethod[method]} onVerify={() => void actions.verify(method)} label={METHOD_LABELS[method]} />
+                  <VerifyCell method={method} label={METHOD_LABELS[method]} busy={anyRunning} />
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
         {METHOD_NAMES.map((method) => (
-          <EngineNotice key={method} error={byMethod[method]?.error ?? null} what={`Verify ${METHOD_LABELS[method]}`} />
+          <EngineNotice key={method} error={jobs[method]?.error ?? null} what={`Verify ${METHOD_LABELS[method]}`} />
         ))}
       </section>
       <PublishedResults />

@@ -1,13 +1,40 @@
+/**
+ * One method's measured ΔL_R / ΔL_A: the newest result at the method's current settings, else
+ * the newest at other settings marked as such (with the settings hash it was measured at), and
+ * the Verify button, or the progress with Cancel while it runs.
+ */
 import { formatSigned } from '../../lib/format.ts';
-import type { VerifyEntry } from '../../store/preview-slice.ts';
+import { settingsKey, shortHash } from '../../lib/settings-key.ts';
+import type { MergeMethodName } from '../../protocol.ts';
+import { useActions, useApp } from '../../store/app-context.tsx';
+import { shownResult } from '../../store/measured-results.ts';
 
-export function VerifyCell({ entry, onVerify, label }: { entry: VerifyEntry | undefined; onVerify: () => void; label: string }) {
-  if (entry?.status === 'loading') return <span className="muted">{Math.round(entry.fraction * 100)}%…</span>;
-  const r = entry?.result;
+export function VerifyCell({ method, label, busy }: { method: MergeMethodName; label: string; busy: boolean }) {
+  const actions = useActions();
+  const job = useApp((s) => s.verify.jobs[method]);
+  const result = useApp((s) => shownResult(s, method)?.result);
+  const current = useApp((s) => shownResult(s, method)?.current ?? true);
+  if (job?.status === 'running') {
+    return (
+      <span className="verify-cell" data-testid={`verify-${method}`}>
+        <span className="muted">{Math.round(job.fraction * 100)}%…</span>{' '}
+        <button type="button" className="small-button" onClick={() => actions.verifyJobs.cancel()} aria-label={`Cancel Verify ${label}`}>
+          Cancel
+        </button>
+      </span>
+    );
+  }
+  const r = result;
   return (
-    <span className="verify-cell">
-      {r ? `${formatSigned(r.edited.reasoning - r.base.reasoning)} / ${formatSigned(r.edited.agent - r.base.agent)}` : <span className="muted">not measured</span>}{' '}
-      <button type="button" className="small-button" onClick={onVerify} aria-label={`Verify ${label}`}>
+    <span className={current ? 'verify-cell' : 'verify-cell stale'} data-testid={`verify-${method}`}>
+      {r ? `${formatSigned(r.edited.reasoning - r.base.reasoning)} / ${formatSigned(r.edited.agent - r.base.agent)}` : <span className="muted">not measured</span>}
+      {r !== undefined && !current && (
+        <span className="stale-mark" title={`measured at settings #${shortHash(settingsKey(r.method))}, not the ones set now`}>
+          {' '}from other settings
+        </span>
+      )}
+      {job?.status === 'cancelled' && <span className="muted"> (last run cancelled)</span>}{' '}
+      <button type="button" className="small-button" onClick={() => void actions.verify(method)} disabled={busy} aria-label={`Verify ${label}`}>
         Verify
       </button>
     </span>

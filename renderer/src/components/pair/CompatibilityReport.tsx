@@ -2,6 +2,18 @@
 import { formatBytes, formatIdRanges, type PairSummary } from '../../protocol.ts';
 import { MismatchList } from './MismatchList.tsx';
 
+type Report = PairSummary['report'];
+const count = (report: Report, severity: Report['findings'][number]['severity']) => report.findings.filter((f) => f.severity === severity).length;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** One line per verdict: whether an edit can run, and what it will do about the findings below. */
+const VERDICTS: Record<Report['verdict'], { tone: 'ok' | 'warn' | 'bad'; text: (errors: number, warnings: number) => string }> = {
+  refused: { tone: 'bad', text: (errors) => `✗ Cannot merge: ${plural(errors, 'blocking problem')} (below)` },
+  caveats: { tone: 'warn', text: (_, warnings) => `⚠ Can merge, with ${plural(warnings, 'caveat')} (below)` },
+  identical: { tone: 'warn', text: () => '= Identical: both are the same checkpoint (δ = 0), an edit changes nothing' },
+  compatible: { tone: 'ok', text: () => '✓ Compatible' },
+};
+
 export function CompatibilityReport({ summary }: { summary: PairSummary }) {
   const { instruct, thinking, report } = summary;
   const rows: [string, (c: typeof instruct) => string][] = [
@@ -15,8 +27,8 @@ export function CompatibilityReport({ summary }: { summary: PairSummary }) {
   ];
   return (
     <div className="report" data-testid="compatibility-report">
-      <p className={report.compatible ? 'verdict ok' : 'verdict bad'}>
-        {report.compatible ? '✓ Compatible' : '✗ Not compatible'} · {report.sharedTensors} shared tensors
+      <p className={`verdict ${VERDICTS[report.verdict].tone}`} data-testid="pair-verdict" data-verdict={report.verdict}>
+        {VERDICTS[report.verdict].text(count(report, 'error'), count(report, 'warning'))} · {report.sharedTensors} shared tensors
       </p>
       <table className="table">
         <thead>

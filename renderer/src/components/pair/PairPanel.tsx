@@ -28,7 +28,8 @@ export function PairPanel() {
         </div>
       </form>
       <EngineNotice error={pair.summary.error} what="Open pair" />
-      {pair.summary.result !== null && <CompatibilityReport summary={pair.summary.result} />}
+      {/* Only the answer for the paths just opened: never a previous pair's report under a new error or while opening. */}
+      {pair.summary.status === 'ready' && pair.summary.result !== null && <CompatibilityReport summary={pair.summary.result} />}
     </section>
   );
 }

@@ -1,6 +1,7 @@
-/** The project folder (pair, calibration sets, settings, cache): open, save, recent. */
+/** The project folder (pair, calibration sets, settings, cache): open, save (also automatic), recent. */
 import { checkPath } from '../../lib/path-check.ts';
 import { useActions, useApp } from '../../store/app-context.tsx';
+import { SaveMarker } from '../app/SaveMarker.tsx';
 import { EngineNotice } from '../common/EngineNotice.tsx';
 import { PathField } from './PathField.tsx';
 
@@ -18,9 +19,10 @@ export function ProjectPanel() {
         <button type="button" disabled={!valid || busy} onClick={() => void actions.openProject()}>
           Open project
         </button>
-        <button type="button" disabled={!valid || busy} onClick={() => void actions.saveProject()}>
+        <button type="button" disabled={!valid || busy} onClick={() => void actions.saveProject(project.dir)}>
           Save project
         </button>
+        <SaveMarker />
       </div>
       <EngineNotice error={project.state.error} what="Project" />
       {project.state.result !== null && <p className="small muted">Open: {project.state.result.projectDir}</p>}

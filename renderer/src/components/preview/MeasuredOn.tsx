@@ -7,7 +7,7 @@ import { useApp } from '../../store/app-context.tsx';
 
 export function MeasuredOn({ methods }: { methods: readonly MergeMethodName[] }) {
   const planned = useApp((s) => s.analysis.settings.evaluation);
-  const measured = useApp((s) => methods.map((m) => s.verify.byMethod[m]?.result?.measuredOn).find((set) => set !== undefined));
+  const measured = useApp((s) => s.verify.measured.findLast((r) => methods.includes(r.method.method))?.measuredOn);
   return (
     <p className="small muted" data-testid="measured-on">
       {measured === undefined ? 'Verify measures on' : 'measured on'}: {describeEvaluation(measured ?? planned)}

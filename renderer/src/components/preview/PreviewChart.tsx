@@ -54,6 +54,13 @@ const SERIES = [
   { key: 'agent', name: 'ΔL_A predicted', color: 'var(--series-2)' },
 ] as const;
 
+const MEASURED = SERIES.flatMap((s) => [true, false].map((current) => ({
+  key: s.key,
+  color: s.color,
+  current,
+  name: `${s.key === 'reasoning' ? 'ΔL_R' : 'ΔL_A'} measured${current ? '' : ' (other settings)'}`,
+})));
+
 /** The curve: read by the paths, the marker and the read-out inside the chart. */
 const CurveContext = createContext<readonly CurveRow[]>([]);
 
@@ -73,8 +80,13 @@ export const PreviewChart = memo(function PreviewChart({ rows, measured, width, 
         {SERIES.map((s) => (
           <CurvePath key={s.key} series={s.key} color={s.color} />
         ))}
-        {measured.length > 0 && <Scatter data={measured} dataKey="reasoning" name="ΔL_R measured" fill="var(--series-1)" shape="diamond" isAnimationActive={false} />}
-        {measured.length > 0 && <Scatter data={measured} dataKey="agent" name="ΔL_A measured" fill="var(--series-2)" shape="diamond" isAnimationActive={false} />}
+        {MEASURED.map((m) => {
+          // Filled: measured at the curve's settings; hollow: at other settings (another q, τ, override…).
+          const points = measured.filter((p) => p.current === m.current);
+          return points.length > 0 && (
+            <Scatter key={`${m.key}-${m.current}`} data={points} dataKey={m.key} name={m.name} fill={m.current ? m.color : 'none'} stroke={m.color} shape="diamond" isAnimationActive={false} />
+          );
+        })}
         <AlphaMarker />
         <HoverReadout />
       </ComposedChart>

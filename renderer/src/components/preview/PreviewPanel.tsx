@@ -1,8 +1,13 @@
-/** The live preview: readout at the current α, the curve chart, and Verify for measured points. */
+/**
+ * The live preview: readout at the current α, the curve chart, and Verify for measured points.
+ * A preview left over from other settings (its request failed, or none is on its way) is
+ * greyed and says so; measured points at other settings are hollow and counted apart.
+ */
 import { useMemo, useRef } from 'react';
 import { formatSigned } from '../../lib/format.ts';
 import type { Preview } from '../../protocol.ts';
 import { useActions, useApp } from '../../store/app-context.tsx';
+import { previewIsStale } from '../../store/measured-results.ts';
 import { EngineNotice } from '../common/EngineNotice.tsx';
 import { Stat } from '../common/Stat.tsx';
 import { useElementWidth } from '../common/use-element-width.ts';
@@ -16,22 +21,31 @@ export function PreviewPanel() {
   const actions = useActions();
   const preview = useApp((s) => s.preview);
   const measured = useApp((s) => s.verify.measured);
-  const verifying = useApp((s) => s.verify.byMethod.crane);
+  const settings = useApp((s) => s.settings.current);
+  const stale = useApp(previewIsStale);
+  const verifying = useApp((s) => s.verify.jobs.crane);
   const [ref, width] = useElementWidth<HTMLDivElement>(440);
   const result = preview.result;
   // An α move brings back the same curve (only the marker moves, inside the chart): keeping
   // its rows keeps the chart from re-rendering at all.
   const rows = useStableCurve(result);
-  const points = useMemo(() => measuredPoints(measured), [measured]);
-  const running = verifying?.status === 'loading';
+  const points = useMemo(() => measuredPoints(measured, settings), [measured, settings]);
+  const currentPoints = points.filter((p) => p.current).length;
+  const running = verifying?.status === 'running';
 
   return (
     <section className="panel preview" aria-labelledby="preview-title" ref={ref}>
       <header className="panel-header">
         <h2 id="preview-title">Live preview (first order)</h2>
-        <button type="button" onClick={() => void actions.verify('crane')} disabled={running || result === null}>
-          {running ? `Verifying… ${Math.round((verifying?.fraction ?? 0) * 100)}%` : 'Verify'}
-        </button>
+        {running ? (
+          <button type="button" onClick={() => actions.verifyJobs.cancel()} aria-label="Cancel Verify">
+            Verifying… {Math.round((verifying?.fraction ?? 0) * 100)}% · Cancel
+          </button>
+        ) : (
+          <button type="button" onClick={() => void actions.verify('crane')} disabled={result === null}>
+            Verify
+          </button>
+        )}
       </header>
       <EngineNotice error={preview.error} what="Preview" />
       <EngineNotice error={verifying?.error ?? null} what="Verify" />
@@ -39,14 +53,19 @@ export function PreviewPanel() {
       {result === null ? (
         preview.error === null && <p className="muted empty">The preview appears once the analysis has gate metrics.</p>
       ) : (
-        <>
+        <div className={stale ? 'stale-result' : undefined} data-testid="preview-result" data-stale={stale}>
+          {stale && (
+            <p className="stale-mark" role="status">
+              From other settings: these values were computed before the last change and are not the current settings’ prediction.
+            </p>
+          )}
           <div className="stats">
             <Stat label="ΔL_R reasoning (lower is better)" value={formatSigned(result.deltaLossReasoning)} testId="preview-reasoning" />
             <Stat label="ΔL_A tool use (lower is better)" value={formatSigned(result.deltaLossAgent)} testId="preview-agent" />
-            <Stat label="measured points" value={String(points.length)} />
+            <Stat label="measured points" value={points.length === currentPoints ? String(currentPoints) : `${currentPoints} (+${points.length - currentPoints} at other settings)`} testId="preview-measured" />
           </div>
           <PreviewChart rows={rows} measured={points} width={Math.max(240, width - 24)} height={230} />
-        </>
+        </div>
       )}
     </section>
   );

@@ -1,5 +1,6 @@
 /** Chart rows of the preview: the predicted curves and the measured (Verify) points. */
-import type { Preview, VerifyResult } from '../../protocol.ts';
+import { settingsKey } from '../../lib/settings-key.ts';
+import type { CraneSettings, Preview, VerifyResult } from '../../protocol.ts';
 
 export interface CurveRow {
   readonly alpha: number;
@@ -11,6 +12,8 @@ export interface MeasuredPoint {
   readonly alpha: number;
   readonly reasoning: number;
   readonly agent: number;
+  /** Measured with every other setting as set now (only α may differ: the curve's axis). */
+  readonly current: boolean;
 }
 
 export function curveRows(preview: Preview): CurveRow[] {
@@ -78,11 +81,20 @@ function roundToStep(value: number, step: number): number {
   return Number(value.toFixed(Math.min(20, digits)));
 }
 
-/** Measured ΔL = edited − base, for CRANE results (the only ones with an α). */
-export function measuredPoints(results: readonly VerifyResult[]): MeasuredPoint[] {
+/**
+ * Measured ΔL = edited − base, for CRANE results (the only ones with an α). A point belongs to
+ * the curve on screen when it was measured with the same settings but α (the curve sweeps α).
+ */
+export function measuredPoints(results: readonly VerifyResult[], settings: CraneSettings): MeasuredPoint[] {
+  const curveKey = settingsKey({ ...settings, alpha: 0 });
   return results.flatMap((r) =>
     r.method.method === 'crane'
-      ? [{ alpha: r.method.settings.alpha, reasoning: r.edited.reasoning - r.base.reasoning, agent: r.edited.agent - r.base.agent }]
+      ? [{
+          alpha: r.method.settings.alpha,
+          reasoning: r.edited.reasoning - r.base.reasoning,
+          agent: r.edited.agent - r.base.agent,
+          current: settingsKey({ ...r.method.settings, alpha: 0 }) === curveKey,
+        }]
       : [],
   );
 }

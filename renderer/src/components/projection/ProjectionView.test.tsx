@@ -44,9 +44,13 @@ describe('<ProjectionView>', () => {
     const expected = Array.from(sigmaRatio).reduce((a, r) => a + maskWeight(r, tau, k), 0);
     const stats = screen.getByTestId('projection-stats').textContent ?? '';
     expect(stats).toContain(`${Number(expected.toPrecision(3))}directions removed`);
-    expect(stats).toContain('81%update retained');
+    // Kept follows the mask: rank − Σw, not the projector's fixed rank.
+    expect(stats).toContain(`${Number((sigmaRatio.length - expected).toPrecision(3))}directions kept (of 6)`);
+    // The heatmap's formula: a norm ratio, √(‖Π(U)‖²/‖U‖²).
+    expect(stats).toContain('0.9retained ‖Π(U)‖/‖U‖, q/k/v');
     act(() => store.getState().updateSettings({ stages: { threshold: true, gate: true, gsp: false } }));
     expect(screen.getByTestId('projection-stats').textContent).toContain('0directions removed');
+    expect(screen.getByTestId('projection-stats').textContent).toContain('6directions kept (of 6)');
   });
 
   it('says when the engine has no spectra yet', () => {

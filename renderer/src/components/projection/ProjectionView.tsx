@@ -1,6 +1,10 @@
-/** GSP for the selected layer: its format spectrum, the sigmoid mask, directions removed, update retained. */
+/**
+ * GSP for the selected layer: its format spectrum, the sigmoid mask, directions removed and
+ * kept, and the update's norm GSP keeps. That share is the heatmap's "Retained" metric, with the
+ * same formula and label (‖Π(U)‖/‖U‖, a norm ratio), over the tensors this activation key feeds.
+ */
 import { useMemo } from 'react';
-import { formatNumber, formatPercent } from '../../lib/format.ts';
+import { formatNumber } from '../../lib/format.ts';
 import { removedDirections } from '../../lib/sigmoid-mask.ts';
 import type { ActivationKey } from '../../protocol.ts';
 import { useApp } from '../../store/app-context.tsx';
@@ -9,6 +13,9 @@ import { Stat } from '../common/Stat.tsx';
 import { useElementWidth } from '../common/use-element-width.ts';
 import { directionsAboveTau, spectrumRows } from './spectrum-data.ts';
 import { SpectrumChart } from './SpectrumChart.tsx';
+
+/** The tensors each activation key's projector acts on. */
+const FED_TENSORS: Record<ActivationKey, string> = { attn_input: 'q/k/v', ffn_input: 'gate/up' };
 
 export function ProjectionView() {
   const block = useApp((s) => s.selection.block);
@@ -21,6 +28,8 @@ export function ProjectionView() {
   const [ref, width] = useElementWidth<HTMLDivElement>(440);
   const result = spectrum.result;
   const rows = useMemo(() => (result === null ? [] : spectrumRows(result.sigmaRatio, tau, steepness)), [result, tau, steepness]);
+  const removed = result === null || !gsp ? 0 : removedDirections(result.sigmaRatio, tau, steepness);
+  const rank = result?.sigmaRatio.length ?? 0;
 
   return (
     <section className="panel projection" aria-labelledby="projection-title" ref={ref}>
@@ -43,10 +52,10 @@ export function ProjectionView() {
           {result !== null && (
             <>
               <div className="stats" data-testid="projection-stats">
-                <Stat label="directions removed (Σw)" value={gsp ? formatNumber(removedDirections(result.sigmaRatio, tau, steepness), 3) : '0'} />
+                <Stat label="directions removed (Σw)" value={formatNumber(removed, 3)} />
+                <Stat label={`directions kept (of ${rank})`} value={formatNumber(rank - removed, 3)} />
                 <Stat label="with σ/σ₁ ≥ τ" value={String(directionsAboveTau(result.sigmaRatio, tau))} />
-                <Stat label="update retained" value={gsp ? formatPercent(result.retainedFraction) : '100%'} />
-                <Stat label="rank kept" value={String(result.sigmaRatio.length)} />
+                <Stat label={`retained ‖Π(U)‖/‖U‖, ${FED_TENSORS[result.key]}`} value={formatNumber(gsp ? Math.sqrt(result.retainedFraction) : 1, 3)} />
               </div>
               <SpectrumChart rows={rows} tau={tau} width={Math.max(240, width - 24)} height={230} />
             </>

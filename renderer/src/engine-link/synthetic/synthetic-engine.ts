@@ -2,8 +2,8 @@
  * An EngineApi answered in the page from SyntheticModel: long jobs report progress and honour
  * cancel like the real engine, instant ones answer on the next task.
  */
-import type { CallOptions, EvaluationSet, EventName, EventPayload, Params, RequestName, Result } from '../../protocol.ts';
-import { ANALYSIS_STAGES, PROTOCOL_VERSION, ProtocolError } from '../../protocol.ts';
+import type { CallOptions, EvaluationSet, EventName, EventPayload, Params, ProjectState, RequestName, Result } from '../../protocol.ts';
+import { ANALYSIS_STAGES, DEFAULT_CRANE_SETTINGS, PROTOCOL_VERSION, ProtocolError } from '../../protocol.ts';
 import type { EngineApi } from '../engine-api.ts';
 import { syntheticLayerView } from './synthetic-layer-view.ts';
 import { SyntheticModel, type SyntheticShape } from './synthetic-model.ts';
@@ -18,6 +18,9 @@ export class SyntheticEngine implements EngineApi {
   private analyzed = false;
   /** Where the last analysis said Verify measures (its analysis settings). */
   private evaluation: EvaluationSet = { source: 'calibration' };
+  /** Projects by folder, held in memory (what project.json would hold), and the open one. */
+  private readonly projects = new Map<string, ProjectState['project']>();
+  private openDir: string | null = null;
 
   constructor(
     shape: SyntheticShape,
@@ -59,7 +62,15 @@ export class SyntheticEngine implements EngineApi {
       case 'cancel':
         return { cancelled: false };
       case 'getProjectState':
-        return null;
+        return this.openDir === null ? null : this.projectState(this.openDir);
+      case 'openProject':
+        return this.openProject((params as Params<'openProject'>).projectDir);
+      case 'saveProject': {
+        const p = params as Params<'saveProject'>;
+        this.projects.set(p.projectDir, structuredClone(p.project));
+        this.openDir = p.projectDir;
+        return this.projectState(p.projectDir);
+      }
       case 'openPair': {
         const p = params as Params<'openPair'>;
         return syntheticPair(p.instruct, p.thinking, this.model.shape);
@@ -95,6 +106,17 @@ export class SyntheticEngine implements EngineApi {
       default:
         throw new ProtocolError('not-implemented', `${method}: not available in the synthetic engine`);
     }
+  }
+
+  private openProject(dir: string): ProjectState {
+    if (!this.projects.has(dir)) this.projects.set(dir, { instruct: null, thinking: null, analysis: null, settings: DEFAULT_CRANE_SETTINGS, verified: [] });
+    this.openDir = dir;
+    return this.projectState(dir);
+  }
+
+  private projectState(dir: string): ProjectState {
+    const project = structuredClone(this.projects.get(dir) as ProjectState['project']);
+    return { projectDir: dir, project, stages: ANALYSIS_STAGES.map((stage) => ({ stage, state: this.analyzed ? 'cached' : 'missing' })) };
   }
 
   private async verify(p: Params<'verify'>, id: number, signal: AbortSignal | undefined): Promise<Result<'verify'>> {
