@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultResolvedSettings, DEFAULT_BASELINES } from '../protocol/settings-defaults.ts';
 import { METHOD_NAMES, parametersOf } from '../protocol/method-parameters.ts';
-import { craneSettingsFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP, editMethodFromFlags } from './cli-settings.ts';
+import { craneSettingsFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP, editMethodFromFlags, rainSettingsFromFlags } from './cli-settings.ts';
 import { UsageError } from './command.ts';
 
 const TOKENS = { think: [7], special: [0] };
@@ -70,8 +70,11 @@ describe('edit flags → the protocol settings', () => {
       for (const p of parametersOf(name)) {
         if (p.kind !== 'number') continue;
         const value = p.integer ? p.default + 1 : (p.default + (p.max ?? p.default + 1)) / 2;
-        expect(editMethodFromFlags({ method: name, [p.flag]: String(value) }, TOKENS), `${name}.${p.key}`).toMatchObject({ [p.key]: value });
+        // RAIN reads a Base besides the pair: its flags are read on their own, the pair's reader refuses it.
+        const read = name === 'rain' ? rainSettingsFromFlags({ [p.flag]: String(value) }) : editMethodFromFlags({ method: name, [p.flag]: String(value) }, TOKENS);
+        expect(read, `${name}.${p.key}`).toMatchObject({ [p.key]: value });
       }
     }
+    expect(() => editMethodFromFlags({ method: 'rain' }, TOKENS)).toThrow('RAIN needs a Base checkpoint: pass --base');
   });
 });

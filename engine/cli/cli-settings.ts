@@ -19,7 +19,7 @@ import { DEFAULT_BASELINES, DEFAULT_CRANE_SETTINGS, defaultResolvedSettings } fr
 import { isMethodName, METHOD_NAMES, METHODS, parametersOf, type MethodParameter } from '../protocol/method-parameters.ts';
 import {
   blockKeySchema, resolvedCraneSettingsSchema,
-  type MergeMethodName, type ProtectedTokenEdits, type ResolvedCraneSettings, type TokenRows,
+  type MergeMethodName, type ProtectedTokenEdits, type RainSettings, type ResolvedCraneSettings, type TokenRows,
 } from '../protocol/settings-schemas.ts';
 import { applyProtectedEdits, parseProtectedEdits } from '../protocol/protected-tokens.ts';
 import { UsageError } from './command.ts';
@@ -106,11 +106,12 @@ export function craneSettingsFromFlags(values: EditFlagValues, tokens: TokenRows
 /** `importance`: the analysis's AIM importance vectors, which the AIM methods need; `lewis`: LEWIS's two importance files. */
 export function editMethodFromFlags(
   values: EditFlagValues, tokens: TokenRows, importance?: ReadonlyMap<string, Float32Array | Float64Array>, lewis?: LewisImportances,
-): EditMethod {
+): Exclude<EditMethod, { readonly method: 'rain' }> {
   const name = values.method ?? 'crane';
   if (!isMethodName(name)) throw new UsageError(`--method must be ${METHOD_NAMES.join(', ')}; got "${name}"`);
   if (name === 'crane') return { method: 'crane', settings: craneSettingsFromFlags(values, tokens) };
   const settings = checked(METHODS[name].schema, { ...DEFAULT_BASELINES[name], ...parameterValues(values, name) });
+  if (settings.method === 'rain') throw new UsageError('RAIN needs a Base checkpoint: pass --base');
   if (settings.method === 'lewis') {
     if (lewis === undefined) throw new UsageError('--method lewis needs --importance-base F and --importance-tuned F');
     return lewisEditSettings(settings, lewis);
@@ -118,6 +119,11 @@ export function editMethodFromFlags(
   if (!isAimMethod(settings)) return settings;
   if (importance === undefined) throw new UsageError(`--method ${name} needs the AIM importance of an analysis (--analysis DIR)`);
   return { ...settings, importance: aimImportanceOf(importance) };
+}
+
+/** RAIN's settings from its flags; crane merge/verify read it beside --base. */
+export function rainSettingsFromFlags(values: EditFlagValues): RainSettings {
+  return checked(METHODS.rain.schema, { ...DEFAULT_BASELINES.rain, ...parameterValues(values, 'rain') });
 }
 
 /** The method's parameters whose flags are given (numbers parsed, choices checked), by settings key. */

@@ -37,6 +37,8 @@ export type BaselineSettings =
   });
 
 export function baselineEdit(settings: BaselineSettings): PairedEdit {
+  // RAIN reads a Base checkpoint and model passes, not one tensor pair: engine/pipeline/rain-merge.ts.
+  if (settings.method === 'rain') throw new RangeError('RAIN needs a Base checkpoint: pass --base');
   return (name, shape, thetaI, thetaT) => {
     if (settings.method === 'slerp') return { values: baselineSlerpRows(thetaI, thetaT, shape, settings.t) };
     const delta = taskVector(thetaI, thetaT);

@@ -1,7 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../protocol/seeded-random.ts';
-import { rainAttentionEdit, type RainHeadEdit, type RainProjectionKind } from './rain-edit.ts';
+import { projectTaskSlice, type RankOneConstraints } from './rain-projection.ts';
+import { applyRainSlices, rainTaskSlice, type RainProjectionKind } from './rain-edit.ts';
 import { referenceRainMerge, type ReferenceHead } from './testing/reference-rain.ts';
+
+interface RainHeadEdit { readonly head: number; readonly alpha: number; readonly constraints: RankOneConstraints }
+
+interface EditInput {
+  readonly kind: RainProjectionKind; readonly name: string; readonly shape: readonly [number, number];
+  readonly base: Float32Array; readonly instruct: Float32Array; readonly thinking: Float32Array;
+  readonly headDim: number; readonly kvHeads: number; readonly heads: readonly RainHeadEdit[]; readonly ridge: number;
+}
+
+/** Stage 3 as the pipeline runs it: slice τ per head, project it, add α times it to thinking. */
+function rainAttentionEdit(input: EditInput): Float32Array {
+  const [dModel] = input.kind === 'o' ? input.shape : [input.shape[1]];
+  const slices = input.heads.map((edit) => ({
+    head: edit.head,
+    alpha: edit.alpha,
+    slice: projectTaskSlice(rainTaskSlice(input, input.base, input.instruct, edit.head), dModel, input.headDim, edit.constraints, input.ridge),
+  }));
+  return applyRainSlices(input, input.thinking, slices);
+}
 
 const HEAD_DIM = 2;
 const HEADS = 4;

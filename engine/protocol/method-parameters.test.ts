@@ -31,7 +31,8 @@ describe('the methods table', () => {
   it('accepts values inside each range and the schema refuses values past a closed upper bound', () => {
     for (const name of METHOD_NAMES) {
       for (const p of parameters(name)) {
-        const inside = p.kind === 'choice' ? p.options.at(-1) : p.max === null ? p.default + p.step : (p.min + p.max) / 2;
+        const middle = (lo: number, hi: number, integer: boolean) => (integer ? Math.floor((lo + hi) / 2) : (lo + hi) / 2);
+        const inside = p.kind === 'choice' ? p.options.at(-1) : p.max === null ? p.default + p.step : middle(p.min, p.max, p.integer);
         const method = methodFromParameters(name, { [p.key]: inside }, DEFAULT_CRANE_SETTINGS);
         const settings = method.method === 'crane' ? method.settings : method;
         expect((settings as Record<string, unknown>)[p.key], `${name}.${p.key}`).toBe(inside);

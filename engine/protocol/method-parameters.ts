@@ -16,7 +16,7 @@ import type { z } from 'zod';
 import { DEFAULT_TAU, defaultSteepness } from './gsp-mask.ts';
 import { DEFAULT_ALPHA, DEFAULT_BASELINES, DEFAULT_EDIT_ARITHMETIC, DEFAULT_KEEP_QUANTILE } from './settings-defaults.ts';
 import {
-  aimSchema, aimTiesSchema, craneSettingsSchema, dareSchema, editArithmeticSchema, lewisSchema, slerpSchema, STRENGTH_RANGE, taskArithmeticSchema, tiesSchema,
+  aimSchema, aimTiesSchema, craneSettingsSchema, dareSchema, editArithmeticSchema, lewisSchema, rainSchema, slerpSchema, STRENGTH_RANGE, taskArithmeticSchema, tiesSchema,
   type BaselineMethod, type CraneSettings, type MergeMethod, type MergeMethodName,
 } from './settings-schemas.ts';
 
@@ -58,6 +58,8 @@ export interface MethodEntry<M extends MergeMethodName> {
   /** The settings schema (for CRANE, of its settings object). */
   readonly schema: z.ZodType<SettingsOf<M>>;
   readonly parameters: readonly MethodParameter<ParameterKey<M>>[];
+  /** A third checkpoint the method reads besides Instruct and Thinking (RAIN's τ = Instruct − Base). */
+  readonly needs?: 'base';
 }
 
 const strength = <K extends string>(key: K, label: string, help: string, fallback: number): NumberParameter<K> => ({
@@ -121,6 +123,25 @@ export const METHODS: { readonly [M in MergeMethodName]: MethodEntry<M> } = {
       share('gamma', 'γ (density floor)', 'gamma', 'LEWIS TIES density of the (layer, projection) whose importance moved least', DEFAULT_BASELINES.lewis.gamma),
       share('epsilon', 'ε (density ceiling)', 'epsilon', 'LEWIS TIES density of the (layer, projection) whose importance moved most', DEFAULT_BASELINES.lewis.epsilon),
       share('defaultDensity', 'density elsewhere', 'default-density', 'LEWIS TIES density of tensors outside the schedule (embeddings, norms, lm_head)', DEFAULT_BASELINES.lewis.defaultDensity),
+    ],
+  },
+  rain: {
+    label: 'RAIN',
+    schema: rainSchema,
+    needs: 'base',
+    parameters: [
+      { kind: 'number', key: 'ridge', label: 'λ (ridge)', flag: 'ridge', help: 'RAIN null-space projection ridge', min: 1e-8, max: 1, step: 1e-4, integer: false, default: DEFAULT_BASELINES.rain.ridge },
+      { kind: 'number', key: 'radius', label: 'think radius', flag: 'think-radius', help: 'RAIN <think>/</think> neighbourhood radius (tokens)', min: 0, max: 64, step: 1, integer: true, default: DEFAULT_BASELINES.rain.radius },
+      { kind: 'number', key: 'layersTail', label: 'last layers', flag: 'layers-tail', help: 'RAIN edits the q/k/v/o heads of this many last layers', min: 1, max: 1024, step: 1, integer: true, default: DEFAULT_BASELINES.rain.layersTail },
+      { kind: 'number', key: 'priorScalar', label: 'α prior', flag: 'prior', help: 'RAIN α applied between the two passes and the QP prior', min: 0, max: 4, step: 0.05, integer: false, default: DEFAULT_BASELINES.rain.priorScalar },
+      { kind: 'number', key: 'l2Prior', label: 'L2 to prior', flag: 'l2-prior', help: 'RAIN QP pull toward the α prior', min: 0, max: 1000, step: 0.05, integer: false, default: DEFAULT_BASELINES.rain.l2Prior },
+      { kind: 'number', key: 'boxLo', label: 'α low', flag: 'box-lo', help: 'RAIN α lower bound', min: -2, max: 1, step: 0.05, integer: false, default: DEFAULT_BASELINES.rain.boxLo },
+      { kind: 'number', key: 'boxHi', label: 'α high', flag: 'box-hi', help: 'RAIN α upper bound', min: 0, max: 4, step: 0.05, integer: false, default: DEFAULT_BASELINES.rain.boxHi },
+      { kind: 'number', key: 'hLambda', label: 'H λ', flag: 'h-lambda', help: 'RAIN QP curvature per prompt', min: 0, max: 1000, step: 0.1, integer: false, default: DEFAULT_BASELINES.rain.hLambda },
+      { kind: 'number', key: 'hMu', label: 'H μ', flag: 'h-mu', help: 'RAIN QP curvature per unit of post-merge leak', min: 0, max: 1000, step: 0.1, integer: false, default: DEFAULT_BASELINES.rain.hMu },
+      { kind: 'number', key: 'rhoDu', label: 'ρ (leak)', flag: 'rho-du', help: 'RAIN weight of the leak change against the alignment gain', min: 0, max: 1000, step: 0.05, integer: false, default: DEFAULT_BASELINES.rain.rhoDu },
+      { kind: 'number', key: 'qpMaxTokens', label: 'QP prompt tokens', flag: 'qp-max-tokens', help: 'RAIN instruction prompts are cut to this many tokens', min: 1, max: 131_072, step: 1, integer: true, default: DEFAULT_BASELINES.rain.qpMaxTokens },
+      { kind: 'number', key: 'seed', label: 'seed', flag: 'seed', help: 'RAIN constraint sites and read-out directions', min: 0, max: null, step: 1, integer: true, default: DEFAULT_BASELINES.rain.seed },
     ],
   },
 };

@@ -70,6 +70,8 @@ export const DEFAULT_BASELINES: { readonly [M in BaselineMethod['method']]: Extr
   aim: { method: 'aim', lambda: DEFAULT_BASELINE_STRENGTH, omega: DEFAULT_AIM_OMEGA },
   aim_ties: { method: 'aim_ties', lambda: DEFAULT_BASELINE_STRENGTH, omega: DEFAULT_AIM_OMEGA, density: DEFAULT_TIES_DENSITY },
   lewis: { method: 'lewis', lambda: DEFAULT_BASELINE_STRENGTH, ...DEFAULT_LEWIS },
+  // rain.py's defaults (its --layers-tail, --lambda-ridge, --prior-scalar … --qp-max-seq-len).
+  rain: { method: 'rain', ridge: 1e-4, radius: 5, layersTail: 27, priorScalar: 1, l2Prior: 0.1, boxLo: 0, boxHi: 1.5, hLambda: 1, hMu: 1, rhoDu: 0.5, qpMaxTokens: 1536, seed: 42 },
 };
 
 /** A method at its reference settings; CRANE carries the given settings. */

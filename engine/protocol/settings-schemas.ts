@@ -150,10 +150,33 @@ export const aimTiesSchema = z.strictObject({ method: z.literal('aim_ties'), lam
 export const lewisSchema = z.strictObject({ method: z.literal('lewis'), lambda: strengthSchema, gamma: unit, epsilon: unit, defaultDensity: unit })
   .refine((s) => s.gamma <= s.epsilon, { message: 'LEWIS needs γ ≤ ε', path: ['gamma'] });
 
+/**
+ * RAIN (K1nght/RAIN-Merging as rpi-nsl/CRANE's rain.py runs it): Thinking + α_h·proj_h(Instruct −
+ * Base) on the q/k/v/o heads of the last `layersTail` layers; needs a Base checkpoint and two
+ * calibration files (engine/pipeline/rain-*.ts). ridge: the null-space projection's λ; radius:
+ * the <think>/</think> neighbourhood; priorScalar … rhoDu: the α QP; qpMaxTokens: the instruction
+ * prompts' cut; seed: the constraint sites' shuffle and read-out directions.
+ */
+export const rainSchema = z.strictObject({
+  method: z.literal('rain'),
+  ridge: z.number().gt(0).max(1),
+  radius: z.int().min(0).max(64),
+  layersTail: z.int().min(1).max(1024),
+  priorScalar: z.number().min(0).max(4),
+  l2Prior: z.number().min(0).max(1000),
+  boxLo: z.number().min(-2).max(1),
+  boxHi: z.number().min(0).max(4),
+  hLambda: z.number().min(0).max(1000),
+  hMu: z.number().min(0).max(1000),
+  rhoDu: z.number().min(0).max(1000),
+  qpMaxTokens: z.int().min(1).max(131_072),
+  seed: z.int().nonnegative(),
+}).refine((s) => s.boxLo <= s.boxHi, { message: 'RAIN needs box lo ≤ box hi', path: ['boxLo'] });
+
 /** CRANE and the baselines. */
 export const mergeMethodSchema = z.discriminatedUnion('method', [
   z.strictObject({ method: z.literal('crane'), settings: craneSettingsSchema }),
-  taskArithmeticSchema, tiesSchema, slerpSchema, dareSchema, aimSchema, aimTiesSchema, lewisSchema,
+  taskArithmeticSchema, tiesSchema, slerpSchema, dareSchema, aimSchema, aimTiesSchema, lewisSchema, rainSchema,
 ]);
 
 export type CraneSettings = z.infer<typeof craneSettingsSchema>;
@@ -169,6 +192,7 @@ export type AnalysisSettings = z.infer<typeof analysisSettingsSchema>;
 export type CalibrationSets = z.infer<typeof calibrationSetsSchema>;
 export type EvaluationSet = z.infer<typeof evaluationSetSchema>;
 export type MergeMethod = z.infer<typeof mergeMethodSchema>;
+export type RainSettings = z.infer<typeof rainSchema>;
 export type MergeMethodName = MergeMethod['method'];
 /** A baseline as the protocol states it (AIM's importance vectors are the engine's to add). */
 export type BaselineMethod = Exclude<MergeMethod, { method: 'crane' }>;

@@ -175,3 +175,27 @@ export function referenceAttentionRows(x: Grid, wq: Grid, wk: Grid, head: number
     return exps.map((v) => v / total);
   });
 }
+
+export interface ReferenceInstruction { readonly i: readonly number[]; readonly r: readonly number[]; readonly u: readonly number[]; readonly rCount: number; readonly uCount: number }
+
+/**
+ * RAIN's alignment/leak as masked matrix products: 1_Iᵀ A 1_R with 0/1 indicator vectors over the
+ * T positions (out-of-range indices never set a mask bit), each divided by its span count.
+ */
+export function referenceAlignLeak(attention: Grid, instructions: readonly ReferenceInstruction[], globalU: readonly number[], globalCount: number): { a: number; u: number } {
+  const t = attention.length;
+  const mask = (indices: readonly number[]) => Array.from({ length: t }, (_, k) => (indices.includes(k) ? 1 : 0));
+  const bilinear = (left: readonly number[], right: readonly number[]) => {
+    let sum = 0;
+    for (let p = 0; p < t; p++) for (let q = 0; q < t; q++) sum += at(left, p) * cell(attention, p, q) * at(right, q);
+    return sum;
+  };
+  let a = 0;
+  let u = 0;
+  for (const k of instructions) {
+    const rows = mask(k.i);
+    a += bilinear(rows, mask(k.r)) / Math.max(1, k.rCount);
+    u += bilinear(rows, mask(k.u)) / Math.max(1, k.uCount) + bilinear(rows, mask(globalU)) / Math.max(1, globalCount);
+  }
+  return { a, u };
+}
