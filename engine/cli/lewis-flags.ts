@@ -7,7 +7,7 @@
  * Files are read only when --method lewis asks for them; naming them with another method is a
  * usage error, so a typo in --method cannot silently drop the schedule.
  */
-import { readLewisImportance, type LewisImportanceFile } from '../pipeline/lewis-importance-file.ts';
+import { readLewisImportance, type LewisImportanceFile } from '../crane/lewis-importance-file.ts';
 import { UsageError } from './command.ts';
 
 export const LEWIS_FILE_FLAGS = {

@@ -9,7 +9,7 @@ import { writeSequences } from '../pipeline/calibration-sequences.ts';
 import { measureLewisImportance } from '../pipeline/lewis-importance-measure.ts';
 import { pipelinePaths } from '../pipeline/pipeline-folder.ts';
 import { initBackend } from '../tensor/backend.ts';
-import { readLewisImportance } from '../pipeline/lewis-importance-file.ts';
+import { readLewisImportance } from '../crane/lewis-importance-file.ts';
 import { lewisImportanceCommand } from './lewis-importance-command.ts';
 
 const io = { out: () => undefined, err: () => undefined, isTty: false };

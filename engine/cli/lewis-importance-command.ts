@@ -4,6 +4,7 @@
  * (pipeline/lewis-importance-measure.ts) on the analysis' calibration prompts. Run it on Instruct
  * for --importance-base and on Thinking for --importance-tuned.
  */
+import { writeLewisImportance } from '../crane/lewis-importance-file.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import { aimPrompts } from '../pipeline/aim-importance.ts';
@@ -13,7 +14,6 @@ import { pipelinePaths } from '../pipeline/pipeline-folder.ts';
 
 import { initBackend } from '../tensor/backend.ts';
 import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
-import { writeFileAtomic } from '../io/atomic-file.ts';
 
 const HELP = `Usage: crane lewis-importance MODEL --analysis DIR --out FILE.json [--batch N]
 
@@ -46,8 +46,7 @@ export const lewisImportanceCommand: CliCommand = {
     const checkpoint = await Checkpoint.open(positionals[0] as string);
     try {
       const importance = await measureLewisImportance(loadCausalLM(checkpoint), prompts, { batch });
-      const sorted = Object.fromEntries([...importance].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-      await writeFileAtomic(values.out, `${JSON.stringify(sorted, null, 1)}\n`);
+      await writeLewisImportance(values.out, importance);
       io.out(`LEWIS importance of ${importance.size} Linear layers on ${prompts.length} prompts → ${values.out}\n`);
     } finally {
       await checkpoint.close();

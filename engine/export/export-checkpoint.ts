@@ -1,17 +1,18 @@
 /**
  * Streamed, atomic export of an edited checkpoint, and its reproduction from the recipe.
  *
- *   exportMerge({ instruct, thinking, method, analysisDir?, dtype, maxShardBytes?, outDir, … }) → ExportResult
- *   exportFromRecipe(recipe, { instruct, thinking, analysis?, recipeDir?, outDir }, { allowDifferentInputs?, … }) → ExportResult
+ *   exportMerge({ instruct, thinking, method, analysisDir?, importance?, dtype, maxShardBytes?, outDir, … }) → ExportResult
+ *   exportFromRecipe(recipe, { instruct, thinking, analysis?, importance?, recipeDir?, outDir }, { allowDifferentInputs?, … }) → ExportResult
  *
  * Both go through one path: hash the inputs into a recipe (or check them against it), then
  * writeCheckpoint pulls tensor by tensor — read θ_I and θ_T of one tensor, edit, emit — so only
  * one tensor pair is held. The folder gets the shards (+ index), config.json (torch_dtype set to
  * the output dtype when converting), Instruct's tokenizer and generation files byte for byte,
  * `crane_recipe.json`, README.md and, when the edit reads an analysis, copies of its gate table
- * and projectors (recipe-analysis.ts): a recipe then reproduces from its export folder alone
- * (`recipeDir`), or from the analysis folder, whose files must hash as the recipe says either
- * way. The recipe that is written is the parsed one in both paths (with the copies named), so
+ * and projectors (recipe-analysis.ts), and when it reads importance files (AIM, LEWIS) copies of
+ * those (recipe-importance.ts): a recipe then reproduces from its export folder alone
+ * (`recipeDir`), or from the analysis folder / the importance files named, whose files must hash
+ * as the recipe says either way. The recipe that is written is the parsed one in both paths (with the copies named), so
  * the same recipe and files give the same bytes. An incompatible pair (the pair report's
  * errors, e.g. a side without tensors) is refused before anything is written. Errors (NaN inputs,
  * hash mismatch, cancel, existing folder, full disk) leave nothing at outDir; `overwrite`
@@ -28,6 +29,9 @@ import { produceEdited } from './edited-tensor.ts';
 import { planExport, type PlannedTensor } from './export-plan.ts';
 import { assertSameHashes, checkpointFiles, hashFiles, type HashProgress } from './input-hashes.ts';
 import { methodEdit, needsAnalysis } from './method-edit.ts';
+import {
+  embeddedImportance, loadEditImportance, writeEmbeddedImportance, type EditImportance, type ImportanceSource,
+} from './recipe-importance.ts';
 import { modelCard } from './model-card.ts';
 import { assertPreviousExport } from './previous-export.ts';
 import {
@@ -55,6 +59,8 @@ export interface MergeExportOptions extends ExportRunOptions {
   readonly method: RecipeMethod;
   /** The analysis folder (analysis-store layout); needed by CRANE with the gate or GSP on. */
   readonly analysisDir?: string;
+  /** The importance files AIM (`aim`) or LEWIS (`lewisBase`, `lewisTuned`) reads. */
+  readonly importance?: ImportanceSource;
   readonly dtype: ExportDtype;
   readonly maxShardBytes?: number;
   readonly outDir: string;
@@ -65,7 +71,9 @@ export interface ExportPaths {
   readonly thinking: string;
   /** The analysis folder; checked against the recipe's hashes. */
   readonly analysis?: string;
-  /** The folder the recipe was read from: an export's copies stand in when `analysis` is absent. */
+  /** AIM's or LEWIS's importance files; checked against the recipe's hashes. */
+  readonly importance?: ImportanceSource;
+  /** The folder the recipe was read from: an export's copies stand in when `analysis` / `importance` is absent. */
   readonly recipeDir?: string;
   readonly outDir: string;
 }
@@ -84,18 +92,20 @@ export async function exportMerge(options: MergeExportOptions): Promise<ExportRe
   await assertCompatiblePair(instruct, thinking);
   const { method } = options;
   const analysis = needsAnalysis(method) ? await loadEditAnalysis(analysisFolder(requireAnalysisDir(options.analysisDir))) : null;
+  const importance = await loadEditImportance(method, options.importance ?? { paths: {}, what: 'importance' });
   const draft = {
     format: RECIPE_FORMAT,
     formatVersion: RECIPE_FORMAT_VERSION,
     engineVersion: await engineVersion(),
     method,
     analysis: analysis === null ? null : { files: analysis.files },
+    importance: importance?.entries ?? null,
     inputs: { instruct: { files: await hashCheckpoint(instruct, options) }, thinking: { files: await hashCheckpoint(thinking, options) } },
     output: { dtype: options.dtype, maxShardBytes: options.maxShardBytes ?? DEFAULT_MAX_SHARD_BYTES },
   };
   // Through JSON and the parser, exactly as exportFromRecipe receives it.
   const recipe = withEmbeddedAnalysis(parseRecipe(JSON.parse(JSON.stringify(draft))));
-  return writeExport(recipe, instruct, thinking, analysis, options.outDir, options);
+  return writeExport(recipe, instruct, thinking, { analysis, importance }, options.outDir, options);
 }
 
 export interface RecipeRunOptions extends ExportRunOptions {
@@ -113,6 +123,7 @@ export async function exportFromRecipe(recipeJson: unknown, paths: ExportPaths, 
     throw new CheckpointError('metadata', RECIPE_FILE, `was written by engine ${recipe.engineVersion}; this is ${version}, which need not reproduce it bit for bit`);
   }
   const analysis = await recipeAnalysis(recipe, paths);
+  const importance = await recipeImportance(recipe, paths);
   const instruct = await Checkpoint.open(paths.instruct);
   try {
     const thinking = await Checkpoint.open(paths.thinking);
@@ -123,7 +134,7 @@ export async function exportFromRecipe(recipeJson: unknown, paths: ExportPaths, 
         assertSameHashes(instruct.dir, recipe.inputs.instruct.files, inputs.instruct.files, 'Instruct');
         assertSameHashes(thinking.dir, recipe.inputs.thinking.files, inputs.thinking.files, 'Thinking');
       }
-      return await writeExport(withEmbeddedAnalysis({ ...recipe, inputs }), instruct, thinking, analysis, paths.outDir, options);
+      return await writeExport(withEmbeddedAnalysis({ ...recipe, inputs }), instruct, thinking, { analysis, importance }, paths.outDir, options);
     } finally {
       await thinking.close();
     }
@@ -132,15 +143,21 @@ export async function exportFromRecipe(recipeJson: unknown, paths: ExportPaths, 
   }
 }
 
+/** What the edit reads beside the pair, each copied into the export. */
+interface EditInputs {
+  readonly analysis: EditAnalysis | null;
+  readonly importance: EditImportance | null;
+}
+
 async function writeExport(
   recipe: Recipe,
   instruct: Checkpoint,
   thinking: Checkpoint,
-  analysis: EditAnalysis | null,
+  { analysis, importance }: EditInputs,
   outDir: string,
   options: ExportRunOptions,
 ): Promise<ExportResult> {
-  const edit = methodEdit(recipe.method, analysis?.context ?? null);
+  const edit = methodEdit(recipe.method, analysis?.context ?? null, importance?.values ?? null);
   const plan = new Map<string, PlannedTensor>(planExport(instruct, thinking, recipe.output.dtype).map((p) => [p.spec.name, p]));
   const notes: string[] = [];
   const written = await writeCheckpoint(outDir, {
@@ -154,6 +171,7 @@ async function writeExport(
       for (const file of instruct.sideFiles) await copyFile(join(instruct.dir, file), join(work, file));
       await writeFile(join(work, RECIPE_FILE), `${JSON.stringify(recipe, null, 2)}\n`);
       if (analysis !== null) await writeEmbeddedAnalysis(work, analysis);
+      if (importance !== null) await writeEmbeddedImportance(work, importance);
       await writeFile(join(work, 'README.md'), modelCard(recipe, notes));
     },
     onProgress: (p) => options.onProgress?.({ phase: 'write', ...p }),
@@ -194,6 +212,14 @@ async function recipeAnalysis(recipe: Recipe, paths: ExportPaths): Promise<EditA
   if (paths.analysis !== undefined) return loadEditAnalysis(analysisFolder(paths.analysis), recipe.analysis.files);
   if (recipe.analysis.embedded !== undefined && paths.recipeDir !== undefined) return loadEditAnalysis(exportFolder(paths.recipeDir), recipe.analysis.files);
   throw missingAnalysis(recipe.analysis.embedded === undefined ? '; this recipe predates exports that carry their analysis' : '');
+}
+
+/** The importance files named when given, else the export folder's copies; either must hash as the recipe says. */
+async function recipeImportance(recipe: Recipe, paths: ExportPaths): Promise<EditImportance | null> {
+  if (recipe.importance === null) return null;
+  const source = paths.importance ?? (paths.recipeDir === undefined ? undefined : embeddedImportance(paths.recipeDir, recipe.importance));
+  if (source === undefined) throw new CheckpointError('not-found', 'importance', `this ${recipe.method.method} recipe reads its importance files: give the recipe's export folder, which holds their copies`);
+  return loadEditImportance(recipe.method, source, recipe.importance);
 }
 
 /** Every export carries its analysis, so the recipe it writes names the copies. */

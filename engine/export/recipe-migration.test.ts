@@ -48,15 +48,26 @@ describe('crane_recipe.json version 1', () => {
 describe('crane_recipe.json version 2', () => {
   const recipeV2 = (method: unknown) => ({ ...recipeV1(method), formatVersion: 2 });
 
-  it('reads every method but SLERP unchanged, as version 3', () => {
+  it('reads every method but SLERP unchanged, as the current version with no importance files', () => {
     const ties = parseRecipe(recipeV2({ method: 'ties', lambda: 0.3, density: 0.2 }));
-    expect(ties.formatVersion).toBe(3);
+    expect(ties.formatVersion).toBe(RECIPE_FORMAT_VERSION);
     expect(ties.method).toEqual({ method: 'ties', lambda: 0.3, density: 0.2 });
+    expect(ties.importance).toBeNull();
   });
 
   it.each([1, 2])('refuses a version %i SLERP recipe by name: its formula is not the one this engine computes', (version) => {
     expect(() => parseRecipe({ ...recipeV1({ method: 'slerp', t: 0.5 }), formatVersion: version }, '/x/crane_recipe.json')).toThrow(
       `/x/crane_recipe.json: is a version ${version} SLERP recipe, made with crane_merge.py's router formula`,
     );
+  });
+});
+
+describe('crane_recipe.json version 3', () => {
+  const recipeV3 = (method: unknown) => ({ ...recipeV1(method), formatVersion: 3 });
+
+  it('reads SLERP and the others unchanged, with no importance files (no version 3 recipe held AIM or LEWIS)', () => {
+    const slerp = parseRecipe(recipeV3({ method: 'slerp', t: 0.5 }));
+    expect(slerp).toMatchObject({ formatVersion: 4, method: { method: 'slerp', t: 0.5 }, importance: null });
+    expect(() => parseRecipe(recipeV3({ method: 'aim', lambda: 0.3, omega: 0.5 }))).toThrow(/a recipe for aim carries the importance files aim/);
   });
 });

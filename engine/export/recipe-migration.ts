@@ -1,6 +1,9 @@
 /**
- * crane_recipe.json versions 1 and 2 → the current version (3), in one place (parseRecipe calls it
+ * crane_recipe.json versions 1–3 → the current version (4), in one place (parseRecipe calls it
  * before validating).
+ *
+ * Version 4 added AIM-TA, AIM-TIES and LEWIS recipes and their `importance` files; no earlier
+ * recipe could hold those methods, so an older one reads with `importance: null`.
  *
  * Version 3 changed what `slerp` computes: the baseline now follows the reference's
  * baseline/slerp.py (unit directions on the arc, norms linear, linear only where |sin Ω| < 1e-3);
@@ -38,7 +41,9 @@ function craneSettingsV1(settings: JsonObject): JsonObject {
 }
 
 export function migrateRecipe(json: unknown, file: string): unknown {
-  if (!isJsonObject(json) || (json.formatVersion !== 1 && json.formatVersion !== 2)) return json;
+  if (!isJsonObject(json)) return json;
+  if (json.formatVersion === 3) return { ...json, formatVersion: 4, importance: null };
+  if (json.formatVersion !== 1 && json.formatVersion !== 2) return json;
   const { method } = json;
   if (isJsonObject(method) && method.method === 'slerp') {
     throw new CheckpointError('metadata', file, `is a version ${String(json.formatVersion)} SLERP recipe, made with crane_merge.py's router formula; this engine's SLERP follows the reference baseline (baseline/slerp.py), so it cannot rebuild that export bit for bit — export the SLERP merge again`);
@@ -46,5 +51,5 @@ export function migrateRecipe(json: unknown, file: string): unknown {
   const migrated = json.formatVersion === 1 && isJsonObject(method) && method.method === 'crane' && isJsonObject(method.settings)
     ? { ...method, settings: craneSettingsV1(method.settings) }
     : method;
-  return { ...json, formatVersion: 3, method: migrated };
+  return { ...json, formatVersion: 4, method: migrated, importance: null };
 }

@@ -9,26 +9,38 @@
  *
  * Holds the method and every setting, the SHA-256 of every input file of both checkpoints and of
  * the analysis artifacts the edit reads (gate table, projectors) and where the export folder
- * keeps their copies (recipe-analysis.ts), the engine version and the output dtype and shard
- * size. Paths are not part of it: the same files anywhere reproduce the export. AIM is not recipe-able yet: its per-tensor input magnitudes come from the runtime and
- * have no artifact file to hash.
+ * keeps their copies (recipe-analysis.ts), the same for the importance files AIM and LEWIS read
+ * (recipe-importance.ts; present exactly for those methods), the engine version and the output
+ * dtype and shard size. Paths are not part of it: the same files anywhere reproduce the export.
  */
 import { z } from 'zod';
 import { CheckpointError } from '../io/checkpoint-error.ts';
-import { dareSchema, resolvedCraneSettingsSchema, slerpSchema, taskArithmeticSchema, tiesSchema, type BaselineMethod } from '../protocol/settings-schemas.ts';
+import {
+  aimSchema, aimTiesSchema, dareSchema, lewisSchema, resolvedCraneSettingsSchema, slerpSchema, taskArithmeticSchema, tiesSchema,
+} from '../protocol/settings-schemas.ts';
 import { EMBEDDED_ANALYSIS_FILES } from './recipe-analysis.ts';
+import { IMPORTANCE_COPIES, importanceRolesOf } from './recipe-importance.ts';
 import { migrateRecipe } from './recipe-migration.ts';
 
 export const RECIPE_FILE = 'crane_recipe.json';
 export const RECIPE_FORMAT = 'crane-recipe';
-/** 2: the protocol's settings vocabulary (special-tensor rules and router fraction included). */
-export const RECIPE_FORMAT_VERSION = 3;
+/** 4: AIM-TA, AIM-TIES and LEWIS, with their importance files (recipe-migration.ts reads 1–3). */
+export const RECIPE_FORMAT_VERSION = 4;
 
-const hashesSchema = z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/));
-const methodSchema = z.discriminatedUnion('method', [
+const sha256Schema = z.string().regex(/^[0-9a-f]{64}$/);
+const hashesSchema = z.record(z.string(), sha256Schema);
+/** The methods a recipe can rebuild, with their settings. */
+export const recipeMethodSchema = z.discriminatedUnion('method', [
   z.strictObject({ method: z.literal('crane'), settings: resolvedCraneSettingsSchema }),
-  taskArithmeticSchema, tiesSchema, slerpSchema, dareSchema, // not AIM (see the header)
+  taskArithmeticSchema, tiesSchema, slerpSchema, dareSchema, aimSchema, aimTiesSchema, lewisSchema,
 ]);
+
+const importanceEntry = (copies: readonly [string, ...string[]]) => z.strictObject({ sha256: sha256Schema, file: z.enum(copies) });
+const importanceSchema = z.strictObject({
+  aim: importanceEntry(IMPORTANCE_COPIES.aim).optional(),
+  lewisBase: importanceEntry(IMPORTANCE_COPIES.lewisBase).optional(),
+  lewisTuned: importanceEntry(IMPORTANCE_COPIES.lewisTuned).optional(),
+});
 
 const embeddedSchema = z.strictObject(
   Object.fromEntries(Object.entries(EMBEDDED_ANALYSIS_FILES).map(([name, copy]) => [name, z.literal(copy)])),
@@ -40,23 +52,28 @@ const recipeSchema = z.strictObject({
   format: z.literal(RECIPE_FORMAT),
   formatVersion: z.literal(RECIPE_FORMAT_VERSION),
   engineVersion: z.string(),
-  method: methodSchema,
+  method: recipeMethodSchema,
   /**
    * Hashes of the analysis artifacts the edit reads; null when it reads none. `embedded`: each
    * artifact's byte-for-byte copy in the export folder, by artifact name (absent in recipes
    * written before exports carried them: those reproduce with the analysis folder only).
    */
   analysis: z.strictObject({ files: hashesSchema, embedded: embeddedSchema.optional() }).nullable(),
+  /** The importance files of AIM (`aim`) or LEWIS (`lewisBase`, `lewisTuned`): hash and copy name; null for the other methods. */
+  importance: importanceSchema.nullable(),
   inputs: z.strictObject({ instruct: z.strictObject({ files: hashesSchema }), thinking: z.strictObject({ files: hashesSchema }) }),
   output: z.strictObject({ dtype: exportDtypeSchema, maxShardBytes: z.int().positive() }),
+}).superRefine((recipe, ctx) => {
+  const want = importanceRolesOf(recipe.method);
+  const have = recipe.importance === null ? null : Object.keys(recipe.importance);
+  if (want.length === 0 ? have === null : have !== null && want.length === have.length && want.every((role) => have.includes(role))) return;
+  const needs = want.length === 0 ? 'no importance files (null)' : `the importance files ${want.join(', ')}`;
+  ctx.addIssue({ code: 'custom', path: ['importance'], message: `a recipe for ${recipe.method.method} carries ${needs}` });
 });
 
 export type Recipe = z.infer<typeof recipeSchema>;
 export type RecipeMethod = Recipe['method'];
 export type ExportDtype = z.infer<typeof exportDtypeSchema>;
-
-/** The protocol's baselines without AIM (see the header): the recipe's baseline union. */
-export type RecipeBaseline = Exclude<BaselineMethod, { method: 'aim' | 'aim_ties' | 'lewis' }>;
 
 export function parseRecipe(json: unknown, file = RECIPE_FILE): Recipe {
   const parsed = recipeSchema.safeParse(migrateRecipe(json, file));

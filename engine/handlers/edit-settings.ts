@@ -3,17 +3,15 @@
  * protocol/settings-schemas.ts; only the overrides change form here).
  *
  *   resolveCraneSettings(settings, columns, tokens) → ResolvedCraneSettings (protected-row edits applied)
- *   editMethodOf(method, crane, magnitudes?) → EditMethod       (verify: every method, AIM too)
- *   exportMethodOf(method, crane) → what exportMerge accepts     (AIM cannot be recipe'd yet)
+ *   recipeMethodOf(method, crane) → RecipeMethod   the settings a recipe holds (every method; AIM's and
+ *                                                  LEWIS's importance files travel beside them)
  *
  * Overrides name heatmap columns (block-columns.ts); each becomes a key of resolveScale's
  * override map with the S protocol/block-scale.ts's overrideScale gives it (a locked block 0,
  * so its crane-rule tensors keep θ_I exactly).
  */
 import { blockKey } from '../crane/gate-accumulator.ts';
-import type { RecipeBaseline } from '../export/recipe.ts';
-import { aimImportanceOf, isAimMethod } from '../crane/aim.ts';
-import type { EditMethod } from '../pipeline/edit-method.ts';
+import { recipeMethodSchema, type RecipeMethod } from '../export/recipe.ts';
 import { overrideScale } from '../protocol/block-scale.ts';
 import { ProtocolError } from '../protocol/errors.ts';
 import { applyProtectedEdits } from '../protocol/protected-tokens.ts';
@@ -21,7 +19,6 @@ import { DEFAULT_EDIT_ARITHMETIC } from '../protocol/settings-defaults.ts';
 import type { CraneSettings, MergeMethod, ResolvedCraneSettings, TokenRows } from '../protocol/settings-schemas.ts';
 import type { BlockColumns } from './block-columns.ts';
 
-type CraneMethod = { readonly method: 'crane'; readonly settings: ResolvedCraneSettings };
 export type ResolveCrane = (settings: CraneSettings) => ResolvedCraneSettings;
 
 export interface ColumnSets {
@@ -50,20 +47,10 @@ function overrideScales(overrides: CraneSettings['overrides'], columns: ColumnSe
   return scales;
 }
 
-export function editMethodOf(method: MergeMethod, crane: ResolveCrane, aimImportance?: ReadonlyMap<string, Float32Array>): EditMethod {
-  if (isAimMethod(method)) {
-    if (aimImportance === undefined) throw new ProtocolError('not-found', 'AIM needs the importance file of an analysis: run Analyze first');
-    return { ...method, importance: aimImportanceOf(aimImportance) };
-  }
-  return exportMethodOf(method, crane);
-}
-
-export function exportMethodOf(method: MergeMethod, crane: ResolveCrane): CraneMethod | RecipeBaseline {
-  switch (method.method) {
-    case 'crane': return { method: 'crane', settings: crane(method.settings) };
-    case 'aim':
-    case 'aim_ties': throw new ProtocolError('not-implemented', 'AIM merges cannot be exported yet (their importance file is not part of a recipe); Verify measures them');
-    case 'lewis': throw new ProtocolError('not-implemented', 'LEWIS needs importance files of both models, which projects do not hold yet: use crane verify --method lewis --importance-base F --importance-tuned F');
-    default: return method;
-  }
+/** A method no recipe can hold yet is refused by name (the protocol may list more methods than recipes do). */
+export function recipeMethodOf(method: MergeMethod, crane: ResolveCrane): RecipeMethod {
+  if (method.method === 'crane') return { method: 'crane', settings: crane(method.settings) };
+  const parsed = recipeMethodSchema.safeParse(method);
+  if (!parsed.success) throw new ProtocolError('not-implemented', `${method.method} merges cannot be exported yet (crane_recipe.json has no place for them)`);
+  return parsed.data;
 }

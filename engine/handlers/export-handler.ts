@@ -2,18 +2,19 @@
  * export: the edited checkpoint of the open pair through exportMerge (streamed, atomic, sharded,
  * with crane_recipe.json and a model card), with `export` progress — hashing the inputs is the
  * first 30 %, writing the rest, by bytes — and cancel through ctx.signal (the writer leaves
- * nothing at outDir). CRANE reads the project's analysis when its gate or GSP is on. The export
+ * nothing at outDir). CRANE reads the project's analysis when its gate or GSP is on; AIM and
+ * LEWIS read its importance files (method-context.ts; LEWIS's are measured on first use, reported
+ * as the export's progress before hashing starts over from 0), which the export embeds. The export
  * is recorded in the project's history.
  */
 import { readdir } from 'node:fs/promises';
 import { exportMerge, type ExportProgress } from '../export/export-checkpoint.ts';
 import type { HandlerContext } from '../protocol/handlers.ts';
 import type { Params, Result } from '../protocol/methods.ts';
-import { exportMethodOf, resolveCraneSettings } from './edit-settings.ts';
 import type { EngineSession } from './engine-session.ts';
 import { guarded } from './handler-errors.ts';
 import { JobProgress, log } from './job-progress.ts';
-import { readsAnalysis } from './method-context.ts';
+import { methodInputs } from './method-context.ts';
 import { validateOutputDir } from './output-path.ts';
 import { requirePair, withProjectPair } from './project-pair.ts';
 
@@ -25,11 +26,9 @@ export function exportHandler(session: EngineSession) {
       const { project } = session.requireProject();
       requirePair(project);
       const outDir = await validateOutputDir(params.outDir);
-      const analysis = readsAnalysis(params.method) ? await session.analysis() : null;
-      const tokens = await session.tokenRows();
-      const method = exportMethodOf(params.method, (s) => resolveCraneSettings(s, analysis?.columns ?? null, tokens));
       const progress = new JobProgress(ctx, 'export');
       progress.report(0);
+      const { method, analysis, importance } = await methodInputs(session, params.method, { signal: ctx.signal, onProgress: (f) => progress.report(f) });
       const onProgress = (p: ExportProgress) => {
         const f = p.bytesTotal > 0 ? p.bytesDone / p.bytesTotal : 1;
         progress.report(p.phase === 'hash' ? HASH_SHARE * f : HASH_SHARE + (1 - HASH_SHARE) * f);
@@ -39,6 +38,7 @@ export function exportHandler(session: EngineSession) {
           instruct, thinking, method, outDir, dtype: params.dtype, maxShardBytes: params.shardBytes,
           signal: ctx.signal, onProgress, overwrite: params.overwrite,
           ...(analysis === null ? {} : { analysisDir: analysis.resultDir }),
+          ...(importance === undefined ? {} : { importance }),
         });
         progress.report(1);
         const files = (await readdir(result.dir)).sort();

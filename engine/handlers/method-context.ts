@@ -1,18 +1,32 @@
 /**
- * Everything an edit of the open project needs, from a protocol merge method: the engine's
- * EditMethod (the CRANE settings carry Instruct's think/special token rows, overrides resolved
- * on the analysis' columns), the CraneContext (gate table and projectors) and, for AIM, the
- * importance file of the analysis (aim-importance.ts). The analysis is required exactly when
- * the method reads it (CRANE with the gate or GSP on, AIM-TA, AIM-TIES); the other baselines
- * work on a pair that was never analysed.
+ * Everything an edit of the open project needs, from a protocol merge method.
+ *
+ *   methodInputs(session, method, job?) → { method, analysis, importance }   what export takes
+ *   methodContext(session, method, job?) → { edit, context, analysis }       what verify and the views take
+ *
+ * `method` is the settings as a recipe holds them (CRANE's carry Instruct's think/special token
+ * rows, overrides resolved on the analysis' columns); `importance` names the files AIM (the
+ * projectors stage's aim-importance.safetensors) or LEWIS (both models' files, measured on first
+ * use and cached with the analysis: pipeline/lewis-importance-stage.ts) read; `edit` is the engine's
+ * EditMethod with those files read; `context` the gate table and projectors. The analysis is
+ * required exactly when the method reads it (CRANE with the gate or GSP on, AIM-TA, AIM-TIES,
+ * LEWIS); the other baselines work on a pair that was never analysed.
  */
 import type { CraneContext } from '../crane/crane-edit.ts';
+import type { RecipeMethod } from '../export/recipe.ts';
+import { loadEditImportance, withImportance, type ImportanceSource } from '../export/recipe-importance.ts';
+import { analysisAimImportancePath } from '../pipeline/aim-importance.ts';
 import type { EditMethod } from '../pipeline/edit-method.ts';
-import { isAimMethod } from '../crane/aim.ts';
-import { readAnalysisAimImportance } from '../pipeline/aim-importance.ts';
+import { analysisLewisImportance, type LewisStageOptions } from '../pipeline/lewis-importance-stage.ts';
 import type { CraneSettings, MergeMethod } from '../protocol/settings-schemas.ts';
-import { editMethodOf, resolveCraneSettings } from './edit-settings.ts';
+import { recipeMethodOf, resolveCraneSettings } from './edit-settings.ts';
 import type { EngineSession, LoadedAnalysis } from './engine-session.ts';
+
+export interface MethodInputs {
+  readonly method: RecipeMethod;
+  readonly analysis: LoadedAnalysis | null;
+  readonly importance: ImportanceSource | undefined;
+}
 
 export interface MethodContext {
   readonly edit: EditMethod;
@@ -21,14 +35,30 @@ export interface MethodContext {
 }
 
 export function readsAnalysis(method: MergeMethod): boolean {
-  return isAimMethod(method) || (method.method === 'crane' && (method.settings.stages.gate || method.settings.stages.gsp));
+  if (method.method === 'crane') return method.settings.stages.gate || method.settings.stages.gsp;
+  return method.method === 'aim' || method.method === 'aim_ties' || method.method === 'lewis';
 }
 
-export async function methodContext(session: EngineSession, method: MergeMethod): Promise<MethodContext> {
+/** `job`: the request's signal and progress, for LEWIS's first measurement on this analysis. */
+export async function methodInputs(session: EngineSession, method: MergeMethod, job: LewisStageOptions = {}): Promise<MethodInputs> {
   const analysis = readsAnalysis(method) ? await session.analysis() : await session.analysis().catch(() => null);
   const tokens = await session.tokenRows();
-  const crane = (settings: CraneSettings) => resolveCraneSettings(settings, analysis?.columns ?? null, tokens);
-  const aimImportance = isAimMethod(method) && analysis !== null ? await readAnalysisAimImportance(analysis.analysisDir) : undefined;
+  const settings = recipeMethodOf(method, (s: CraneSettings) => resolveCraneSettings(s, analysis?.columns ?? null, tokens));
+  return { method: settings, analysis, importance: analysis === null ? undefined : await importanceOf(method, analysis.analysisDir, job) };
+}
+
+export async function methodContext(session: EngineSession, method: MergeMethod, job: LewisStageOptions = {}): Promise<MethodContext> {
+  const inputs = await methodInputs(session, method, job);
+  const { analysis } = inputs;
   const context = analysis === null ? null : { gate: analysis.artifacts.gate, projector: (key: string) => analysis.artifacts.projectors.get(key) };
-  return { edit: editMethodOf(method, crane, aimImportance), context, analysis };
+  if (inputs.method.method === 'crane') return { edit: inputs.method, context, analysis };
+  const importance = inputs.importance === undefined ? null : await loadEditImportance(inputs.method, inputs.importance);
+  return { edit: withImportance(inputs.method, importance?.values ?? null), context, analysis };
+}
+
+async function importanceOf(method: MergeMethod, analysisDir: string, job: LewisStageOptions): Promise<ImportanceSource | undefined> {
+  const what = 'the analysis folder';
+  if (method.method === 'aim' || method.method === 'aim_ties') return { paths: { aim: analysisAimImportancePath(analysisDir) }, what };
+  if (method.method === 'lewis') return { paths: await analysisLewisImportance(analysisDir, job), what };
+  return undefined;
 }

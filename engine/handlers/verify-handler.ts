@@ -20,10 +20,11 @@ export function verifyHandler(session: EngineSession) {
     guarded(async () => {
       const { project } = session.requireProject();
       const analysis = await session.analysis();
-      const { edit } = await methodContext(session, params.method);
       await ensureBackend();
       const callbacks = pipelineCallbacks(ctx, 'verify');
       callbacks.progress.report(0);
+      // LEWIS's first Verify on this analysis measures both models' importance (reported as progress, then cached).
+      const { edit } = await methodContext(session, params.method, { signal: ctx.signal, onProgress: (f) => callbacks.progress.report(f) });
       const measured = await verifyEdit({ ...callbacks, analysisDir: analysis.analysisDir, method: edit, ...(project.analysis === null ? {} : { evaluation: project.analysis.evaluation }) });
       callbacks.progress.report(1);
       for (const note of measured.notes) log(ctx, `verify: ${note}`, 'warn');

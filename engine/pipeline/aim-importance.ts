@@ -8,17 +8,12 @@
  *
  *   aimPrompts(sequences)                           → token ids of each prompt
  *   computeAimImportance(model, prompts, options)   → module name → (in_features) vector
- *   writeAimImportance(path, importance) / readAimImportance(path)
- *   readAnalysisAimImportance(analysisDir)          the file the projectors stage of that analysis wrote
- *
- * The file is safetensors, F32 (the reference's dtype), one 1-D tensor per Linear named by its
- * module (`model.layers.0.self_attn.o_proj`), sorted by name so equal values give equal bytes.
+ *   analysisAimImportancePath(analysisDir)          the file the projectors stage of that analysis wrote
+ *   readAnalysisAimImportance(analysisDir)          … read (crane/aim-importance-file.ts, the format)
  */
 import { join } from 'node:path';
-import { SafetensorsFile } from '../io/safetensors-reader.ts';
-import { CheckpointError } from '../io/checkpoint-error.ts';
-import { writeSafetensors } from '../io/safetensors-writer.ts';
 import { AimImportanceAccumulator } from '../crane/aim.ts';
+import { readAimImportance } from '../crane/aim-importance-file.ts';
 import type { CausalLM } from '../model/causal-lm.ts';
 import type { CalibrationSequence } from './calibration-sequences.ts';
 import { pipelinePaths } from './pipeline-folder.ts';
@@ -44,29 +39,11 @@ export async function computeAimImportance(model: CausalLM, prompts: readonly nu
   return accumulator.importance();
 }
 
-export async function writeAimImportance(path: string, importance: ReadonlyMap<string, Float64Array>): Promise<void> {
-  const names = [...importance.keys()].sort();
-  await writeSafetensors(path, names.map((name) => {
-    const values = importance.get(name) as Float64Array;
-    return { spec: { name, dtype: 'F32' as const, shape: [values.length] }, data: Float32Array.from(values) };
-  }));
-}
-
-export async function readAimImportance(path: string): Promise<Map<string, Float32Array>> {
-  const file = await SafetensorsFile.open(path);
-  try {
-    const out = new Map<string, Float32Array>();
-    for (const name of file.tensors.keys()) {
-      if (file.info(name).shape.length !== 1) throw new CheckpointError('shape', path, 'is not a 1-D AIM importance vector', name);
-      out.set(name, await file.readFloat32(name));
-    }
-    if (out.size === 0) throw new CheckpointError('shape', path, 'holds no AIM importance vectors (the analysis had no D_R or D_A prompt)');
-    return out;
-  } finally {
-    await file.close();
-  }
+/** Where the projectors stage of an analysis folder keeps its AIM importance file. */
+export function analysisAimImportancePath(analysisDir: string): string {
+  return join(pipelinePaths(analysisDir).projectors, AIM_IMPORTANCE_FILE);
 }
 
 export function readAnalysisAimImportance(analysisDir: string): Promise<Map<string, Float32Array>> {
-  return readAimImportance(join(pipelinePaths(analysisDir).projectors, AIM_IMPORTANCE_FILE));
+  return readAimImportance(analysisAimImportancePath(analysisDir));
 }

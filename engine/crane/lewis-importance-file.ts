@@ -3,18 +3,22 @@
  * ("model.layers.3.self_attn.q_proj"), as the reference's lewis_importance.py writes them.
  *
  *   readLewisImportance(path) → { importance, sha256 }
+ *   writeLewisImportance(path, importance)   JSON, sorted by module, replaced atomically
  *
  * Two encodings, by extension: the reference's own torch.save dict (`.pt`, read by the engine's
  * weights-only unpickler) or a JSON object of the same shape (`.json`). The SHA-256 is of the
  * file's bytes, so a recipe can name exactly the importances a LEWIS merge was scheduled from.
+ * The engine writes JSON (`crane lewis-importance`, an analysis' LEWIS files): sorted keys, so equal
+ * importances give equal bytes and equal hashes.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { writeFileAtomic } from '../io/atomic-file.ts';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { readTorchFile } from '../io/torch-file.ts';
 import type { TorchValue } from '../io/torch-value.ts';
-import type { LewisImportance } from '../crane/lewis-schedule.ts';
+import type { LewisImportance } from './lewis-schedule.ts';
 
 export interface LewisImportanceFile {
   readonly importance: LewisImportance;
@@ -56,4 +60,9 @@ function checkedImportance(path: string, entries: Iterable<readonly [string, unk
   }
   if (importance.size === 0) throw new CheckpointError('metadata', path, 'holds no module importance');
   return importance;
+}
+
+export async function writeLewisImportance(path: string, importance: LewisImportance): Promise<void> {
+  const sorted = Object.fromEntries([...importance].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  await writeFileAtomic(path, `${JSON.stringify(sorted, null, 1)}\n`);
 }
