@@ -39,7 +39,8 @@ export async function greedyDecode(ctx: ModelContext, prompt: ArrayLike<number>,
   let cache: KvEntry[] | undefined;
   try {
     for (let l = 0; l < spec.numLayers; l++) layers.push(await readLayer(ctx.checkpoint, spec, l));
-    head = await readHead(ctx);
+    // Resident: the same head serves every token, so it is uploaded once rather than per step.
+    head = await readHead(ctx, { resident: true });
     const run = (ids: ArrayLike<number>, start: number, past: KvEntry[] | undefined): { next: number; kv: KvEntry[] } => {
       const h = head as HeadWeights;
       return tf.tidy(() => {

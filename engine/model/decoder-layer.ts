@@ -6,15 +6,18 @@
  *   f = post_attention_layernorm(h); out = h + SwiGLU(f)
  *
  * Attention: GQA with causal masking, optional q/k biases, optional per-head q/k RMSNorm before
- * RoPE (Qwen3). Query heads of one KV group are stacked ([g·T, d]) so one rank-2 matmul per KV
- * head serves the whole group without repeating K/V. An optional KV cache (`past`) holds
+ * RoPE (Qwen3), in query chunks (chunked-attention.ts). Query heads of one KV group are stacked
+ * as rows so one rank-2 matmul per KV head serves the whole group without repeating K/V. An
+ * optional KV cache (`past`) holds
  * keys/values of earlier positions for incremental decoding.
  *
  * Linear weights in `p` are in compute layout [in, out]; `stored` optionally carries the same
  * weights as [out, in] for a transpose-free backward (see ops.ts linear).
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { causalAttention } from './chunked-attention.ts';
 import type { ModelSpec } from './config.ts';
+import { attentionQueryChunk, planMemory } from './memory-plan.ts';
 import { applyRope, linear, rmsNorm, swigluHidden } from './ops.ts';
 import type { RopeTables } from './rope.ts';
 import { optionalParam, param, type LayerParams } from './weights.ts';
@@ -39,9 +42,10 @@ export interface LayerOutput {
   readonly kv: KvEntry;
   /**
    * Softmax attention weights, one [group, T, past+T] tensor per KV head: row-block g of KV head
-   * j is query head j·group + g (RAIN's constraints read them; no copy is made).
+   * j is query head j·group + g (RAIN's constraints read them). Recomputed whole on each call:
+   * the layer itself only ever holds one query chunk's.
    */
-  readonly attentionProbs: readonly tf.Tensor3D[];
+  readonly attentionProbs: () => tf.Tensor3D[];
 }
 
 /** Runs the layer on x [T, hidden] at positions past.length … past.length+T−1. */
@@ -62,7 +66,7 @@ export function decoderLayer(spec: ModelSpec, p: LayerParams, x: tf.Tensor2D, ro
 type Projection = (name: string, input: tf.Tensor2D) => tf.Tensor2D;
 
 /** The heads' context before o_proj, the cache and the attention weights per KV head. */
-function attention(spec: ModelSpec, p: LayerParams, a: tf.Tensor2D, rope: RopeTables, proj: Projection, past?: KvEntry): { context: tf.Tensor2D; kv: KvEntry; probs: tf.Tensor3D[] } {
+function attention(spec: ModelSpec, p: LayerParams, a: tf.Tensor2D, rope: RopeTables, proj: Projection, past?: KvEntry): { context: tf.Tensor2D; kv: KvEntry; probs: () => tf.Tensor3D[] } {
   const { numHeads: nh, numKvHeads: nkv, headDim: d } = spec;
   const group = nh / nkv;
   const t = a.shape[0];
@@ -80,31 +84,9 @@ function attention(spec: ModelSpec, p: LayerParams, a: tf.Tensor2D, rope: RopeTa
   const vNew = tf.transpose(v, [1, 0, 2]);
   const kAll = past === undefined ? kNew : tf.concat([past.k, kNew], 1);
   const vAll = past === undefined ? vNew : tf.concat([past.v, vNew], 1);
-  const pastLength = past === undefined ? 0 : past.k.shape[1];
-  const total = pastLength + t;
-  const mask = t === 1 ? undefined : causalMask(t, pastLength);
-
-  // One rank-2 product per KV head (wasm runs batched/transposed products ~10× slower); the
-  // group's query heads are stacked as rows, so K/V are never repeated.
-  // 1/√d is applied to q ([g·T, d]) rather than to the scores ([g·T, S]): fewer elements.
-  const qHeads = tf.split(tf.reshape(tf.transpose(tf.mul(q, 1 / Math.sqrt(d)), [1, 0, 2]), [nkv, group * t, d]), nkv, 0);
-  const kHeads = tf.split(kAll, nkv, 0);
-  const vHeads = tf.split(vAll, nkv, 0);
-  const probs = qHeads.map((qh, h) => {
-    const kT = tf.transpose(tf.reshape(kHeads[h] as tf.Tensor, [total, d]));
-    const scores = tf.reshape<tf.Rank.R3>(tf.matMul(tf.reshape(qh, [group * t, d]), kT), [group, t, total]);
-    return tf.softmax<tf.Tensor3D>(mask === undefined ? scores : tf.add<tf.Tensor3D>(scores, mask));
-  });
-  const contexts = probs.map((ph, h) => tf.matMul(tf.reshape(ph, [group * t, total]), tf.reshape(vHeads[h] as tf.Tensor, [total, d])));
-  const merged = tf.reshape(contexts.length === 1 ? (contexts[0] as tf.Tensor) : tf.concat(contexts, 0), [nh, t, d]);
-  const context = tf.reshape<tf.Rank.R2>(tf.transpose(merged, [1, 0, 2]), [t, nh * d]);
+  // In query chunks sized by the memory budget (chunked-attention.ts): whole [group·T, S] score
+  // matrices for every head do not fit wasm's heap at 2,048 tokens.
+  const queryChunk = attentionQueryChunk(planMemory(spec), group, t, kAll.shape[1]);
+  const { context, probs } = causalAttention(q, kAll, vAll, queryChunk);
   return { context, kv: { k: kAll, v: vAll }, probs };
-}
-
-/** Additive mask [T, past+T]: query i (position past+i) sees keys 0 … past+i. */
-function causalMask(t: number, pastLength: number): tf.Tensor2D {
-  const total = pastLength + t;
-  const values = new Float32Array(t * total);
-  for (let i = 0; i < t; i++) values.fill(-1e9, i * total + pastLength + i + 1, (i + 1) * total);
-  return tf.tensor2d(values, [t, total]);
 }

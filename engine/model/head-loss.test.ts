@@ -88,7 +88,7 @@ describe('chunked head', () => {
     { vocabChunk: 7, chunkRows: 2 },
     { vocabChunk: 1, chunkRows: 1 },
   ])('vocab chunks of $vocabChunk, row blocks of $chunkRows: losses and gradients equal float64', ({ vocabChunk, chunkRows }) => {
-    const head = headFromValues(norm, stored, vocabChunk);
+    const head = headFromValues(norm, stored, { vocabChunk });
     heads.push(head);
     expect(head.chunks.length).toBe(Math.ceil(vocab / vocabChunk));
     const losses = headLosses(spec, head, sequences, { chunkRows });
@@ -106,6 +106,6 @@ describe('chunked head', () => {
 
   it('refuses an lm_head that is not [vocab, hidden] and a vocab chunk that is not a positive integer', () => {
     expect(() => headFromValues(norm, new Float32Array(width * 3 + 1))).toThrow(/is not \[vocab, 8\]/);
-    expect(() => headFromValues(norm, stored, 0)).toThrow(/vocab chunk 0 must be a positive integer/);
+    expect(() => headFromValues(norm, stored, { vocabChunk: 0 })).toThrow(/vocab chunk 0 must be a positive integer/);
   });
 });

@@ -3,9 +3,10 @@
  *
  * Loss of one sequence = mean over its target tokens t (t ≥ 1) of CE(logits[t−1], ids[t]). Only
  * the rows t−1 that predict a target go through the head, gathered across the batch into blocks
- * of `chunkRows`. The loop is vocab-major: each lm_head chunk meets every row block, so the
- * logits in memory are one [chunkRows, vocab chunk] product and the one transpose the backward
- * needs (dlogits · W) is made once per chunk per batch. ChunkedCrossEntropy accumulates in
+ * of `chunkRows`. The loop is vocab-major: each lm_head chunk is uploaded once per pass and meets
+ * every row block, so the logits in memory are one [chunkRows, vocab chunk] product; the
+ * backward's dlogits · W multiplies the chunk's stored rows (head.ts keeps both layouts in JS
+ * memory), so nothing is transposed per chunk or per block. ChunkedCrossEntropy accumulates in
  * float64: pass 1 finds each row's log Σ exp, pass 2 recomputes the chunk's logits and turns
  * them into gradients.
  */
@@ -13,7 +14,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { ChunkedCrossEntropy } from '../tensor/chunked-cross-entropy.ts';
 import { matMul } from '../tensor/matmul.ts';
 import type { ModelSpec } from './config.ts';
-import { accumulate, gatherRows, type HeadWeights } from './head.ts';
+import { accumulate, gatherRows, withColumns, withRows, type HeadWeights } from './head.ts';
 import { rmsNorm } from './ops.ts';
 
 /** The target rows of one sequence (targetRows) and its final hidden states [T·hidden]. */
@@ -72,16 +73,19 @@ export function headLossAndGrads(spec: ModelSpec, head: HeadWeights, sequences: 
   try {
     const sequenceLosses = sequenceMeans(sequences, blocks);
     for (const chunk of head.chunks) {
-      const rowsLayout = tf.transpose(chunk.columns);
-      let dChunk: tf.Tensor2D | undefined;
-      blocks.forEach((b, i) => {
-        const gradient = b.ce.gradient(chunkLogits(b, chunk.columns), chunk.start, b.weights);
-        dNormed[i] = accumulate(dNormed[i], normedGradient(b, chunk.start, gradient, rowsLayout));
-        if (dLmHead !== undefined) {
-          dChunk = accumulate(dChunk, tf.tidy(() => matMul<tf.Tensor2D>(tf.tensor2d(gradient, [b.owners.length, gradient.length / b.owners.length]), b.normed, true, false)));
-        }
-      });
-      rowsLayout.dispose();
+      const dChunk = withColumns(head, chunk, (columns) =>
+        withRows(head, chunk, (rowsLayout) => {
+          let sum: tf.Tensor2D | undefined;
+          for (const [i, b] of blocks.entries()) {
+            const gradient = b.ce.gradient(chunkLogits(b, columns), chunk.start, b.weights);
+            dNormed[i] = accumulate(dNormed[i], normedGradient(b, chunk.start, gradient, rowsLayout));
+            if (dLmHead !== undefined) {
+              sum = accumulate(sum, tf.tidy(() => matMul<tf.Tensor2D>(tf.tensor2d(gradient, [b.owners.length, chunk.size]), b.normed, true, false)));
+            }
+          }
+          return sum;
+        }),
+      );
       if (dChunk !== undefined) dLmHead?.set(dChunk.dataSync(), chunk.start * width);
       dChunk?.dispose();
     }
@@ -114,7 +118,7 @@ function rowBlocks(spec: ModelSpec, head: HeadWeights, sequences: readonly HeadS
       const hidden = tf.tensor2d(values, [part.length, width]);
       blocks.push({ owners: part, hidden, normed: tf.tidy(() => rmsNorm(hidden, head.norm, spec.rmsNormEps)), ce: new ChunkedCrossEntropy(part.map((p) => p.label)), weights: part.map((p) => p.weight) });
     }
-    for (const chunk of head.chunks) for (const b of blocks) b.ce.add(chunkLogits(b, chunk.columns), chunk.start);
+    for (const chunk of head.chunks) withColumns(head, chunk, (columns) => blocks.forEach((b) => b.ce.add(chunkLogits(b, columns), chunk.start)));
     return blocks;
   } catch (error) {
     disposeBlocks(blocks);

@@ -1,72 +1,128 @@
 /**
- * The output head (final RMSNorm + lm_head), held in vocab chunks, and the target rows of the
- * masked causal-LM loss (head-loss.ts computes the loss and its gradient chunk by chunk).
+ * The output head (final RMSNorm + lm_head), held in vocab chunks outside the tfjs heap, and the
+ * target rows of the masked causal-LM loss (head-loss.ts computes the loss and its gradient
+ * chunk by chunk).
  *
- * lm_head is uploaded one vocab chunk at a time from its stored [vocab, hidden] values and kept
- * as [hidden, chunk] tensors (the compute layout: a plain product is what wasm runs fast), so
- * neither the upload nor any product ever holds more than one chunk beyond the head itself.
+ * A Qwen3-4B lm_head (151,936 × 2,560 f32) is 1.56 GB; it and its transpose do not fit next to a
+ * layer's working set in wasm's 4 GiB heap. So each chunk lives in JS memory twice — the stored
+ * rows [size, hidden] (dlogits · W; a view of the embedding when tied, no copy) and those rows
+ * transposed once at load, [hidden, size] (x · Wᵀ as a plain product: wasm runs transposeB
+ * products ~6× slower) — and is uploaded for one use at a time (`withColumns` / `withRows`).
+ * A `resident` head (decoding, where the same head is used per token) keeps the column tensors.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { ModelSpec } from './config.ts';
 import type { ModelContext } from './forward.ts';
+import { planMemory } from './memory-plan.ts';
 import { rmsNorm } from './ops.ts';
 import { FINAL_NORM_NAME, LM_HEAD_NAME, readChecked } from './weights.ts';
 
-/** Vocab ids per head chunk: [128 rows, 16384] f32 logits are 8 MiB. */
+/** Vocab ids per head chunk when no memory plan says otherwise: [128 rows, 16384] f32 logits are 8 MiB. */
 export const DEFAULT_VOCAB_CHUNK = 16_384;
 
 export interface HeadChunk {
   /** First vocab id of the chunk. */
   readonly start: number;
-  /** lm_head rows start…start+size−1 in compute layout [hidden, size]. */
-  readonly columns: tf.Tensor2D;
+  readonly size: number;
+  /** lm_head rows start…start+size−1 as stored, [size · hidden]. */
+  readonly rows: Float32Array;
+  /** The same rows transposed, [hidden · size]: the compute layout of logits = x · columns. */
+  readonly columns: Float32Array;
+  /** The columns uploaded once, for a resident head. */
+  readonly resident?: tf.Tensor2D;
 }
 
 export interface HeadWeights {
   readonly norm: tf.Tensor1D;
   readonly chunks: readonly HeadChunk[];
   readonly vocab: number;
+  readonly width: number;
 }
 
-/** Reads model.norm and lm_head (or the tied embedding) into chunked tensors; dispose with disposeHead. */
-export async function readHead(ctx: ModelContext, vocabChunk = DEFAULT_VOCAB_CHUNK): Promise<HeadWeights> {
+export interface HeadOptions {
+  readonly vocabChunk?: number;
+  /** Keep every chunk's columns uploaded (1× lm_head of tfjs memory) instead of per use. */
+  readonly resident?: boolean;
+}
+
+/** Reads model.norm and lm_head (or the tied embedding) into chunks; dispose with disposeHead. */
+export async function readHead(ctx: ModelContext, options: HeadOptions = {}): Promise<HeadWeights> {
   const { spec, checkpoint } = ctx;
   const norm = await readChecked(checkpoint, FINAL_NORM_NAME, [spec.hiddenSize]);
   const values = spec.tiedEmbeddings ? await ctx.embedding() : await readChecked(checkpoint, LM_HEAD_NAME, [spec.vocabSize, spec.hiddenSize]);
-  return headFromValues(norm, values, vocabChunk);
+  return headFromValues(norm, values, { vocabChunk: planMemory(spec).vocabChunk, ...options });
 }
 
-/** A head from model.norm [hidden] and lm_head as stored [vocab · hidden]. */
-export function headFromValues(norm: Float32Array, stored: Float32Array, vocabChunk = DEFAULT_VOCAB_CHUNK): HeadWeights {
+/** A head from model.norm [hidden] and lm_head as stored [vocab · hidden] (kept by reference). */
+export function headFromValues(norm: Float32Array, stored: Float32Array, options: HeadOptions = {}): HeadWeights {
   const width = norm.length;
   const vocab = stored.length / width;
+  const vocabChunk = options.vocabChunk ?? DEFAULT_VOCAB_CHUNK;
   if (!Number.isInteger(vocab)) throw new RangeError(`lm_head of ${stored.length} values is not [vocab, ${width}]`);
   if (!(Number.isInteger(vocabChunk) && vocabChunk > 0)) throw new RangeError(`vocab chunk ${vocabChunk} must be a positive integer`);
   const chunks: HeadChunk[] = [];
-  for (let start = 0; start < vocab; start += vocabChunk) {
-    const size = Math.min(vocabChunk, vocab - start);
-    chunks.push({ start, columns: tf.tidy(() => tf.transpose(tf.tensor2d(stored.subarray(start * width, (start + size) * width), [size, width]))) });
+  try {
+    for (let start = 0; start < vocab; start += vocabChunk) {
+      const size = Math.min(vocabChunk, vocab - start);
+      const rows = stored.subarray(start * width, (start + size) * width);
+      // Transposed on the backend (fast) and read back: one chunk of tfjs memory at a time.
+      const columnsTensor = tf.tidy(() => tf.transpose(tf.tensor2d(rows, [size, width])));
+      const columns = columnsTensor.dataSync() as Float32Array;
+      if (options.resident === true) chunks.push({ start, size, rows, columns, resident: columnsTensor });
+      else {
+        columnsTensor.dispose();
+        chunks.push({ start, size, rows, columns });
+      }
+    }
+  } catch (error) {
+    tf.dispose(chunks.flatMap((c) => (c.resident === undefined ? [] : [c.resident])));
+    throw error;
   }
-  return { norm: tf.tensor1d(norm), chunks, vocab };
+  return { norm: tf.tensor1d(norm), chunks, vocab, width };
 }
 
 export function disposeHead(head: HeadWeights): void {
-  tf.dispose([head.norm, ...head.chunks.map((c) => c.columns)]);
+  tf.dispose([head.norm, ...head.chunks.flatMap((c) => (c.resident === undefined ? [] : [c.resident]))]);
+}
+
+/** Runs `use` with the chunk's columns [hidden, size] as a tensor (uploaded for this call unless resident). */
+export function withColumns<T>(head: HeadWeights, chunk: HeadChunk, use: (columns: tf.Tensor2D) => T): T {
+  if (chunk.resident !== undefined) return use(chunk.resident);
+  return withUpload(chunk.columns, [head.width, chunk.size], use);
+}
+
+/** Runs `use` with the chunk's stored rows [size, hidden] as a tensor, uploaded for this call. */
+export function withRows<T>(head: HeadWeights, chunk: HeadChunk, use: (rows: tf.Tensor2D) => T): T {
+  return withUpload(chunk.rows, [chunk.size, head.width], use);
+}
+
+function withUpload<T>(values: Float32Array, shape: [number, number], use: (t: tf.Tensor2D) => T): T {
+  const tensor = tf.tensor2d(values, shape);
+  try {
+    return use(tensor);
+  } finally {
+    tensor.dispose();
+  }
 }
 
 /**
  * Logits [rows · vocab] of hidden states [rows, hidden], for callers that want whole rows
- * (scoring output, decoding): filled chunk by chunk, so tfjs holds one [rows, chunk] at a time.
+ * (scoring output, decoding), in JS memory: tfjs holds one chunk and one [rowBlock, chunk]
+ * product at a time.
  */
-export function headLogits(spec: ModelSpec, head: HeadWeights, hidden: tf.Tensor2D): Float32Array {
+export function headLogits(spec: ModelSpec, head: HeadWeights, hidden: tf.Tensor2D, rowBlock = 256): Float32Array {
   const rows = hidden.shape[0];
   const out = new Float32Array(rows * head.vocab);
   const normed = tf.tidy(() => rmsNorm(hidden, head.norm, spec.rmsNormEps));
   try {
     for (const c of head.chunks) {
-      const size = c.columns.shape[1];
-      const values = tf.tidy(() => tf.matMul(normed, c.columns).dataSync());
-      for (let r = 0; r < rows; r++) out.set(values.subarray(r * size, (r + 1) * size), r * head.vocab + c.start);
+      withColumns(head, c, (columns) => {
+        for (let first = 0; first < rows; first += rowBlock) {
+          const count = Math.min(rowBlock, rows - first);
+          const values = tf.tidy(() => tf.matMul(tf.slice(normed, [first, 0], [count, head.width]), columns).dataSync());
+          for (let r = 0; r < count; r++) out.set(values.subarray(r * c.size, (r + 1) * c.size), (first + r) * head.vocab + c.start);
+        }
+      });
     }
     return out;
   } finally {

@@ -24,6 +24,7 @@ import { RopeCache, embedTokens, forwardLayers, type ModelContext } from './forw
 import { backwardLayer } from './layer-backward.ts';
 import { disposeHead, readHead, targetRows } from './head.ts';
 import { headLossAndGrads, type HeadGrads } from './head-loss.ts';
+import { planMemory } from './memory-plan.ts';
 import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME } from './weights.ts';
 
 /** One training sequence: token ids and which of them are loss targets (t ≥ 1; default all). */
@@ -42,7 +43,7 @@ export interface LayerGradsOptions {
   readonly sequenceCount?: number;
   /** Also report model.norm / lm_head / embedding gradients as layer −1 (default false). */
   readonly headGrads?: boolean;
-  /** Rows pushed through the vocab projection at once (default 128). */
+  /** Rows pushed through the vocab projection at once (default: the memory plan's, memory-plan.ts). */
   readonly headChunkRows?: number;
 }
 
@@ -68,7 +69,7 @@ export async function lossAndLayerGrads(ctx: ModelContext, batch: readonly LossS
   let result: HeadGrads;
   try {
     const sequences = hidden.map((h, i) => ({ hidden: h, ...(seqs[i] as (typeof seqs)[number]) }));
-    result = headLossAndGrads(spec, head, sequences, { scale, chunkRows: options.headChunkRows ?? 128, weightGrads: options.headGrads === true });
+    result = headLossAndGrads(spec, head, sequences, { scale, chunkRows: options.headChunkRows ?? planMemory(spec).headRows, weightGrads: options.headGrads === true });
   } finally {
     disposeHead(head);
   }

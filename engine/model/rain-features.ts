@@ -39,7 +39,7 @@ export async function captureRainFeatures(
     hook: (layer, _sequence, output) => {
       if (!wanted.has(layer)) return;
       // [kvHeads][group·T·T]: read out inside the layer's tidy, sliced per query head on demand.
-      const probs = output.attentionProbs.map((p) => p.dataSync());
+      const probs = output.attentionProbs().map((p) => p.dataSync());
       pending = {
         layer,
         length: t,

@@ -6,6 +6,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { embedTokens, forwardLayers, type ModelContext } from './forward.ts';
 import { disposeHead, gatherRows, headLogits, readHead, targetRows } from './head.ts';
 import { headLosses } from './head-loss.ts';
+import { planMemory } from './memory-plan.ts';
 import type { LossSequence } from './layer-grads.ts';
 
 export interface Logits {
@@ -30,7 +31,7 @@ export async function forwardLogits(ctx: ModelContext, ids: ArrayLike<number>, p
   const head = await readHead(ctx);
   try {
     const h = tf.tensor2d(gatherRows(hidden, rows, ctx.spec.hiddenSize), [rows.length, ctx.spec.hiddenSize]);
-    const values = headLogits(ctx.spec, head, h);
+    const values = headLogits(ctx.spec, head, h, planMemory(ctx.spec).headRows);
     h.dispose();
     return { values, rows: rows.length, vocab: ctx.spec.vocabSize };
   } finally {
@@ -44,8 +45,8 @@ export interface SequenceScore {
   readonly targets: number;
 }
 
-/** Per-sequence masked loss, no gradients. */
-export async function sequenceLosses(ctx: ModelContext, batch: readonly LossSequence[], chunkRows = 128): Promise<SequenceScore[]> {
+/** Per-sequence masked loss, no gradients; target rows go through the head `chunkRows` at a time (default: the memory plan's). */
+export async function sequenceLosses(ctx: ModelContext, batch: readonly LossSequence[], chunkRows = planMemory(ctx.spec).headRows): Promise<SequenceScore[]> {
   const hidden = await finalHidden(ctx, batch.map((s) => s.ids));
   const sequences = batch.map((s, i) => ({ hidden: hidden[i] as Float32Array, ...targetRows(s.ids, s.targets) }));
   const head = await readHead(ctx);

@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_MEMORY_BUDGET, attentionQueryChunk, memoryBudget, parseByteSize, planMemory, setMemoryBudget } from './memory-plan.ts';
+
+const QWEN3_4B = { hiddenSize: 2560, vocabSize: 151_936 };
+const GiB = 1024 ** 3;
+
+afterEach(() => setMemoryBudget(DEFAULT_MEMORY_BUDGET));
+
+describe('parseByteSize', () => {
+  it.each([
+    ['6GiB', 6 * GiB],
+    ['6 gib', 6 * GiB],
+    ['3g', 3 * GiB],
+    ['512MiB', 512 * 1024 ** 2],
+    ['2GB', 2e9],
+    ['1.5GiB', 1.5 * GiB],
+    ['4000000000', 4e9],
+  ])('%s is %d bytes', (text, bytes) => {
+    expect(parseByteSize(text, '--memory-budget')).toBe(bytes);
+  });
+
+  it.each(['', 'lots', '6 TiB', '-1g', 'GiB'])('refuses "%s" naming the flag', (text) => {
+    expect(() => parseByteSize(text, '--memory-budget')).toThrow(/--memory-budget must be a size such as 6GiB/);
+  });
+
+  it('refuses a budget under 256MiB', () => {
+    expect(() => parseByteSize('100MiB', '--memory-budget')).toThrow(/--memory-budget must be at least 256MiB/);
+  });
+});
+
+describe('planMemory', () => {
+  it('sizes lm_head chunks so a quarter of the budget holds one chunk and its products', () => {
+    for (const budget of [GiB, 3 * GiB, 6 * GiB]) {
+      const plan = planMemory(QWEN3_4B, budget);
+      const chunkBytes = plan.vocabChunk * (3 * QWEN3_4B.hiddenSize + 3 * plan.headRows) * 4;
+      expect(chunkBytes).toBeLessThanOrEqual(budget / 4);
+      expect(plan.vocabChunk % 1024).toBe(0);
+    }
+    expect(planMemory(QWEN3_4B, 6 * GiB).vocabChunk).toBeGreaterThan(planMemory(QWEN3_4B, GiB).vocabChunk);
+  });
+
+  it('never makes a chunk wider than the vocabulary', () => {
+    expect(planMemory({ hiddenSize: 16, vocabSize: 300 }, GiB).vocabChunk).toBe(300);
+  });
+
+  it('plans with the process budget unless given one', () => {
+    setMemoryBudget(GiB);
+    expect(memoryBudget()).toBe(GiB);
+    expect(planMemory(QWEN3_4B)).toEqual(planMemory(QWEN3_4B, GiB));
+    expect(() => setMemoryBudget(1024)).toThrow(/memory budget must be at least 256MiB/);
+  });
+});
+
+describe('attentionQueryChunk', () => {
+  it('takes the whole sequence when its scores fit, else aligned chunks whose matrices fit', () => {
+    const plan = planMemory(QWEN3_4B, 3 * GiB);
+    expect(attentionQueryChunk(plan, 4, 64, 64)).toBe(64);
+    for (const keys of [4096, 8192, 32_768]) {
+      const chunk = attentionQueryChunk(plan, 4, keys, keys);
+      expect(chunk).toBeLessThan(keys);
+      expect(chunk % 16).toBe(0);
+      expect(6 * 4 * chunk * keys * 4).toBeLessThanOrEqual(plan.attentionBytes);
+    }
+  });
+
+  it('keeps at least 16 queries per chunk however long the sequence', () => {
+    expect(attentionQueryChunk(planMemory(QWEN3_4B, 256 * 1024 ** 2), 8, 1_000_000, 1_000_000)).toBe(16);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * How much tfjs memory (on wasm: the module's heap, 32-bit, 4 GiB at most) the runtime may use,
+ * and the chunk sizes that follow from it. Weights of one decoder layer, its gradients and the
+ * MLP activations are not chunked; what scales with vocab × rows or keys × queries is:
+ *
+ *   head       a quarter of the budget: per vocab id, the uploaded columns and XNNPACK's packed
+ *              copy of them, the stored rows, and [headRows] logits, gradient and product;
+ *   attention  an eighth: per query row and KV head, `group` rows of scores over every key,
+ *              about six such matrices alive at once in the backward (P, dP, dS and transposes).
+ *
+ * The budget is process-wide (one engine per CLI run or studio process): `--memory-budget` on
+ * analyze, score and verify sets it before any model is loaded.
+ */
+import type { ModelSpec } from './config.ts';
+
+const MiB = 1024 ** 2;
+const GiB = 1024 ** 3;
+const F32 = 4;
+
+/** The default budget: leaves a quarter of wasm's 4 GiB heap for the module and fragmentation. */
+export const DEFAULT_MEMORY_BUDGET = 3 * GiB;
+const MIN_MEMORY_BUDGET = 256 * MiB;
+/** Target rows per head block: 256 × 2,560 rows keep the product near the matmul's best rate. */
+const HEAD_ROWS = 256;
+/** Live [group·queries, keys] matrices in the attention backward. */
+const ATTENTION_MATRICES = 6;
+/** Query chunks are multiples of this (whole SIMD tiles) unless the sequence is shorter. */
+const QUERY_ALIGN = 16;
+
+export interface MemoryPlan {
+  readonly budgetBytes: number;
+  /** Vocab ids per lm_head chunk. */
+  readonly vocabChunk: number;
+  /** Target rows pushed through the head at once. */
+  readonly headRows: number;
+  /** Bytes one attention chunk may hold (see attentionQueryChunk). */
+  readonly attentionBytes: number;
+}
+
+let processBudget = DEFAULT_MEMORY_BUDGET;
+
+/** Sets the budget every model loaded from now on plans with (the CLI's --memory-budget). */
+export function setMemoryBudget(bytes: number): void {
+  processBudget = checkBudget(bytes, 'memory budget');
+}
+
+export function memoryBudget(): number {
+  return processBudget;
+}
+
+export function planMemory(spec: Pick<ModelSpec, 'hiddenSize' | 'vocabSize'>, budgetBytes = processBudget): MemoryPlan {
+  checkBudget(budgetBytes, 'memory budget');
+  const perVocabId = (3 * spec.hiddenSize + 3 * HEAD_ROWS) * F32;
+  const vocabChunk = Math.min(spec.vocabSize, Math.max(1024, Math.floor(budgetBytes / 4 / perVocabId / 1024) * 1024));
+  return { budgetBytes, vocabChunk, headRows: HEAD_ROWS, attentionBytes: Math.floor(budgetBytes / 8) };
+}
+
+/** Query rows per attention chunk for `queries` queries over `keys` keys, `group` query heads per KV head. */
+export function attentionQueryChunk(plan: MemoryPlan, group: number, queries: number, keys: number): number {
+  const rows = Math.floor(plan.attentionBytes / (ATTENTION_MATRICES * group * keys * F32));
+  if (rows >= queries) return queries;
+  return Math.max(QUERY_ALIGN, Math.floor(rows / QUERY_ALIGN) * QUERY_ALIGN);
+}
+
+const UNIT_BYTES: Readonly<Record<string, number>> = { '': 1, b: 1, k: 1024, kb: 1e3, kib: 1024, m: MiB, mb: 1e6, mib: MiB, g: GiB, gb: 1e9, gib: GiB };
+
+/** "6GiB", "6 GB", "512MiB", "3g", "4000000000" → bytes (binary units for k/m/g alone). */
+export function parseByteSize(text: string, what: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
+  const unit = match === null ? undefined : UNIT_BYTES[(match[2] as string).toLowerCase()];
+  if (match === null || unit === undefined) throw new RangeError(`${what} must be a size such as 6GiB, 512MiB or 3g, got "${text}"`);
+  return checkBudget(Math.floor(Number(match[1]) * unit), what);
+}
+
+function checkBudget(bytes: number, what: string): number {
+  if (!(Number.isFinite(bytes) && bytes >= MIN_MEMORY_BUDGET)) throw new RangeError(`${what} must be at least 256MiB, got ${bytes} bytes`);
+  return bytes;
+}
