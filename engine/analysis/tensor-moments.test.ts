@@ -40,6 +40,33 @@ describe('tensorMoments', () => {
     expect(scalars[THRESHOLDED + GRAD_A]).toBe(scalars[THRESHOLDED + GRAD_R]);
   });
 
+  it('per-direction moments equal the row-at-a-time float64 sums on a random rank-5 projector', () => {
+    const dim = 9, rank = 5, rows = 7;
+    let seed = 11;
+    const next = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32) - 0.5;
+    const random = (n: number) => Float32Array.from({ length: n }, next);
+    const projector: GspProjector = { dim, rank, basis: random(dim * rank), sigma: Float64Array.of(5, 4, 3, 2, 1) };
+    const inputs = { delta: random(rows * dim), gradR: random(rows * dim), gradA: random(rows * dim) };
+    const { directions } = tensorMoments(inputs, 0.5, projector);
+    const thresholded = inputs.delta.map((x) => {
+      const median = [...inputs.delta].map(Math.abs).sort((a, b) => a - b)[Math.floor(inputs.delta.length / 2) - 1] as number;
+      return Math.abs(x) > median ? 2 * x : 0;
+    });
+    const along = (v: Float32Array, row: number, i: number) => {
+      let sum = 0;
+      for (let j = 0; j < dim; j++) sum += (v[row * dim + j] as number) * (projector.basis[j * rank + i] as number);
+      return sum;
+    };
+    for (let i = 0; i < rank; i++) {
+      const expected = new Float64Array(MOMENTS);
+      for (let row = 0; row < rows; row++) {
+        const [r, a, t, d] = [inputs.gradR, inputs.gradA, thresholded, inputs.delta].map((v) => along(v, row, i)) as [number, number, number, number];
+        [r * t, a * t, t * t, r * d, a * d, d * d].forEach((x, k) => (expected[k] = (expected[k] as number) + x));
+      }
+      expected.forEach((x, k) => expect((directions as Float64Array)[i * MOMENTS + k]).toBeCloseTo(x, 13));
+    }
+  });
+
   it('rejects misaligned inputs', () => {
     expect(() => tensorMoments({ delta, gradR: f(1), gradA }, 0.5)).toThrow(/differ in length/);
     expect(() => tensorMoments({ delta: f(1, 2, 3), gradR: f(1, 2, 3), gradA: f(1, 2, 3) }, 0.5, e1)).toThrow(/not rows of 4/);

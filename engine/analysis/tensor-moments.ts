@@ -18,6 +18,7 @@
 import type { GateInputs } from '../crane/gate-accumulator.ts';
 import type { GspProjector } from '../crane/gsp-projector.ts';
 import { magnitudeThreshold } from '../crane/magnitude-threshold.ts';
+import { projectFourRows, transposedBasis } from '../linalg/row-projection.ts';
 
 export const MOMENTS = 6;
 /** Offset of each update kind inside a group of MOMENTS values. */
@@ -48,28 +49,22 @@ export function tensorMoments(inputs: MomentInputs, keepQuantile: number, projec
   return { scalars, directions };
 }
 
-/** Per direction i, the products of the rows' coordinates along V_i, summed over rows. */
+/**
+ * Per direction i, the products of the rows' coordinates along V_i, summed over rows. The four
+ * vectors' rows at one offset are projected together (linalg/row-projection.ts), so each basis
+ * value loaded serves four rows; coordinates and sums stay float64.
+ */
 function directionMoments(vectors: readonly [Float32Array, Float32Array, Float32Array, Float32Array], projector: GspProjector): Float64Array {
   const { dim, rank } = projector;
   const length = vectors[0].length;
   if (length % dim !== 0) throw new RangeError(`${length} values are not rows of ${dim}`);
-  // Widened once, as projectInputSide does: the hot loop then never converts float32 → float64.
-  const basis = Float64Array.from(projector.basis);
+  const basisT = transposedBasis(projector.basis, dim, rank);
   // c[v*rank + i] = row of vector v · V_i
   const c = new Float64Array(4 * rank);
   const out = new Float64Array(rank * MOMENTS);
+  const [gradR, gradA, thresholded, delta] = vectors;
   for (let offset = 0; offset < length; offset += dim) {
-    c.fill(0);
-    for (let v = 0; v < 4; v++) {
-      const values = vectors[v] as Float32Array;
-      const base = v * rank;
-      for (let j = 0; j < dim; j++) {
-        const x = values[offset + j] as number;
-        if (x === 0) continue;
-        const row = j * rank;
-        for (let i = 0; i < rank; i++) c[base + i] = (c[base + i] as number) + x * (basis[row + i] as number);
-      }
-    }
+    projectFourRows([{ values: gradR, offset }, { values: gradA, offset }, { values: thresholded, offset }, { values: delta, offset }], basisT, rank, c);
     for (let i = 0; i < rank; i++) {
       addProducts(out, i * MOMENTS, c[i] as number, c[rank + i] as number, c[2 * rank + i] as number, c[3 * rank + i] as number);
     }

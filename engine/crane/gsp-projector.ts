@@ -18,7 +18,8 @@
  * O(d_out·d_in·r): per output row, c = (Δ_o·V)⊙w, then Δ'_o = Δ_o − c·Vᵀ, never forming
  * the d_in×d_in projector.
  */
-import { symmetricEigen } from '../linalg/symmetric-eigen.ts';
+import { projectFourRows, projectRow, transposedBasis, type RowView } from '../linalg/row-projection.ts';
+import { topSymmetricEigen } from '../linalg/top-symmetric-eigen.ts';
 import { DEFAULT_ANALYSIS_KNOBS } from '../protocol/settings-defaults.ts';
 import type { GramAccumulator } from './gram-accumulator.ts';
 
@@ -46,11 +47,16 @@ export function projectorFromGram(gram: Float64Array, dim: number, options: Proj
   const rankCut = options.rankCut ?? DEFAULT_ANALYSIS_KNOBS.gsp.rankCut;
   const rows = options.rowCount ?? Infinity;
   const rankLimit = rows < MIN_PROJECTOR_ROWS ? 0 : Math.min(maxRank, dim, rows);
-  const { values, vectors } = symmetricEigen(gram, dim);
-  const singular = values.map((lambda) => Math.sqrt(Math.max(lambda, 0)));
-  const sigma1 = singular[0] ?? 0;
-  let rank = 0;
-  while (rank < rankLimit && (singular[rank] as number) > rankCut * sigma1) rank++;
+  // Only the kept directions' vectors are computed (linalg/top-symmetric-eigen.ts): r of d.
+  let singular = new Float64Array(0);
+  const { vectors } = topSymmetricEigen(gram, dim, (values) => {
+    singular = values.map((lambda) => Math.sqrt(Math.max(lambda, 0)));
+    const sigma1 = singular[0] ?? 0;
+    let kept = 0;
+    while (kept < rankLimit && (singular[kept] as number) > rankCut * sigma1) kept++;
+    return kept;
+  });
+  const rank = vectors.length / dim;
   const basis = new Float32Array(dim * rank);
   for (let i = 0; i < rank; i++) {
     for (let j = 0; j < dim; j++) basis[j * rank + i] = vectors[i * dim + j] as number;
@@ -74,24 +80,29 @@ export function projectInputSide(delta: Float32Array, dIn: number, projector: Gs
   if (projector.dim !== dIn) throw new RangeError(`projector is ${projector.dim}-wide, the tensor's input side is ${dIn}`);
   if (delta.length % dIn !== 0) throw new RangeError(`${delta.length} values are not rows of ${dIn}`);
   if (weights.length !== rank) throw new RangeError(`${weights.length} weights for ${rank} directions`);
-  // Widening V once keeps the two hot loops free of float32→float64 conversions (measured ≈1.6× faster).
+  // Per block of four rows: c = (Δ_o·V)⊙w, then Δ'_o = Δ_o − V·c, both as register-blocked dot
+  // products (linalg/row-projection.ts). V·c reads V as d_in "directions" of length r.
+  const basisT = transposedBasis(projector.basis, dIn, rank);
   const basis = Float64Array.from(projector.basis);
   const out = new Float32Array(delta.length);
-  const coefficients = new Float64Array(rank);
-  for (let offset = 0; offset < delta.length; offset += dIn) {
-    coefficients.fill(0);
-    for (let j = 0; j < dIn; j++) {
-      const x = delta[offset + j] as number;
-      if (x === 0) continue;
-      const row = j * rank;
-      for (let i = 0; i < rank; i++) coefficients[i] = (coefficients[i] as number) + x * (basis[row + i] as number);
+  const rows = delta.length / dIn;
+  const coefficients = new Float64Array(4 * rank);
+  const removed = new Float64Array(4 * dIn);
+  const coefficientRows = [0, 1, 2, 3].map((k) => ({ values: coefficients, offset: k * rank })) as [RowView, RowView, RowView, RowView];
+  for (let row = 0; row < rows; row += 4) {
+    const block = Math.min(4, rows - row);
+    if (block === 4) {
+      const views = [0, 1, 2, 3].map((k) => ({ values: delta, offset: (row + k) * dIn })) as [RowView, RowView, RowView, RowView];
+      projectFourRows(views, basisT, rank, coefficients);
+    } else {
+      for (let k = 0; k < block; k++) projectRow({ values: delta, offset: (row + k) * dIn }, basisT, rank, coefficients.subarray(k * rank));
     }
-    for (let i = 0; i < rank; i++) coefficients[i] = (coefficients[i] as number) * (weights[i] as number);
-    for (let j = 0; j < dIn; j++) {
-      const row = j * rank;
-      let removed = 0;
-      for (let i = 0; i < rank; i++) removed += (coefficients[i] as number) * (basis[row + i] as number);
-      out[offset + j] = (delta[offset + j] as number) - removed;
+    for (let k = 0; k < block; k++) for (let i = 0; i < rank; i++) coefficients[k * rank + i] = (coefficients[k * rank + i] as number) * (weights[i] as number);
+    if (block === 4) projectFourRows(coefficientRows, basis, dIn, removed);
+    else for (let k = 0; k < block; k++) projectRow(coefficientRows[k] as RowView, basis, dIn, removed.subarray(k * dIn));
+    for (let k = 0; k < block; k++) {
+      const at = (row + k) * dIn;
+      for (let j = 0; j < dIn; j++) out[at + j] = (delta[at + j] as number) - (removed[k * dIn + j] as number);
     }
   }
   return out;

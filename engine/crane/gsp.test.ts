@@ -143,6 +143,31 @@ describe('projectInputSide', () => {
     for (let row = 0; row < 4; row++) expect(dot(row, out)).toBeCloseTo(0, 6);
   });
 
+  it('equals Δ − Δ·V·diag(w)·Vᵀ computed plainly, for row counts that are and are not multiples of four', () => {
+    const d = 6;
+    const gram = new Float64Array(d * d);
+    const next = lcg(21);
+    const h = Float64Array.from({ length: 10 * d }, next);
+    for (let r = 0; r < 10; r++) for (let i = 0; i < d; i++) for (let j = 0; j < d; j++) gram[i * d + j] = (gram[i * d + j] as number) + (h[r * d + i] as number) * (h[r * d + j] as number);
+    const projector = projectorFromGram(gram, d, { maxRank: 3 });
+    const w = Float64Array.of(0.9, 0.5, 0.2);
+    for (const rows of [8, 7]) {
+      const input = Float32Array.from({ length: rows * d }, next);
+      const out = projectInputSide(input, d, projector, w);
+      for (let r = 0; r < rows; r++) {
+        for (let j = 0; j < d; j++) {
+          let removed = 0;
+          for (let i = 0; i < 3; i++) {
+            let c = 0;
+            for (let k = 0; k < d; k++) c += (input[r * d + k] as number) * (projector.basis[k * 3 + i] as number);
+            removed += c * (w[i] as number) * (projector.basis[j * 3 + i] as number);
+          }
+          expect(out[r * d + j]).toBeCloseTo((input[r * d + j] as number) - removed, 6);
+        }
+      }
+    }
+  });
+
   it('rejects width and weight-count mismatches', () => {
     expect(() => projectInputSide(delta, 2, unitProjector(v), Float64Array.of(1))).toThrow(/3-wide/);
     expect(() => projectInputSide(delta, 3, unitProjector(v), Float64Array.of(1, 1))).toThrow(/weights/);

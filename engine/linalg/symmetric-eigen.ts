@@ -16,12 +16,12 @@
  * column walks.
  */
 
+import { tridiagonalQL } from './tridiagonal-ql.ts';
+
 export interface SymmetricEigen {
   readonly values: Float64Array;
   readonly vectors: Float64Array;
 }
-
-const MAX_QL_ITERATIONS_PER_VALUE = 64;
 
 export function symmetricEigen(matrix: Float64Array, n: number): SymmetricEigen {
   if (matrix.length !== n * n) throw new RangeError(`matrix has ${matrix.length} entries, expected ${n}×${n}`);
@@ -40,7 +40,9 @@ export function symmetricEigen(matrix: Float64Array, n: number): SymmetricEigen 
   const off = new Float64Array(n);
   if (n > 0) {
     tridiagonalize(w, n, diag, off);
-    diagonalizeTridiagonal(w, n, diag, off);
+    // tridiagonalize leaves e[i] coupling i−1 and i; the QL wants e[i] coupling i and i+1.
+    off.copyWithin(0, 1);
+    tridiagonalQL(diag, off, w);
   }
   return sortDescending(w, n, diag);
 }
@@ -128,72 +130,6 @@ function tridiagonalize(w: Float64Array, n: number, d: Float64Array, e: Float64A
   }
   w[at(n - 1, n - 1)] = 1;
   e[0] = 0;
-}
-
-/** Implicit QL on the tridiagonal (d, e), rotating the accumulated basis along. */
-function diagonalizeTridiagonal(w: Float64Array, n: number, d: Float64Array, e: Float64Array): void {
-  for (let i = 1; i < n; i++) e[i - 1] = e[i] as number;
-  e[n - 1] = 0;
-  let shiftTotal = 0;
-  let norm = 0;
-  const eps = Number.EPSILON;
-  for (let l = 0; l < n; l++) {
-    norm = Math.max(norm, Math.abs(d[l] as number) + Math.abs(e[l] as number));
-    // Find the first negligible sub-diagonal element at or after l: the block l..m splits off.
-    let m = l;
-    while (m < n && Math.abs(e[m] as number) > eps * norm) m++;
-    if (m > l) {
-      let iterations = 0;
-      do {
-        if (++iterations > MAX_QL_ITERATIONS_PER_VALUE) throw new Error(`QL iteration did not converge for eigenvalue ${l}`);
-        // Shift from the leading 2×2 block.
-        let g = d[l] as number;
-        let p = ((d[l + 1] as number) - g) / (2 * (e[l] as number));
-        let r = Math.hypot(p, 1);
-        if (p < 0) r = -r;
-        d[l] = (e[l] as number) / (p + r);
-        d[l + 1] = (e[l] as number) * (p + r);
-        const dNext = d[l + 1] as number;
-        let h = g - (d[l] as number);
-        for (let i = l + 2; i < n; i++) d[i] = (d[i] as number) - h;
-        shiftTotal += h;
-        // Chase the bulge with Givens rotations from m−1 up to l.
-        p = d[m] as number;
-        let c = 1;
-        let c2 = 1;
-        let c3 = 1;
-        const eNext = e[l + 1] as number;
-        let s = 0;
-        let s2 = 0;
-        for (let i = m - 1; i >= l; i--) {
-          c3 = c2;
-          c2 = c;
-          s2 = s;
-          g = c * (e[i] as number);
-          h = c * p;
-          r = Math.hypot(p, e[i] as number);
-          e[i + 1] = s * r;
-          s = (e[i] as number) / r;
-          c = p / r;
-          p = c * (d[i] as number) - s * g;
-          d[i + 1] = h + s * (c * g + s * (d[i] as number));
-          const rowI = i * n;
-          const rowNext = (i + 1) * n;
-          for (let k = 0; k < n; k++) {
-            const a = w[rowNext + k] as number;
-            const b = w[rowI + k] as number;
-            w[rowNext + k] = s * b + c * a;
-            w[rowI + k] = c * b - s * a;
-          }
-        }
-        p = (-s * s2 * c3 * eNext * (e[l] as number)) / dNext;
-        e[l] = s * p;
-        d[l] = c * p;
-      } while (Math.abs(e[l] as number) > eps * norm);
-    }
-    d[l] = (d[l] as number) + shiftTotal;
-    e[l] = 0;
-  }
 }
 
 function sortDescending(w: Float64Array, n: number, d: Float64Array): SymmetricEigen {

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { applyQ, reduceToTridiagonal } from './householder-tridiagonal.ts';
+import { randomGram, randomSymmetric } from './testing/matrices.ts';
+
+/** max |Q·T·Qᵀ − A| and max |Q·Qᵀ − I|, with Q's columns from applyQ on the identity. */
+function reconstruction(a: Float64Array, n: number): { error: number; orthogonality: number } {
+  const t = reduceToTridiagonal(a, n);
+  const columns = new Float64Array(n * n); // row k = Q·e_k = column k of Q
+  for (let k = 0; k < n; k++) columns[k * n + k] = 1;
+  applyQ(t, columns, n);
+  const q = (r: number, c: number) => columns[c * n + r] as number;
+  const tri = (r: number, c: number) => (r === c ? (t.diag[r] as number) : Math.abs(r - c) === 1 ? (t.off[Math.min(r, c)] as number) : 0);
+  let error = 0;
+  let orthogonality = 0;
+  for (let r = 0; r < n; r++) {
+    for (let c = 0; c < n; c++) {
+      let sum = 0;
+      let qq = 0;
+      for (let i = 0; i < n; i++) {
+        qq += q(r, i) * q(c, i);
+        for (let j = Math.max(0, i - 1); j <= Math.min(n - 1, i + 1); j++) sum += q(r, i) * tri(i, j) * q(c, j);
+      }
+      error = Math.max(error, Math.abs(sum - (a[r * n + c] as number)));
+      orthogonality = Math.max(orthogonality, Math.abs(qq - (r === c ? 1 : 0)));
+    }
+  }
+  return { error, orthogonality };
+}
+
+describe('reduceToTridiagonal + applyQ', () => {
+  it('reconstructs A = Q·T·Qᵀ with orthogonal Q on random and rank-deficient matrices', () => {
+    for (const n of [1, 2, 3, 4, 9, 31]) {
+      const { error, orthogonality } = reconstruction(randomSymmetric(n, n + 1), n);
+      expect(error).toBeLessThan(1e-14);
+      expect(orthogonality).toBeLessThan(1e-14);
+    }
+    const gram = randomGram(24, 5, 2); // rank 5: most reflectors meet zero columns late on
+    const scale = Math.max(...gram.map(Math.abs));
+    expect(reconstruction(gram, 24).error / scale).toBeLessThan(1e-14);
+  });
+
+  it('leaves an already tridiagonal matrix as it is (every reflector the identity)', () => {
+    const n = 5;
+    const a = new Float64Array(n * n);
+    for (let i = 0; i < n; i++) {
+      a[i * n + i] = i + 1;
+      if (i > 0) a[i * n + i - 1] = a[(i - 1) * n + i] = 0.5;
+    }
+    const t = reduceToTridiagonal(a, n);
+    expect(Array.from(t.diag)).toEqual([1, 2, 3, 4, 5]);
+    expect(Array.from(t.off.subarray(0, n - 1)).map(Math.abs)).toEqual([0.5, 0.5, 0.5, 0.5]);
+    expect(reconstruction(a, n).error).toBeLessThan(1e-15);
+  });
+
+  it('rejects a matrix of the wrong size', () => {
+    expect(() => reduceToTridiagonal(new Float64Array(5), 2)).toThrow(/expected 2×2/);
+  });
+});
