@@ -3,7 +3,7 @@
  * be differentiated with tf.grads:
  *
  *   a = input_layernorm(x);          h = x + o_proj(Attention(a))
- *   f = post_attention_layernorm(h); out = h + SwiGLU(f)
+ *   f = post_attention_layernorm(h); out = h + SwiGLU(f)   (or the MoE block: moe-block.ts)
  *
  * Attention: GQA with causal masking, optional q/k biases, optional per-head q/k RMSNorm before
  * RoPE (Qwen3), in query chunks (chunked-attention.ts). Query heads of one KV group are stacked
@@ -18,6 +18,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { causalAttention } from './chunked-attention.ts';
 import type { ModelSpec } from './config.ts';
 import { attentionQueryChunk, planMemory } from './memory-plan.ts';
+import { hasRouter, moeBlock, type MoeOutput } from './moe-block.ts';
 import { applyRope, linear, rmsNorm, swigluHidden } from './ops.ts';
 import type { RopeTables } from './rope.ts';
 import { optionalParam, param, type LayerParams } from './weights.ts';
@@ -36,8 +37,10 @@ export interface LayerOutput {
   readonly ffnInput: tf.Tensor2D;
   /** The heads' attention context (the o_proj input), [T, heads·headDim]. */
   readonly attnContext: tf.Tensor2D;
-  /** silu(gate)·up (the down_proj input), [T, intermediate]. */
-  readonly mlpHidden: tf.Tensor2D;
+  /** silu(gate)·up (the down_proj input), [T, intermediate]; absent on a sparse MoE layer. */
+  readonly mlpHidden?: tf.Tensor2D;
+  /** Routing, per-expert rows and expert hidden states (sparse MoE layers only). */
+  readonly moe?: MoeOutput;
   /** Keys/values including this call's positions (past ++ new). */
   readonly kv: KvEntry;
   /**
@@ -58,6 +61,10 @@ export function decoderLayer(spec: ModelSpec, p: LayerParams, x: tf.Tensor2D, ro
   const attnOut = proj('self_attn.o_proj', attnContext);
   const h = tf.add<tf.Tensor2D>(x, attnOut);
   const ffnInput = rmsNorm(h, param(p, 'post_attention_layernorm.weight'), eps);
+  if (spec.moe !== undefined && hasRouter(p)) {
+    const moe = moeBlock(spec.moe, p, ffnInput);
+    return { out: tf.add<tf.Tensor2D>(h, moe.out), attnInput, ffnInput, attnContext, moe, kv, attentionProbs };
+  }
   const mlpHidden = swigluHidden(ffnInput, (name, input) => proj(`mlp.${name}`, input));
   const mlp = proj('mlp.down_proj', mlpHidden);
   return { out: tf.add<tf.Tensor2D>(h, mlp), attnInput, ffnInput, attnContext, mlpHidden, kv, attentionProbs };

@@ -6,6 +6,7 @@
  *
  *   q/k/v_proj ← input_layernorm output      o_proj ← the heads' attention context
  *   gate/up_proj ← post_attention_layernorm   down_proj ← silu(gate)·up
+ *   (sparse MoE layers: the router and each expert's Linears, moe-linear-inputs.ts)
  *
  * Projections that read the same tensor get the same vector (one reduction, shared). Means are
  * taken in fp32 by the runtime; nothing is kept after the consumer returns. `statistic` 'square'
@@ -14,6 +15,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { LayerOutput } from './decoder-layer.ts';
 import { embedTokens, forwardLayers, type ModelContext } from './forward.ts';
+import { expertLinearInputs } from './moe-linear-inputs.ts';
 
 export interface LinearInputMeans {
   readonly layer: number;
@@ -30,6 +32,7 @@ const LINEAR_INPUTS: readonly (readonly [string, keyof Pick<LayerOutput, 'attnIn
   ['mlp.gate_proj', 'ffnInput'], ['mlp.up_proj', 'ffnInput'],
   ['mlp.down_proj', 'mlpHidden'],
 ];
+const ATTENTION_INPUTS = LINEAR_INPUTS.filter(([projection]) => projection.startsWith('self_attn.'));
 
 /** The per-position value a mean is taken of: |x| (AIM) or x² (LEWIS). */
 export type LinearInputStatistic = 'abs' | 'square';
@@ -40,7 +43,6 @@ export async function linearInputMeans(
   sequences.forEach((ids, i) => {
     if (ids.length === 0) throw new RangeError(`sequence ${i} is empty: a mean over no positions is undefined`);
   });
-  if (ctx.spec.moe !== undefined) throw new RangeError('linear-input statistics (AIM, LEWIS) are not measured for mixture-of-experts models: each expert sees only its routed tokens');
   const embedding = await ctx.embedding();
   const hidden = sequences.map((ids) => embedTokens(embedding, ids, ctx.spec.hiddenSize));
   let pending: LinearInputMeans[] = [];
@@ -48,14 +50,18 @@ export async function linearInputMeans(
     hook: (layer, sequence, output) => {
       const reduced = new Map<string, Float32Array>();
       const means = new Map<string, Float32Array>();
-      for (const [projection, input] of LINEAR_INPUTS) {
+      const reduce = (x: tf.Tensor2D): Float32Array => tf.mean(statistic === 'abs' ? tf.abs(x) : tf.square(x), 0).dataSync() as Float32Array;
+      // A sparse MoE layer's MLP Linears are the router and each expert's (moe-linear-inputs.ts).
+      for (const [projection, input] of output.moe === undefined ? LINEAR_INPUTS : ATTENTION_INPUTS) {
         let mean = reduced.get(input);
         if (mean === undefined) {
-          const x = output[input] as tf.Tensor2D;
-          mean = tf.mean(statistic === 'abs' ? tf.abs(x) : tf.square(x), 0).dataSync() as Float32Array;
+          mean = reduce(output[input] as tf.Tensor2D);
           reduced.set(input, mean);
         }
         means.set(`model.layers.${layer}.${projection}`, mean);
+      }
+      if (output.moe !== undefined) {
+        for (const [module, mean] of expertLinearInputs(output.ffnInput, output.moe, reduce)) means.set(`model.layers.${layer}.${module}`, mean);
       }
       pending.push({ layer, sequence, means });
     },

@@ -16,8 +16,8 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { MoeSpec } from './moe-config.ts';
-import { expertMixture, type ExpertWeights } from './moe-experts.ts';
-import { expertRows, routeTokens, selectionMask, type MoeRouting } from './moe-routing.ts';
+import { expertMixture, expertPass, type ExpertWeights } from './moe-experts.ts';
+import { expertRows, routeTokens, selectionMask, type ExpertRows, type MoeRouting } from './moe-routing.ts';
 import { ROUTER_KEY, expertKey } from './moe-weights.ts';
 import { param, type LayerParams } from './weights.ts';
 
@@ -29,6 +29,13 @@ export function hasRouter(p: LayerParams): boolean {
 export interface MoeOutput {
   readonly out: tf.Tensor2D;
   readonly routing: MoeRouting;
+  /** The tokens routed to each expert. */
+  readonly rows: ExpertRows;
+  /**
+   * silu(gate)·up of expert e on its routed rows (its down_proj input), [rows, inner];
+   * recomputed on each call (the block itself keeps none). Needs the layer's weights alive.
+   */
+  readonly expertHidden: (expert: number) => tf.Tensor2D;
 }
 
 export function moeBlock(moe: MoeSpec, p: LayerParams, f: tf.Tensor2D): MoeOutput {
@@ -42,5 +49,11 @@ export function moeBlock(moe: MoeSpec, p: LayerParams, f: tf.Tensor2D): MoeOutpu
     up: param(p, expertKey(e, 'up_proj')),
     down: param(p, expertKey(e, 'down_proj')),
   }));
-  return { out: expertMixture(routing, expertRows(routing), f, weights, experts), routing };
+  const rows = expertRows(routing);
+  return {
+    out: expertMixture(routing, rows, f, weights, experts),
+    routing,
+    rows,
+    expertHidden: (e) => expertPass(f, rows.tokensOf[e] as Int32Array, experts[e] as ExpertWeights).hidden,
+  };
 }

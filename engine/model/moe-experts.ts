@@ -32,7 +32,8 @@ interface ExpertPass {
   readonly y: tf.Tensor2D;
 }
 
-function expertPass(f: tf.Tensor2D, tokens: Int32Array, w: ExpertWeights): ExpertPass {
+/** Expert `w` on the rows `tokens` of f: its inputs, SwiGLU parts and outputs. */
+export function expertPass(f: tf.Tensor2D, tokens: Int32Array, w: ExpertWeights): ExpertPass {
   const x = tf.gather<tf.Tensor2D>(f, tf.tensor1d(tokens, 'int32'));
   const gate: tf.Tensor2D = tf.matMul(x, w.gate);
   const sig = tf.sigmoid<tf.Tensor2D>(gate);

@@ -29,6 +29,16 @@ export interface TinyModelOptions {
   /** Put rope_theta inside rope_parameters (transformers v5 style) instead of top level. */
   readonly ropeParameters?: boolean;
   readonly ropeTheta?: number;
+  /** Make it a Qwen3MoeForCausalLM (family qwen3) with these experts, per-expert tensors. */
+  readonly moe?: TinyMoeOptions;
+}
+
+export interface TinyMoeOptions {
+  readonly experts: number;
+  readonly perToken: number;
+  readonly inner: number;
+  readonly normTopkProb?: boolean;
+  readonly mlpOnlyLayers?: readonly number[];
 }
 
 const CLASS: Record<ArchitectureFamily, string> = { qwen3: 'Qwen3ForCausalLM', qwen2: 'Qwen2ForCausalLM', llama: 'LlamaForCausalLM' };
@@ -36,6 +46,10 @@ const CLASS: Record<ArchitectureFamily, string> = { qwen3: 'Qwen3ForCausalLM', q
 export function tinyConfig(o: TinyModelOptions = {}): Record<string, unknown> {
   const family = o.family ?? 'qwen3';
   const theta = o.ropeTheta ?? 10000;
+  const moe = o.moe === undefined ? {} : {
+    architectures: ['Qwen3MoeForCausalLM'], model_type: 'qwen3_moe', num_experts: o.moe.experts, num_experts_per_tok: o.moe.perToken,
+    moe_intermediate_size: o.moe.inner, norm_topk_prob: o.moe.normTopkProb ?? true, mlp_only_layers: o.moe.mlpOnlyLayers ?? [], decoder_sparse_step: 1,
+  };
   return {
     architectures: [CLASS[family]],
     model_type: family,
@@ -54,6 +68,7 @@ export function tinyConfig(o: TinyModelOptions = {}): Record<string, unknown> {
     bos_token_id: 1,
     ...(o.ropeParameters === true ? { rope_parameters: { rope_type: 'default', rope_theta: theta } } : { rope_theta: theta }),
     torch_dtype: 'float32',
+    ...moe,
   };
 }
 

@@ -54,14 +54,14 @@ export interface TinyProject {
 
 const jsonl = (rows: readonly unknown[]) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
 
-/** Writes the pair and data under `root`; `model` changes the Thinking side's shape (mismatch tests). */
-export async function writeTinyProject(root: string, options: { thinkingModel?: TinyModelOptions; noise?: number } = {}): Promise<TinyProject> {
+/** Writes the pair and data under `root`; `model` changes both sides' shape (e.g. MoE), `thinkingModel` only the Thinking side's (mismatch tests). */
+export async function writeTinyProject(root: string, options: { model?: TinyModelOptions; thinkingModel?: TinyModelOptions; noise?: number } = {}): Promise<TinyProject> {
   const vocab = (await loadTestTokenizer()).vocabSize;
   const instruct = join(root, 'instruct');
   const thinking = join(root, 'thinking');
   await mkdir(instruct, { recursive: true });
   await mkdir(thinking, { recursive: true });
-  await writeTinyCheckpoint({ vocab, seed: 7, hidden: 16, intermediate: 24, headDim: 4 }, instruct);
+  await writeTinyCheckpoint({ vocab, seed: 7, hidden: 16, intermediate: 24, headDim: 4, ...options.model }, instruct);
   if (options.thinkingModel === undefined) await writeNoisyCopy(instruct, thinking, options.noise ?? 0.05);
   else await writeTinyCheckpoint({ vocab, seed: 8, ...options.thinkingModel }, thinking);
   for (const dir of [instruct, thinking]) await writeTokenizerFiles(dir, await testTokenizer());
@@ -83,11 +83,11 @@ export async function writeTinyProject(root: string, options: { thinkingModel?: 
   return { instruct, thinking, settings, evaluation };
 }
 
-/** θ_T = θ_I + noise·N(0, 1), so δ is small and first-order statements mean something. */
-async function writeNoisyCopy(from: string, to: string, noise: number): Promise<void> {
+/** θ_T = θ_I + noise·N(0, 1), so δ is small and first-order statements mean something (also RAIN's test Base, with another seed). */
+export async function writeNoisyCopy(from: string, to: string, noise: number, seed = 99): Promise<void> {
   const source = await Checkpoint.open(from);
   try {
-    const rng = new SeededRandom(99);
+    const rng = new SeededRandom(seed);
     const tensors = [];
     for (const t of source.tensors.values()) {
       const values = await source.readFloat32(t.name);
