@@ -62,7 +62,7 @@ const config = {
 
 const specs: TensorSpec[] = [{ name: EMBED_NAME, dtype: 'BF16', shape: [QWEN3_VOCAB_ROWS, hidden] }];
 for (let layer = 0; layer < layers; layer++) {
-  for (const [key, shape] of layerParamShapes(parseModelSpec(config))) specs.push({ name: layerTensorName(layer, key), dtype: 'BF16', shape });
+  for (const [key, shape] of layerParamShapes(parseModelSpec(config), layer)) specs.push({ name: layerTensorName(layer, key), dtype: 'BF16', shape });
 }
 specs.push({ name: FINAL_NORM_NAME, dtype: 'BF16', shape: [hidden] }, { name: LM_HEAD_NAME, dtype: 'BF16', shape: [QWEN3_VOCAB_ROWS, hidden] });
 
