@@ -20,6 +20,11 @@ export interface PipelineSettings {
   readonly keepQuantile: number;
   /** Sequences per gradient or capture pass (memory only; not part of any cache key). */
   readonly batchSequences: number;
+  /**
+   * Worker threads of the gradients stage (default: the CPU cores, fewer when memory is short;
+   * gradients-stage.ts). Not part of any cache key: the stored sums are bit-identical for any count.
+   */
+  readonly workers?: number;
   /** Calibration sequences longer than the model's context: cut (when absent), warn or refuse. */
   readonly longSequences?: LongSequencePolicy;
 }

@@ -3,6 +3,7 @@
  *
  *   const store = await GradientStore.open(dir);     // resumes after store.batchesDone batches
  *   await store.addLayer(layer, grads)               // per layer of the current batch, any order
+ *   await store.addLayer(layer, grads, batch)        // a later batch whose predecessor's layer is written
  *   await store.commitBatch()                        // the batch is in every layer's sum
  *   await store.readLayer(layer) → Map<name, Float32Array>
  *
@@ -11,6 +12,8 @@
  * progress.json move to n+1 (an atomic rename), and generation n is deleted. A crash or cancel
  * mid-batch therefore leaves generation n intact and some stray n+1 files, which open() removes:
  * the store is never half-added. Only one layer's gradients are in memory at a time.
+ * Batches computed in parallel (gradients-stage.ts) add layer l of batch b + 1 once batch b's
+ * layer l is written, and commit in batch order, so several generations may exist until then.
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -42,14 +45,15 @@ export class GradientStore {
     return this.done;
   }
 
-  async addLayer(layer: number, grads: ReadonlyMap<string, Float32Array>): Promise<void> {
-    const sums = this.done === 0 ? new Map<string, Float32Array>() : await this.readGeneration(layer, this.done);
+  /** Writes generation batch + 1 of `layer`: generation `batch` (default: the committed one) plus `grads`. */
+  async addLayer(layer: number, grads: ReadonlyMap<string, Float32Array>, batch = this.done): Promise<void> {
+    const sums = batch === 0 ? new Map<string, Float32Array>() : await this.readGeneration(layer, batch);
     const tensors = [...grads].map(([name, g]) => {
       const sum = sums.get(name);
       if (sum !== undefined) for (let i = 0; i < g.length; i++) sum[i] = (sum[i] as number) + (g[i] as number);
       return { spec: { name, dtype: 'F32' as const, shape: [g.length] }, data: sum ?? g };
     });
-    const path = this.file(layer, this.done + 1);
+    const path = this.file(layer, batch + 1);
     await rm(path, { force: true });
     await writeSafetensors(path, tensors);
   }

@@ -6,17 +6,30 @@
  *   openGradients(ctx) → { reasoning, agent } stores, for the gates stage
  *
  * g_K = (1/N) Σ_i ∇L_K(x_i), L_K(x_i) the mean CE over sequence i's target tokens: the runtime
- * divides by sequenceCount = N, so the batches' gradients simply add up in the store. Resumes at
- * the first uncommitted batch; a cancel inside a batch (checked between layers) loses that batch.
+ * divides by sequenceCount = N, so the batches' gradients simply add up in the store.
+ *
+ * Data-parallel: every batch (batchSequences sequences of one set) is a job; with more than one
+ * worker (settings.workers, default worker-count.ts) the jobs run on worker threads, each with
+ * its own backend (gradient-worker-pool.ts), else in this thread. A batch's sum is always one
+ * model pass in sequence order, and OrderedGradientFold adds the batches in batch order, so the
+ * stored sums are bit-identical for any worker count. Resumes at each set's first uncommitted
+ * batch; a cancel or a failed worker loses only the batches in flight.
  */
 import { join } from 'node:path';
 import { CalibrationError } from '../calibration/calibration-error.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
+import { memoryBudget } from '../model/memory-plan.ts';
+import { EMBED_NAME } from '../model/weights.ts';
+import { activeBackend, BackendError } from '../tensor/backend.ts';
 import { lossBatch, readSequences } from './calibration-sequences.ts';
+import { OrderedGradientFold } from './gradient-fold.ts';
 import { GradientStore } from './gradient-store.ts';
+import { runJobsOnWorkers, type GradientJob, type JobSink } from './gradient-worker-pool.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { throwIfCancelled, type StageClock } from './progress.ts';
+import { shareTensors } from './shared-weights.ts';
 import type { StageKey } from './stage-store.ts';
+import { defaultGradientWorkers } from './worker-count.ts';
 
 const SETS = ['reasoning', 'agent'] as const;
 
@@ -25,30 +38,63 @@ export function gradientsKey(ctx: PipelineContext, targets: StageKey): StageKey 
 }
 
 export async function runGradients(ctx: PipelineContext, clock: StageClock): Promise<void> {
-  const model = loadCausalLM(ctx.instruct);
+  const { jobs, stores, total, done } = await planJobs(ctx);
+  let finished = done;
+  const fold = new OrderedGradientFold(stores);
+  const sink: JobSink = {
+    onLayer: (job, layer, grads) => fold.addLayer(job.ref, layer, grads),
+    onDone: async (job) => {
+      await fold.commit(job.ref);
+      clock.report(++finished / total, job.label);
+    },
+  };
+  const workers = Math.min(ctx.settings.workers ?? defaultGradientWorkers(ctx.instruct, jobs.map((job) => job.sequences)), jobs.length);
+  if (workers > 1) {
+    ctx.callbacks.onLog?.(`gradients: ${jobs.length} batches on ${workers} worker threads`);
+    const backend = activeBackend()?.name;
+    if (backend === undefined) throw new BackendError('no backend is active: call initBackend before running the gradients stage');
+    const setup = { checkpointDir: ctx.instruct.dir, backend, memoryBudget: memoryBudget(), shared: await shareTensors(ctx.instruct, [EMBED_NAME]) };
+    await runJobsOnWorkers(jobs, { setup, workers, sink, signal: ctx.callbacks.signal });
+  } else {
+    await runJobsHere(ctx, jobs, sink);
+  }
+  throwIfCancelled(ctx.callbacks.signal, 'gradients');
+}
+
+/** Every batch of both sets not yet committed, in set then batch order, and the open stores. */
+async function planJobs(ctx: PipelineContext): Promise<{ jobs: GradientJob[]; stores: Map<string, GradientStore>; total: number; done: number }> {
   const sequences = await readSequences(ctx.paths.sequences);
   const size = ctx.settings.batchSequences;
-  const batches = SETS.map((set) => {
+  const jobs: GradientJob[] = [];
+  const stores = new Map<string, GradientStore>();
+  let total = 0;
+  let done = 0;
+  for (const set of SETS) {
+    const name = `g_${set === 'reasoning' ? 'R' : 'A'}`;
     const train = lossBatch(sequences, set, 'train');
-    if (train.length === 0) throw new CalibrationError('dataset', ctx.settings.analysis.calibration[set], `has no training sequences for g_${set === 'reasoning' ? 'R' : 'A'} (all held out?)`);
-    return train;
-  });
-  const total = batches.reduce((sum, b) => sum + Math.ceil(b.length / size), 0);
-  let finished = 0;
-  for (const [s, set] of SETS.entries()) {
-    const train = batches[s] as NonNullable<(typeof batches)[number]>;
+    if (train.length === 0) throw new CalibrationError('dataset', ctx.settings.analysis.calibration[set], `has no training sequences for ${name} (all held out?)`);
     const store = await GradientStore.open(join(ctx.paths.gradients, set));
+    stores.set(set, store);
     const count = Math.ceil(train.length / size);
-    finished += store.batchesDone;
+    total += count;
+    done += store.batchesDone;
     for (let b = store.batchesDone; b < count; b++) {
-      throwIfCancelled(ctx.callbacks.signal, 'gradients');
-      await model.lossAndLayerGrads(train.slice(b * size, (b + 1) * size), async (layer, grads) => {
-        throwIfCancelled(ctx.callbacks.signal, 'gradients');
-        await store.addLayer(layer, grads);
-      }, { sequenceCount: train.length });
-      await store.commitBatch();
-      clock.report(++finished / total, `g_${set === 'reasoning' ? 'R' : 'A'} batch ${b + 1}/${count}`);
+      jobs.push({ ref: { set, batch: b }, sequences: train.slice(b * size, (b + 1) * size), options: { sequenceCount: train.length }, label: `${name} batch ${b + 1}/${count}` });
     }
+  }
+  return { jobs, stores, total, done };
+}
+
+/** One job after another in this thread, on the backend already active. */
+async function runJobsHere(ctx: PipelineContext, jobs: readonly GradientJob[], sink: JobSink): Promise<void> {
+  const model = loadCausalLM(ctx.instruct);
+  for (const job of jobs) {
+    throwIfCancelled(ctx.callbacks.signal, 'gradients');
+    await model.lossAndLayerGrads(job.sequences, async (layer, grads) => {
+      throwIfCancelled(ctx.callbacks.signal, 'gradients');
+      await sink.onLayer(job, layer, grads);
+    }, job.options);
+    await sink.onDone(job);
   }
 }
 

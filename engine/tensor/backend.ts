@@ -30,8 +30,9 @@ export interface BackendInfo {
   readonly skipped: readonly string[];
 }
 
+/** The compute backend failed: it could not be loaded, or (subclasses) one of its workers failed. */
 export class BackendError extends Error {
-  override readonly name = 'BackendError';
+  override readonly name: string = 'BackendError';
 }
 
 const require = createRequire(import.meta.url);

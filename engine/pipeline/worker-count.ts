@@ -1,0 +1,91 @@
+/**
+ * How many gradient worker threads to start when the user does not say (--workers).
+ *
+ *   defaultGradientWorkers(instruct, batches) → the count for this checkpoint, batches and machine
+ *   gradientWorkerBytes(shape) → estimated peak bytes of one worker
+ *   defaultWorkerCount(shape, machine) → cores, capped so every worker fits in free memory;
+ *                                          1 for work too small to pay for starting threads
+ *
+ * A worker takes seconds to start (its module graph through tsx, a wasm backend), so work under
+ * MIN_PARALLEL_FLOPS (forward + backward ≈ 6 FLOPs per parameter per token; a few seconds on
+ * one core) stays in the calling thread.
+ *
+ * The estimate follows what one lossAndLayerGrads pass holds (layer-grads.ts): one decoder
+ * layer four times (compute and stored layouts, gradients, their running sums), lm_head twice
+ * (its chunks and one transposed chunk's worth of products, counted as a second copy to be
+ * safe), the batch's stashed layer inputs ((L + 1) · tokens · hidden) and one sequence's
+ * attention scores (heads · T²), all float32. The embedding is shared between workers
+ * (shared-weights.ts), so it is charged to the main thread, not here. It is an estimate: a
+ * worker that still runs out of memory fails the stage with a GradientWorkerError, and
+ * --workers overrides it.
+ */
+import { availableParallelism, freemem } from 'node:os';
+import type { Checkpoint } from '../io/checkpoint.ts';
+import { parseModelSpec } from '../model/config.ts';
+import type { LossSequence } from '../model/layer-grads.ts';
+
+export interface GradientWorkShape {
+  readonly layers: number;
+  readonly hidden: number;
+  readonly vocab: number;
+  readonly heads: number;
+  /** Parameters of the largest decoder layer. */
+  readonly layerParams: number;
+  /** Tokens of the largest batch, and of its longest sequence. */
+  readonly batchTokens: number;
+  readonly longestSequence: number;
+  /** Tokens of all batches together. */
+  readonly totalTokens: number;
+}
+
+export interface MachineResources {
+  readonly cores: number;
+  readonly freeBytes: number;
+}
+
+const FLOAT_BYTES = 4;
+/** The JS engine, tfjs and the wasm module of one thread, before any tensor. */
+const WORKER_BASE_BYTES = 128 * 2 ** 20;
+export const MIN_PARALLEL_FLOPS = 2e10;
+
+export function gradientWorkerBytes(shape: GradientWorkShape): number {
+  const floats = 4 * shape.layerParams
+    + 2 * shape.vocab * shape.hidden
+    + (shape.layers + 1) * shape.batchTokens * shape.hidden
+    + shape.heads * shape.longestSequence ** 2;
+  return WORKER_BASE_BYTES + floats * FLOAT_BYTES;
+}
+
+export function defaultWorkerCount(shape: GradientWorkShape, machine: MachineResources): number {
+  const flops = 6 * (shape.layers * shape.layerParams + shape.vocab * shape.hidden) * shape.totalTokens;
+  if (flops < MIN_PARALLEL_FLOPS) return 1;
+  const fit = Math.floor(machine.freeBytes / gradientWorkerBytes(shape));
+  return Math.max(1, Math.min(machine.cores, fit));
+}
+
+export function defaultGradientWorkers(instruct: Pick<Checkpoint, 'config' | 'dir' | 'tensors'>, batches: readonly (readonly LossSequence[])[], machine = machineResources()): number {
+  const spec = parseModelSpec(instruct.config, instruct.dir);
+  const layerParams = new Map<string, number>();
+  for (const [name, info] of instruct.tensors) {
+    const layer = /^model\.layers\.(\d+)\./.exec(name)?.[1];
+    if (layer !== undefined) layerParams.set(layer, (layerParams.get(layer) ?? 0) + info.shape.reduce((a, b) => a * b, 1));
+  }
+  const lengths = batches.map((batch) => batch.map((s) => s.ids.length));
+  const batchTokens = lengths.map((l) => l.reduce((a, b) => a + b, 0));
+  return defaultWorkerCount({
+    layers: spec.numLayers,
+    hidden: spec.hiddenSize,
+    vocab: spec.vocabSize,
+    heads: spec.numHeads,
+    layerParams: Math.max(0, ...layerParams.values()),
+    batchTokens: Math.max(0, ...batchTokens),
+    longestSequence: Math.max(0, ...lengths.flat()),
+    totalTokens: batchTokens.reduce((a, b) => a + b, 0),
+  }, machine);
+}
+
+/** The CPUs this process may use and the memory free now (the cgroup limit when there is one). */
+export function machineResources(): MachineResources {
+  const limit = process.constrainedMemory();
+  return { cores: availableParallelism(), freeBytes: limit > 0 ? Math.min(limit, freemem()) : freemem() };
+}
