@@ -13,11 +13,11 @@ import { rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { loadCausalLM } from '../engine/model/causal-lm.ts';
-import type { ModelSpec } from '../engine/model/config.ts';
 import { SeededRandom } from '../engine/protocol/seeded-random.ts';
 import { writeTinyCheckpoint } from '../engine/model/testing/tiny-checkpoint.ts';
 import { initBackend } from '../engine/tensor/backend.ts';
 import { measureMatmulGflops } from '../engine/tensor/matmul-bench.ts';
+import { forwardFlops } from './model-flops.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,15 +33,6 @@ const hidden = Number(values.hidden);
 const seq = Number(values.seq);
 const batchSize = Number(values.batch);
 const runs = Number(values.runs);
-
-/** Forward FLOPs of one sequence of length T (layers + head on every row). */
-export function forwardFlops(spec: ModelSpec, t: number): { layers: number; head: number } {
-  const { hiddenSize: h, numHeads: nh, numKvHeads: nkv, headDim: d, intermediateSize: m } = spec;
-  const projections = 2 * t * h * (nh * d + 2 * nkv * d) + 2 * t * nh * d * h;
-  const attention = 2 * 2 * nh * t * t * d;
-  const mlp = 2 * 3 * t * h * m;
-  return { layers: spec.numLayers * (projections + attention + mlp), head: 2 * t * h * spec.vocabSize };
-}
 
 const backend = await initBackend();
 const dir = await writeTinyCheckpoint({

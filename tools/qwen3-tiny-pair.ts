@@ -5,6 +5,10 @@
  * token ids and vocabulary size: `crane inspect`, `analyze`, `verify`, `merge`, the UI.
  *
  *   node --import tsx tools/qwen3-tiny-pair.ts --out DIR [--layers 2] [--hidden 32] [--seed 1]
+ *   node --import tsx tools/qwen3-tiny-pair.ts --out DIR --shape 0.6b [--layers 28]
+ *
+ * --shape 0.6b writes Qwen3-0.6B's layer shapes (hidden 1024, 16 query heads over 8 KV heads of
+ * 128, MLP 3072) instead of the tiny ones: the input the compute benchmarks and profiles use.
  *
  * DIR/instruct and DIR/thinking, BF16. The weights are random, not a trained model: Instruct from
  * the seed, Thinking = Instruct + a small seeded δ on every tensor. The same arguments write the
@@ -27,10 +31,13 @@ const WEIGHT_SCALE = 0.02;
 const DELTA_SCALE = 0.1;
 
 const { values } = parseArgs({
-  options: { out: { type: 'string' }, layers: { type: 'string', default: '2' }, hidden: { type: 'string', default: '32' }, seed: { type: 'string', default: '1' } },
+  options: {
+    out: { type: 'string' }, layers: { type: 'string', default: '2' }, hidden: { type: 'string', default: '32' }, seed: { type: 'string', default: '1' },
+    shape: { type: 'string', default: 'tiny' },
+  },
 });
 if (values.out === undefined) {
-  process.stderr.write('usage: node --import tsx tools/qwen3-tiny-pair.ts --out DIR [--layers N] [--hidden H] [--seed S]\n');
+  process.stderr.write('usage: node --import tsx tools/qwen3-tiny-pair.ts --out DIR [--layers N] [--hidden H] [--seed S] [--shape tiny|0.6b]\n');
   process.exit(2);
 }
 const [layers, hidden, seed] = [Number(values.layers), Number(values.hidden), Number(values.seed)];
@@ -39,15 +46,20 @@ if (![layers, hidden, seed].every(Number.isSafeInteger) || layers < 1 || hidden 
   process.exit(2);
 }
 
+if (values.shape !== 'tiny' && values.shape !== '0.6b') {
+  process.stderr.write(`--shape is tiny or 0.6b, not ${values.shape}\n`);
+  process.exit(2);
+}
+/** Qwen3-0.6B's config.json layer shapes; --hidden is ignored with them. */
+const QWEN3_0_6B = { hidden_size: 1024, intermediate_size: 3072, num_attention_heads: 16, num_key_value_heads: 8, head_dim: 128 };
+const tinyShape = { hidden_size: hidden, intermediate_size: 2 * hidden, num_attention_heads: 4, num_key_value_heads: 2, head_dim: hidden / 4 };
+const shape = values.shape === '0.6b' ? QWEN3_0_6B : tinyShape;
+
 const config = {
   architectures: ['Qwen3ForCausalLM'],
   model_type: 'qwen3',
-  hidden_size: hidden,
-  intermediate_size: 2 * hidden,
+  ...shape,
   num_hidden_layers: layers,
-  num_attention_heads: 4,
-  num_key_value_heads: 2,
-  head_dim: hidden / 4,
   vocab_size: QWEN3_VOCAB_ROWS,
   max_position_embeddings: 40960,
   rms_norm_eps: 1e-6,
@@ -60,11 +72,11 @@ const config = {
   torch_dtype: 'bfloat16',
 };
 
-const specs: TensorSpec[] = [{ name: EMBED_NAME, dtype: 'BF16', shape: [QWEN3_VOCAB_ROWS, hidden] }];
+const specs: TensorSpec[] = [{ name: EMBED_NAME, dtype: 'BF16', shape: [QWEN3_VOCAB_ROWS, shape.hidden_size] }];
 for (let layer = 0; layer < layers; layer++) {
   for (const [key, shape] of layerParamShapes(parseModelSpec(config), layer)) specs.push({ name: layerTensorName(layer, key), dtype: 'BF16', shape });
 }
-specs.push({ name: FINAL_NORM_NAME, dtype: 'BF16', shape: [hidden] }, { name: LM_HEAD_NAME, dtype: 'BF16', shape: [QWEN3_VOCAB_ROWS, hidden] });
+specs.push({ name: FINAL_NORM_NAME, dtype: 'BF16', shape: [shape.hidden_size] }, { name: LM_HEAD_NAME, dtype: 'BF16', shape: [QWEN3_VOCAB_ROWS, shape.hidden_size] });
 
 /** Instruct's values: norms near 1, everything else small; Thinking adds a δ from another stream. */
 function tensorValues(spec: TensorSpec, side: 'instruct' | 'thinking'): Float32Array {

@@ -1,0 +1,98 @@
+/**
+ * `npm run bench:export`: the engine's export against `cp` of the same bytes and against a plain
+ * numpy memmap merge of the same pair, wall time, CPU time and peak RSS of each, in one run.
+ *
+ *   npm run bench:export -- [--pair DIR] [--layers 2]
+ *
+ * DIR holds instruct/ and thinking/ (BF16 safetensors); without it, tools/qwen3-tiny-pair.ts
+ * writes a Qwen3-0.6B-shaped pair (real 151,936-row embedding and lm_head) cut to --layers into
+ * a temp folder. Every input file is read once first, so all runs start from a warm page cache.
+ * Rows: cp -r of Instruct (the output's size); numpy task arithmetic, λ = 0.3
+ * (tools/bench_export_helper.py merge); `crane merge --method task_arithmetic --alpha 0.3`; and
+ * `crane merge --method crane --no-gate --no-gsp` (thresholding, no analysis needed). Each runs
+ * as its own process measured by the helper (getrusage of the child), and the engine's task
+ * arithmetic output is compared value by value with numpy's.
+ */
+import { execFileSync } from 'node:child_process';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import { Checkpoint } from '../engine/io/checkpoint.ts';
+
+const PYTHON = '/usr/bin/python3';
+const HELPER = join(import.meta.dirname, 'bench_export_helper.py');
+const CRANE = join(import.meta.dirname, '..', 'bin', 'crane.mjs');
+const LAMBDA = '0.3';
+
+interface Usage {
+  readonly wall_s: number;
+  readonly cpu_s: number;
+  readonly max_rss_bytes: number;
+}
+
+const { values } = parseArgs({ options: { pair: { type: 'string' }, layers: { type: 'string', default: '2' } } });
+const root = await mkdtemp(join(tmpdir(), 'crane-bench-export-'));
+
+function measure(command: readonly string[]): Usage {
+  const out = execFileSync(PYTHON, [HELPER, 'measure', '--', ...command], { encoding: 'utf8' });
+  return JSON.parse(out.trim()) as Usage;
+}
+
+async function safetensorsFiles(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((f) => f.endsWith('.safetensors')).map((f) => join(dir, f));
+}
+
+async function warm(dir: string): Promise<number> {
+  let bytes = 0;
+  for (const file of await safetensorsFiles(dir)) {
+    bytes += (await stat(file)).size;
+    await pipeline(createReadStream(file), new Writable({ write: (_chunk, _encoding, done) => done() }));
+  }
+  return bytes;
+}
+
+async function largestTensorF32Bytes(dir: string): Promise<number> {
+  const checkpoint = await Checkpoint.open(dir);
+  try {
+    return Math.max(...[...checkpoint.tensors.values()].map((t) => 4 * t.shape.reduce((a, b) => a * b, 1)));
+  } finally {
+    await checkpoint.close();
+  }
+}
+
+try {
+  const pair = values.pair ?? join(root, 'pair');
+  if (values.pair === undefined) {
+    execFileSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'qwen3-tiny-pair.ts'), '--out', pair, '--shape', '0.6b', '--layers', values.layers], { stdio: 'ignore' });
+  }
+  const [instruct, thinking] = [join(pair, 'instruct'), join(pair, 'thinking')];
+  const bytes = await warm(instruct);
+  await warm(thinking);
+  const largest = await largestTensorF32Bytes(instruct);
+  const runs: { name: string; usage: Usage }[] = [];
+  const run = async (name: string, out: string, command: readonly string[], keep = false) => {
+    runs.push({ name, usage: measure(command) });
+    if (!keep) await rm(out, { recursive: true, force: true });
+  };
+  await run('cp -r', join(root, 'cp'), ['cp', '-r', instruct, join(root, 'cp')]);
+  await run('numpy memmap task arithmetic', join(root, 'numpy'), [PYTHON, HELPER, 'merge', instruct, thinking, join(root, 'numpy'), LAMBDA], true);
+  await run('engine task arithmetic', join(root, 'engine'), [process.execPath, CRANE, 'merge', instruct, thinking, '--out', join(root, 'engine'), '--method', 'task_arithmetic', '--alpha', LAMBDA], true);
+  await run('engine crane (no gate, no GSP)', join(root, 'crane'), [process.execPath, CRANE, 'merge', instruct, thinking, '--out', join(root, 'crane'), '--method', 'crane', '--no-gate', '--no-gsp']);
+  const agreement = JSON.parse(execFileSync(PYTHON, [HELPER, 'compare', join(root, 'engine'), join(root, 'numpy')], { encoding: 'utf8' }).trim()) as { tensors: number; values: number; differing: number };
+
+  const mb = (b: number) => (b / 2 ** 20).toFixed(0);
+  const base = (name: string) => (runs.find((r) => r.name === name) as { usage: Usage }).usage;
+  const [cp, numpy] = [base('cp -r'), base('numpy memmap task arithmetic')];
+  console.log(`pair      ${pair} (${mb(bytes)} MiB per checkpoint, largest tensor ${mb(largest)} MiB as f32), page cache warm`);
+  console.log(`${'run'.padEnd(32)}${'wall s'.padStart(8)}${'CPU s'.padStart(8)}${'MiB/s'.padStart(8)}${'peak RSS MiB'.padStart(14)}${'wall/numpy'.padStart(12)}${'wall/cp'.padStart(9)}${'RSS/largest'.padStart(13)}`);
+  for (const { name, usage } of runs) {
+    console.log(`${name.padEnd(32)}${usage.wall_s.toFixed(2).padStart(8)}${usage.cpu_s.toFixed(2).padStart(8)}${(bytes / 2 ** 20 / usage.wall_s).toFixed(0).padStart(8)}${mb(usage.max_rss_bytes).padStart(14)}${(usage.wall_s / numpy.wall_s).toFixed(2).padStart(12)}${(usage.wall_s / cp.wall_s).toFixed(2).padStart(9)}${(usage.max_rss_bytes / largest).toFixed(2).padStart(13)}`);
+  }
+  console.log(`agreement engine vs numpy task arithmetic: ${agreement.differing} of ${agreement.values} BF16 values differ over ${agreement.tensors} tensors`);
+} finally {
+  await rm(root, { recursive: true, force: true });
+}
