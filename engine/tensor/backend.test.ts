@@ -1,8 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { BackendError, activeBackend, initBackend, parseBackendName, wasmBinaryPath } from './backend.ts';
+import { BackendError, activeBackend, initBackend, installedBackends, parseBackendName, wasmBinaryPath } from './backend.ts';
 import { measureMatmulGflops } from './matmul-bench.ts';
 
 describe('backend selection', () => {
@@ -30,18 +29,18 @@ describe('backend selection', () => {
     expect(() => parseBackendName('cuda', 'CRANE_BACKEND')).toThrow(/CRANE_BACKEND="cuda".*node-gpu, node, wasm, cpu/);
   });
 
-  it('fails loudly, naming the backend, when a requested one is unavailable', async () => {
-    const installed = (() => {
-      try {
-        createRequire(import.meta.url).resolve('@tensorflow/tfjs-node');
-        return true;
-      } catch {
-        return false;
-      }
-    })();
-    if (installed) return; // only meaningful where the optional native package is absent
-    await expect(initBackend(undefined, { CRANE_BACKEND: 'node' })).rejects.toThrow(BackendError);
-    await expect(initBackend('node')).rejects.toThrow(/backend "node" was requested.*@tensorflow\/tfjs-node is not installed/);
+  it('lists every backend in preference order, wasm and cpu always installed', () => {
+    const backends = installedBackends();
+    expect(backends.map((b) => b.name)).toEqual(['node-gpu', 'node', 'wasm', 'cpu']);
+    expect(backends.filter((b) => b.name === 'wasm' || b.name === 'cpu')).toEqual([{ name: 'wasm' }, { name: 'cpu' }]);
+  });
+
+  it('fails loudly, naming the backend and the reason installedBackends gives, when a requested one is absent', async () => {
+    const absent = installedBackends().filter((b) => b.missing !== undefined);
+    for (const { name, missing } of absent) {
+      await expect(initBackend(undefined, { CRANE_BACKEND: name })).rejects.toThrow(BackendError);
+      await expect(initBackend(name)).rejects.toThrow(`backend "${name}" was requested but could not be loaded: ${missing}`);
+    }
   });
 
   it('auto-selects the best loadable backend and says why better ones were skipped', async () => {

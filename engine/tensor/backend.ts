@@ -88,8 +88,7 @@ async function activate(name: BackendName): Promise<Omit<BackendInfo, 'skipped'>
   switch (name) {
     case 'node-gpu':
     case 'node': {
-      const pkg = name === 'node' ? '@tensorflow/tfjs-node' : '@tensorflow/tfjs-node-gpu';
-      await importOptional(pkg);
+      await importOptional(NATIVE_PACKAGES[name] as string);
       await setOrThrow('tensorflow');
       const { availableParallelism } = await import('node:os');
       return { name, tfName: 'tensorflow', threads: availableParallelism() };
@@ -114,13 +113,33 @@ export function wasmDistDir(): string {
   return `${dirname(main)}/`;
 }
 
-async function importOptional(pkg: string): Promise<void> {
-  let resolved: string;
+const NATIVE_PACKAGES: Readonly<Partial<Record<BackendName, string>>> = { 'node-gpu': '@tensorflow/tfjs-node-gpu', node: '@tensorflow/tfjs-node' };
+
+/**
+ * Every backend with whether its package is installed: `missing` says why one cannot be tried.
+ * (An installed native package can still fail to load; initBackend says so.) For tests that run
+ * on every backend present.
+ */
+export function installedBackends(): { readonly name: BackendName; readonly missing?: string }[] {
+  return BACKEND_NAMES.map((name) => {
+    const pkg = NATIVE_PACKAGES[name];
+    if (pkg === undefined || resolvable(pkg)) return { name };
+    return { name, missing: `${pkg} is not installed (optional dependency)` };
+  });
+}
+
+function resolvable(pkg: string): boolean {
   try {
-    resolved = require.resolve(pkg);
+    require.resolve(pkg);
+    return true;
   } catch {
-    throw new BackendError(`${pkg} is not installed (optional dependency)`);
+    return false;
   }
+}
+
+async function importOptional(pkg: string): Promise<void> {
+  if (!resolvable(pkg)) throw new BackendError(`${pkg} is not installed (optional dependency)`);
+  const resolved = require.resolve(pkg);
   // A computed specifier keeps TypeScript from requiring the optional package's types.
   await import(pathToFileURL(resolved).href);
 }
