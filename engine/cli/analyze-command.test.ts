@@ -31,7 +31,8 @@ const analyzeArgs = (out = analysis) => {
 
 describe('crane analyze / preview / verify / merge', () => {
   it('analyzes, then reports every stage cached on a rerun, and exports the open artifacts', async () => {
-    const first = await runCli([...analyzeArgs(), '--json']);
+    // Gradients on two worker threads; the rerun without --workers finds them cached (no key holds it).
+    const first = await runCli([...analyzeArgs(), '--workers', '2', '--json']);
     expect(first.code, first.err).toBe(0);
     const summary = JSON.parse(first.out) as { stages: { stage: string; cached: boolean }[] };
     expect(summary.stages.map((s) => s.stage)).toEqual(['targets', 'projectors', 'gradients', 'gates']);
@@ -108,6 +109,7 @@ describe('crane analyze / preview / verify / merge', () => {
     expect((await runCli(['analyze', project.instruct, project.thinking, '--out', analysis])).err).toMatch(/--reasoning, --tool-use and --format are required/);
     expect((await runCli(['preview', analysis, '--alpha', 'much'])).code).toBe(2);
     expect((await runCli([...analyzeArgs(), '--long-sequences', 'drop'])).err).toMatch(/--long-sequences must be one of cut, warn, refuse, got "drop"/);
+    expect((await runCli([...analyzeArgs(), '--workers', '0'])).err).toMatch(/--workers must be an integer ≥ 1, got "0"/);
     expect((await runCli(['preview', analysis, '--override', 'attention3=1'])).err).toMatch(/--override must look like/);
     expect((await runCli(['merge', project.instruct, project.thinking, '--out', join(root, 'x'), '--method', 'aim'])).code).toBe(2);
     expect((await runCli(['merge', project.instruct, project.thinking, '--out', join(root, 'x'), '--dtype', 'f8'])).err).toMatch(/--dtype must be/);

@@ -51,6 +51,9 @@ ${longSequencesHelp(31)}
   --rank-cut X                 keep σ_i > X·σ_1 (default 1e-5)
   --q Q                        keep quantile the preview coefficients are computed at (default 0.5)
   --batch N                    sequences per model pass (default 8; memory only)
+  --workers N                  worker threads computing the gradients, one batch each (default: the CPU
+                               cores, fewer when free memory is short, 1 for small work); the gradient
+                               files are bit-identical for any N
   --json                       machine-readable summary
   -h, --help`;
 
@@ -63,7 +66,7 @@ export const analyzeCommand: CliCommand = {
       reasoning: { type: 'string' }, 'tool-use': { type: 'string' }, format: { type: 'string' }, out: { type: 'string' }, export: { type: 'string' }, 'export-reference': { type: 'string' },
       'held-out': { type: 'string' }, 'reasoning-max-new-tokens': { type: 'string' }, 'agent-max-new-tokens': { type: 'string' },
       'max-tokens': { type: 'string' }, pattern: { type: 'string', multiple: true }, radius: { type: 'string' },
-      'max-rank': { type: 'string' }, 'rank-cut': { type: 'string' }, q: { type: 'string' }, batch: { type: 'string' }, json: { type: 'boolean' },
+      'max-rank': { type: 'string' }, 'rank-cut': { type: 'string' }, q: { type: 'string' }, batch: { type: 'string' }, workers: { type: 'string' }, json: { type: 'boolean' },
       ...LONG_SEQUENCES_FLAG, ...EVAL_FILE_FLAGS,
     });
     if (positionals.length !== 2) throw new UsageError('expected the Instruct and Thinking checkpoint folders');
@@ -106,7 +109,7 @@ export const analyzeCommand: CliCommand = {
   },
 };
 
-type Flags = Partial<Record<'held-out' | 'eval-reasoning' | 'eval-tool-use' | 'reasoning-max-new-tokens' | 'agent-max-new-tokens' | 'max-tokens' | 'radius' | 'max-rank' | 'rank-cut' | 'q' | 'batch', string>> & { pattern?: string[] };
+type Flags = Partial<Record<'held-out' | 'eval-reasoning' | 'eval-tool-use' | 'reasoning-max-new-tokens' | 'agent-max-new-tokens' | 'max-tokens' | 'radius' | 'max-rank' | 'rank-cut' | 'q' | 'batch' | 'workers', string>> & { pattern?: string[] };
 
 function settingsFromFlags(defaults: PipelineSettings, v: Flags): PipelineSettings {
   const a = defaults.analysis;
@@ -123,6 +126,7 @@ function settingsFromFlags(defaults: PipelineSettings, v: Flags): PipelineSettin
   return {
     keepQuantile: real(v.q, '--q', defaults.keepQuantile, (x) => x >= 0 && x < 1),
     batchSequences: int(v.batch, '--batch', defaults.batchSequences, 1),
+    ...(v.workers === undefined ? {} : { workers: int(v.workers, '--workers', 1, 1) }),
     analysis: {
       ...a,
       evaluation: analysisEvaluationFromFlags(v),
