@@ -2,7 +2,8 @@
  * CRANE on a tiny Qwen3-MoE pair end to end, as `crane analyze` + `crane merge` run it: the
  * analysis differentiates through the MoE runtime (routers and experts get gradients), the gate
  * is normalised by the `expert` block, the format projector of each layer's post-attention-norm
- * output is applied to every expert's gate/up, and the router is SLERPed with t = α/3.
+ * output is applied to every expert's gate/up, the router is SLERPed with t = α/3, and the
+ * analysis carries router statistics per calibration set.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,8 @@ import { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import { DEFAULT_ALPHA } from '../protocol/settings-defaults.ts';
 import { initBackend } from '../tensor/backend.ts';
+import { ROUTER_STATS_FILE, readRouterStats } from '../analysis/router-stats.ts';
+import { pipelinePaths } from '../pipeline/pipeline-folder.ts';
 import { runAnalysis, type AnalysisRun } from '../pipeline/run-analysis.ts';
 import { writeTinyProject, type TinyProject } from '../pipeline/testing/tiny-project.ts';
 import { runCli } from './testing.ts';
@@ -46,6 +49,20 @@ describe('CRANE on a tiny Qwen3-MoE pair', () => {
       expect(gate.scores.get(`expert@${layer}`)?.sums.positive).toBeGreaterThan(0);
       expect(gate.scores.get(`router@${layer}`)?.sums.count).toBe(MOE.experts * 16);
       expect(gate.scores.has(`ffn@${layer}`)).toBe(false);
+    }
+  });
+
+  it('writes router statistics per set, sparse layer and expert (each token counted k times, probabilities summing to 1)', async () => {
+    const stats = await readRouterStats(join(pipelinePaths(join(root, 'analysis')).projectors, ROUTER_STATS_FILE));
+    expect(stats?.numExperts).toBe(MOE.experts);
+    for (const set of ['reasoning', 'agent', 'format'] as const) {
+      const entry = stats?.sets[set];
+      expect(entry?.tokens, set).toBeGreaterThan(0);
+      expect(entry?.layers.map((l) => l.layer)).toEqual([0, 1]);
+      for (const layer of entry?.layers ?? []) {
+        expect(layer.routed.reduce((a, b) => a + b, 0)).toBe(MOE.perToken * (entry?.tokens ?? 0));
+        expect(layer.meanProbability.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 5);
+      }
     }
   });
 

@@ -3,10 +3,11 @@
  * ffn_input) the Gram matrix HᵀH of the activations at D_F's format positions, its top
  * directions (projectorOfRows: r ≤ maxRank and ≤ the rows, σ_i > rankCut·σ_1; a key with fewer
  * than 2 rows or no direction gets no projector); then, on the same model, the AIM baselines'
- * importance (aim-importance.ts: every Linear input on the D_R + D_A prompts).
+ * importance (aim-importance.ts: every Linear input on the D_R + D_A prompts), and for an MoE
+ * model the router statistics per set, layer and expert (router-stats-measure.ts).
  *
  *   projectorsKey(ctx, targetsKey) → StageKey
- *   runProjectors(ctx, clock)  → stages/projectors/{projectors,aim-importance}.safetensors
+ *   runProjectors(ctx, clock)  → stages/projectors/{projectors,aim-importance}.safetensors [+ router-stats.json]
  *
  * Sequences go through the model batchSequences at a time (each pass reads every layer once);
  * the accumulators persist across passes. Memory: the runtime holds one batch's hidden states
@@ -22,8 +23,10 @@ import { projectorOfRows, type GspProjector } from '../crane/gsp-projector.ts';
 import { projectorKey } from '../crane/tensor-classification.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import { writeAimImportance } from '../crane/aim-importance-file.ts';
+import { ROUTER_STATS_FILE, writeRouterStats } from '../analysis/router-stats.ts';
 import { AIM_IMPORTANCE_FILE, aimPrompts, computeAimImportance } from './aim-importance.ts';
 import { readSequences } from './calibration-sequences.ts';
+import { measureRouterStats } from './router-stats-measure.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { throwIfCancelled, type StageClock } from './progress.ts';
 import type { StageKey } from './stage-store.ts';
@@ -74,11 +77,16 @@ export async function runProjectors(ctx: PipelineContext, clock: StageClock): Pr
       clock.report((passes + 1 + fraction) / shares, text);
     },
   });
+  const routerStats = await measureRouterStats(model, calibration, batch, (fraction, text) => {
+    throwIfCancelled(ctx.callbacks.signal, 'projectors');
+    clock.report((passes + 2) / shares, text);
+  });
   // A resumed stage redoes the whole pass: files a crashed run wrote before its marker go first.
-  const [projectorsPath, importancePath] = [join(ctx.paths.projectors, PROJECTORS_FILE), join(ctx.paths.projectors, AIM_IMPORTANCE_FILE)];
-  await Promise.all([rm(projectorsPath, { force: true }), rm(importancePath, { force: true })]);
+  const [projectorsPath, importancePath, routerPath] = [PROJECTORS_FILE, AIM_IMPORTANCE_FILE, ROUTER_STATS_FILE].map((f) => join(ctx.paths.projectors, f)) as [string, string, string];
+  await Promise.all([projectorsPath, importancePath, routerPath].map((f) => rm(f, { force: true })));
   await writeProjectors(projectorsPath, projectors);
   await writeAimImportance(importancePath, importance);
+  if (routerStats !== undefined) await writeRouterStats(routerPath, routerStats);
 }
 
 export function readStageProjectors(ctx: PipelineContext): Promise<Map<string, GspProjector>> {
