@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Decoder-layer gradients of the runtime against float64 central finite differences of the whole
-model (numpy only: no torch needed), on sampled coordinates.
+model (numpy only: no torch needed), on sampled coordinates. Qwen3 dense / Qwen3-MoE (both expert
+layouts) / Qwen2 / Llama.
 
 The objective is the runtime's: the mean over sequences of each sequence's mean CE over its
 target tokens (lossMask[t] = 1: token t predicted from position t-1). The forward is the one of
@@ -36,16 +37,43 @@ def rotate_half(x):
 
 class Model:
     def __init__(self, cfg, w):
-        assert cfg["model_type"] in ("qwen3", "qwen2", "llama"), cfg["model_type"]
+        assert cfg["model_type"] in ("qwen3", "qwen2", "llama", "qwen3_moe"), cfg["model_type"]
         self.w, self.cfg = w, cfg
         self.nh, self.nkv = cfg["num_attention_heads"], cfg["num_key_value_heads"]
         self.d = cfg.get("head_dim") or cfg["hidden_size"] // self.nh
         self.L, self.eps = cfg["num_hidden_layers"], cfg["rms_norm_eps"]
         rp = cfg.get("rope_parameters") or {}
         self.theta = rp.get("rope_theta", cfg.get("rope_theta", 10000.0))
-        self.qk_norm = cfg["model_type"] == "qwen3"
+        self.qk_norm = cfg["model_type"] in ("qwen3", "qwen3_moe")
         self.bias = cfg["model_type"] == "qwen2" or bool(cfg.get("attention_bias"))
         self.tied = bool(cfg.get("tie_word_embeddings"))
+
+    def sparse(self, i):  # Qwen3-MoE: experts unless in mlp_only_layers or off decoder_sparse_step
+        c = self.cfg
+        return "num_experts" in c and i not in c.get("mlp_only_layers", []) and (i + 1) % c.get("decoder_sparse_step", 1) == 0
+
+    def moe(self, p, h2):
+        """Router softmax over all experts, top-k (ties: lower index), optional renormalisation,
+        Σ w · SwiGLU_e over the chosen experts; per-expert or fused (gate_up_proj/down_proj) tensors."""
+        c, w = self.cfg, self.w
+        z = h2 @ w[p + "mlp.gate.weight"].T
+        prob = np.exp(z - z.max(-1, keepdims=True))
+        prob /= prob.sum(-1, keepdims=True)
+        chosen = np.argsort(-prob, axis=-1, kind="stable")[:, : c["num_experts_per_tok"]]
+        weight = np.take_along_axis(prob, chosen, -1)
+        if c.get("norm_topk_prob"):
+            weight /= weight.sum(-1, keepdims=True)
+        out = np.zeros_like(h2)
+        for e in np.unique(chosen):
+            tok, slot = np.nonzero(chosen == e)
+            if p + "mlp.experts.gate_up_proj" in w:
+                gu, down = w[p + "mlp.experts.gate_up_proj"][e], w[p + "mlp.experts.down_proj"][e]
+                gate, up = gu[: gu.shape[0] // 2], gu[gu.shape[0] // 2 :]
+            else:
+                gate, up, down = (w[p + f"mlp.experts.{e}.{n}_proj.weight"] for n in ("gate", "up", "down"))
+            g = h2[tok] @ gate.T
+            out[tok] += weight[tok, slot][:, None] * ((g / (1 + np.exp(-g)) * (h2[tok] @ up.T)) @ down.T)
+        return out
 
     def linear(self, x, name):
         y = x @ self.w[name + ".weight"].T
@@ -75,6 +103,9 @@ class Model:
             a = (s / s.sum(-1, keepdims=True)) @ v
             x = x + self.linear(a.transpose(1, 0, 2).reshape(T, self.nh * self.d), p + "self_attn.o_proj")
             h2 = rms_norm(x, w[p + "post_attention_layernorm.weight"], self.eps)
+            if self.sparse(i):
+                x = x + self.moe(p, h2)
+                continue
             g = self.linear(h2, p + "mlp.gate_proj")
             x = x + self.linear(g / (1 + np.exp(-g)) * self.linear(h2, p + "mlp.up_proj"), p + "mlp.down_proj")
         head = w["model.embed_tokens.weight"] if self.tied else w["lm_head.weight"]
