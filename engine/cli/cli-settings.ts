@@ -5,6 +5,7 @@
  *
  *   EDIT_FLAGS                      parseArgs option specs of every edit flag
  *   craneSettingsFromFlags(values, tokens) → ResolvedCraneSettings
+ *   methodSettingsFromFlags(values, tokens) → the method's settings, as a recipe holds them
  *   editMethodFromFlags(values, tokens, importance?, lewis?) → EditMethod
  *   parseByteSize('5GB') → bytes;   exportDtypeFromFlag('bf16') → 'BF16'
  *
@@ -19,7 +20,7 @@ import { DEFAULT_BASELINES, DEFAULT_CRANE_SETTINGS, defaultResolvedSettings } fr
 import { isMethodName, METHOD_NAMES, METHODS, parametersOf, type MethodParameter } from '../protocol/method-parameters.ts';
 import {
   blockKeySchema, resolvedCraneSettingsSchema,
-  type MergeMethodName, type ProtectedTokenEdits, type RainSettings, type ResolvedCraneSettings, type TokenRows,
+  type BaselineMethod, type MergeMethodName, type ProtectedTokenEdits, type RainSettings, type ResolvedCraneSettings, type TokenRows,
 } from '../protocol/settings-schemas.ts';
 import { applyProtectedEdits, parseProtectedEdits } from '../protocol/protected-tokens.ts';
 import { UsageError } from './command.ts';
@@ -103,21 +104,30 @@ export function craneSettingsFromFlags(values: EditFlagValues, tokens: TokenRows
   });
 }
 
-/** `importance`: the analysis's AIM importance vectors, which the AIM methods need; `lewis`: LEWIS's two importance files. */
-export function editMethodFromFlags(
-  values: EditFlagValues, tokens: TokenRows, importance?: ReadonlyMap<string, Float32Array | Float64Array>, lewis?: LewisImportances,
-): Exclude<EditMethod, { readonly method: 'rain' }> {
+/** The method and its settings as a recipe holds them (AIM's and LEWIS's importance are files beside them). */
+export function methodSettingsFromFlags(
+  values: EditFlagValues, tokens: TokenRows,
+): { readonly method: 'crane'; readonly settings: ResolvedCraneSettings } | Exclude<BaselineMethod, { readonly method: 'rain' }> {
   const name = values.method ?? 'crane';
   if (!isMethodName(name)) throw new UsageError(`--method must be ${METHOD_NAMES.join(', ')}; got "${name}"`);
   if (name === 'crane') return { method: 'crane', settings: craneSettingsFromFlags(values, tokens) };
   const settings = checked(METHODS[name].schema, { ...DEFAULT_BASELINES[name], ...parameterValues(values, name) });
   if (settings.method === 'rain') throw new UsageError('RAIN needs a Base checkpoint: pass --base');
+  return settings;
+}
+
+/** `importance`: the analysis's AIM importance vectors, which the AIM methods need; `lewis`: LEWIS's two importance files. */
+export function editMethodFromFlags(
+  values: EditFlagValues, tokens: TokenRows, importance?: ReadonlyMap<string, Float32Array | Float64Array>, lewis?: LewisImportances,
+): Exclude<EditMethod, { readonly method: 'rain' }> {
+  const settings = methodSettingsFromFlags(values, tokens);
+  if (settings.method === 'crane') return settings;
   if (settings.method === 'lewis') {
     if (lewis === undefined) throw new UsageError('--method lewis needs --importance-base F and --importance-tuned F');
     return lewisEditSettings(settings, lewis);
   }
   if (!isAimMethod(settings)) return settings;
-  if (importance === undefined) throw new UsageError(`--method ${name} needs the AIM importance of an analysis (--analysis DIR)`);
+  if (importance === undefined) throw new UsageError(`--method ${settings.method} needs the AIM importance of an analysis (--analysis DIR)`);
   return { ...settings, importance: aimImportanceOf(importance) };
 }
 
@@ -153,12 +163,12 @@ export function exportDtypeFromFlag(value: string | undefined): ExportDtype {
 
 const UNITS: Record<string, number> = { '': 1, B: 1, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12, KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3, TIB: 1024 ** 4 };
 
-/** "5GB" (decimal, as Hugging Face's max_shard_size), "512MiB", "1000000". */
-export function parseByteSize(text: string): number {
+/** "5GB" (decimal, as Hugging Face's max_shard_size), "512MiB", "1000000"; `flag` names the option in the error. */
+export function parseByteSize(text: string, flag = '--shard-size'): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([KMGT]?I?B?)\s*$/i.exec(text);
   const unit = m === null ? undefined : UNITS[(m[2] ?? '').toUpperCase()];
   const bytes = m === null || unit === undefined ? Number.NaN : Math.floor(Number(m[1]) * unit);
-  if (!(bytes >= 1)) throw new UsageError(`--shard-size must be a size such as 5GB or 512MiB, got "${text}"`);
+  if (!(bytes >= 1)) throw new UsageError(`${flag} must be a size such as 5GB or 512MiB, got "${text}"`);
   return bytes;
 }
 

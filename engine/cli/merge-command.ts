@@ -5,16 +5,21 @@
  */
 import { dirname } from 'node:path';
 import { exportFromRecipe, exportMerge, type ExportProgress, type ExportResult, type ExportRunOptions } from '../export/export-checkpoint.ts';
-import { isAimMethod } from '../crane/aim.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { readJsonObject } from '../io/input-file.ts';
-import { editMethodFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP, exportDtypeFromFlag, parseByteSize, type EditFlagValues } from './cli-settings.ts';
+import { EDIT_FLAGS, EDIT_FLAGS_HELP, exportDtypeFromFlag, methodSettingsFromFlags, parseByteSize, type EditFlagValues } from './cli-settings.ts';
+import { LEWIS_FILE_FLAGS, LEWIS_FILES_HELP } from './lewis-flags.ts';
+import { mergeImportanceFromFlags } from './merge-importance.ts';
 import { editTokenRows } from '../pipeline/checkpoint-tokenizer.ts';
 import { resolveArtifactsDir } from '../pipeline/pipeline-folder.ts';
 import { formatBytes } from '../protocol/format-bytes.ts';
 import { parseCommandArgs, UsageError, type CliCommand, type CliIo } from './command.ts';
+import { exportRainMerge } from '../pipeline/rain-export.ts';
+import { RAIN_FLAGS, RAIN_FLAGS_HELP, rainInputsFromFlags, refuseRainRecipe, withCheckpoints, type RainInputs } from './rain-flags.ts';
 
 const HELP = `Usage: crane merge INSTRUCT THINKING --out DIR [--method M] [--analysis DIR] [settings] [--dtype D] [--shard-size S]
+       crane merge INSTRUCT THINKING --out DIR --method lewis (--importance-base F --importance-tuned F | --analysis DIR)
+       crane merge INSTRUCT THINKING --out DIR --method rain --base BASE --rain-reasoning F --rain-instructions F [settings]
        crane merge --recipe EXPORT/crane_recipe.json INSTRUCT THINKING [--analysis DIR] [--allow-different-inputs] --out DIR
 
 Writes the edited checkpoint (θ_I as the base) to DIR: sharded safetensors + index, config.json,
@@ -22,15 +27,24 @@ Instruct's tokenizer and generation files, crane_recipe.json (every setting and 
 every input) and a model card. Streamed tensor by tensor; DIR appears only when complete, and
 NaN/Inf weights, a full disk or Ctrl-C leave nothing behind. CRANE with the gate or GSP on
 needs --analysis (a crane analyze folder); the export keeps a copy of the gate table and the
-projectors it read (crane_gate_table.json, crane_analysis.safetensors).
+projectors it read (crane_gate_table.json, crane_analysis.safetensors). AIM-TA and AIM-TIES
+(--method aim, aim_ties) need --analysis: they read its AIM importance file. LEWIS reads the
+importance files of both models: --importance-base/--importance-tuned, or the analysis' own,
+measured there on first use (two forward passes per prompt) and kept for the next merge. The
+export keeps a copy of each importance file (crane_aim_importance.safetensors,
+crane_lewis_importance_{base,tuned}.{json,pt}) and the recipe its SHA-256.
 With --recipe, the recipe's settings are used and every input must hash as the recipe says (a
 differing file is refused, named): the output is bit-identical. The analysis is read from the
 recipe's own folder (an export folder) unless --analysis names one. --allow-different-inputs
 applies the recipe to other checkpoints instead (a new export whose recipe records their hashes,
 not a reproduction); the analysis must still be the recipe's. INSTRUCT and THINKING
 may also be given as --instruct / --thinking, and DIR as the last positional.
+RAIN writes onto Thinking (its config and tokenizer files): the recipe records the hashes of
+Base, Instruct, Thinking and both calibration files, the model card α per (layer, head).
 
 ${EDIT_FLAGS_HELP}
+${LEWIS_FILES_HELP}
+${RAIN_FLAGS_HELP}
 Output:
   --out DIR         output folder (must not exist unless --overwrite)
   --dtype D         source (default) | bf16 | f16 | f32
@@ -39,9 +53,7 @@ Output:
                     (a folder with a valid crane_recipe.json) is replaced, any other is refused
   --json            machine-readable summary
   -h, --help
-
-AIM merges cannot be exported yet (their input magnitudes are not part of a recipe); measure
-them with \`crane verify --method aim\`.`;
+`;
 
 export const mergeCommand: CliCommand = {
   name: 'merge',
@@ -49,7 +61,7 @@ export const mergeCommand: CliCommand = {
   help: HELP,
   run: async (args, io) => {
     const { values, positionals } = parseCommandArgs(args, {
-      ...EDIT_FLAGS, recipe: { type: 'string' }, analysis: { type: 'string' }, out: { type: 'string' }, instruct: { type: 'string' }, thinking: { type: 'string' },
+      ...EDIT_FLAGS, ...LEWIS_FILE_FLAGS, ...RAIN_FLAGS, recipe: { type: 'string' }, analysis: { type: 'string' }, out: { type: 'string' }, instruct: { type: 'string' }, thinking: { type: 'string' },
       dtype: { type: 'string' }, 'shard-size': { type: 'string' }, overwrite: { type: 'boolean' }, json: { type: 'boolean' },
       'allow-different-inputs': { type: 'boolean' },
     });
@@ -67,7 +79,7 @@ export const mergeCommand: CliCommand = {
     const run = { signal: controller.signal, onProgress: progressPrinter(io), overwrite: values.overwrite === true };
     let result: ExportResult;
     try {
-      result = await exportWith(values, { instruct, thinking, out, analysis }, run, io);
+      result = await exportWith(values, { instruct, thinking, out, analysis }, run, io, controller.signal);
     } finally {
       process.off('SIGINT', onSigint);
     }
@@ -77,23 +89,39 @@ export const mergeCommand: CliCommand = {
   },
 };
 
-type MergeFlags = EditFlagValues & { recipe?: string; dtype?: string; 'shard-size'?: string; 'allow-different-inputs'?: boolean };
+type MergeFlags = EditFlagValues & {
+  recipe?: string; dtype?: string; 'shard-size'?: string; 'allow-different-inputs'?: boolean;
+  analysis?: string; 'importance-base'?: string; 'importance-tuned'?: string;
+};
 type Paths = { instruct: string; thinking: string; out: string; analysis: string | undefined };
 
-async function exportWith(values: MergeFlags, paths: Paths, run: ExportRunOptions, io: CliIo): Promise<ExportResult> {
+async function exportWith(values: MergeFlags, paths: Paths, run: ExportRunOptions, io: CliIo, signal: AbortSignal): Promise<ExportResult> {
   const { instruct, thinking, out, analysis } = paths;
   if (values.recipe !== undefined) {
+    if (values['importance-base'] !== undefined || values['importance-tuned'] !== undefined) throw new UsageError('--importance-base/--importance-tuned: with --recipe, the importance files are the copies in the recipe\'s export folder');
     const recipePaths = { instruct, thinking, outDir: out, recipeDir: dirname(values.recipe), ...(analysis === undefined ? {} : { analysis }) };
-    return exportFromRecipe(await readRecipe(values.recipe), recipePaths, { ...run, allowDifferentInputs: values['allow-different-inputs'] === true });
+    const recipe = await readRecipe(values.recipe);
+    refuseRainRecipe(recipe, values.recipe);
+    return exportFromRecipe(recipe, recipePaths, { ...run, allowDifferentInputs: values['allow-different-inputs'] === true });
   }
   if (values['allow-different-inputs'] === true) throw new UsageError('--allow-different-inputs goes with --recipe');
-  const method = editMethodFromFlags(values, await editTokenRows(instruct, (message) => io.err(`warning: ${message}`)));
-  if (isAimMethod(method)) throw new UsageError(`AIM merges cannot be exported yet (see --help); use crane verify --method ${method.method}`);
-  if (method.method === 'lewis') throw new UsageError('LEWIS merges cannot be exported yet (their importance files are not part of a recipe); use crane verify --method lewis');
+  const rain = rainInputsFromFlags(values);
+  if (rain !== undefined) return exportRain(rain, paths, values, run);
+  const method = methodSettingsFromFlags(values, await editTokenRows(instruct, (message) => io.err(`warning: ${message}`)));
+  const importance = await mergeImportanceFromFlags(method.method, values, io, signal);
   return withPair(instruct, thinking, (pair) => exportMerge({
     ...pair, ...run, method, outDir: out, dtype: exportDtypeFromFlag(values.dtype),
     ...(values['shard-size'] === undefined ? {} : { maxShardBytes: parseByteSize(values['shard-size']) }),
     ...(analysis === undefined ? {} : { analysisDir: analysis }),
+    ...(importance === undefined ? {} : { importance }),
+  }));
+}
+
+function exportRain(rain: RainInputs, paths: Paths, values: MergeFlags, run: ExportRunOptions): Promise<ExportResult> {
+  return withCheckpoints([rain.base, paths.instruct, paths.thinking], ([base, instruct, thinking]) => exportRainMerge({
+    ...run, base: base as Checkpoint, instruct: instruct as Checkpoint, thinking: thinking as Checkpoint,
+    calibration: rain.calibration, settings: rain.settings, outDir: paths.out, dtype: exportDtypeFromFlag(values.dtype),
+    ...(values['shard-size'] === undefined ? {} : { maxShardBytes: parseByteSize(values['shard-size']) }),
   }));
 }
 
