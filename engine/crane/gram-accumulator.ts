@@ -5,11 +5,17 @@
  *   gram.addRows(rows);            // row-major chunk of captured rows (N_chunk × d), fp32 or fp64
  *   gram.addGram(partial, count);  // or a chunk's HᵀH computed elsewhere (e.g. a GPU matmul)
  *   gram.gram()                    // full symmetric d×d, float64
+ *   gram.keptRows()                // H itself (rowCount × d, float64) while it has ≤ d/4 rows
  *
  * Not mean-centred (the spec): directions are those of the raw activations, so a large common
  * offset is itself a protected direction. Rows are buffered column-wise and flushed in blocks:
  * each flush touches the d×d accumulator once per block instead of once per row, which keeps
  * a 2048-wide accumulation memory-friendly.
+ *
+ * Small samples (a few chats' format positions) also keep their rows, up to d/4 of them (a
+ * quarter of the Gram's own memory): GSP then solves from H directly (linalg/thin-gram-eigen.ts,
+ * ~10× faster at 100 rows of 1024). Past d/4 rows, or once a partial Gram arrives without its
+ * rows, they are dropped.
  */
 
 const ROWS_PER_FLUSH = 256;
@@ -20,11 +26,15 @@ export class GramAccumulator {
   private readonly buffer: Float64Array;
   private buffered = 0;
   private total = 0;
+  /** Copies of the rows seen, while every row is known and there are at most maxKeptRows. */
+  private kept: Float64Array[] | null = [];
+  private readonly maxKeptRows: number;
 
   constructor(readonly dim: number) {
     if (!Number.isInteger(dim) || dim < 1) throw new RangeError(`dimension ${dim} must be a positive integer`);
     this.upper = new Float64Array(dim * dim);
     this.buffer = new Float64Array(dim * ROWS_PER_FLUSH);
+    this.maxKeptRows = Math.floor(dim / 4);
   }
 
   /** Number of rows seen so far (through either entry point). */
@@ -35,6 +45,7 @@ export class GramAccumulator {
   addRows(rows: Float32Array | Float64Array): void {
     const d = this.dim;
     if (rows.length % d !== 0) throw new RangeError(`${rows.length} values are not whole rows of ${d}`);
+    const first = this.total;
     for (let offset = 0; offset < rows.length; offset += d) {
       for (let c = 0; c < d; c++) {
         const v = rows[offset + c] as number;
@@ -45,6 +56,7 @@ export class GramAccumulator {
       this.total++;
       if (this.buffered === ROWS_PER_FLUSH) this.flush();
     }
+    this.keep(Float64Array.from(rows), first);
   }
 
   /** Add a chunk's own HᵀH (d×d, symmetric, row-major) covering `rowCount` rows. */
@@ -55,6 +67,25 @@ export class GramAccumulator {
       for (let j = i; j < d; j++) this.upper[i * d + j] = (this.upper[i * d + j] as number) + (partial[i * d + j] as number);
     }
     this.total += rowCount;
+    this.kept = null;
+  }
+
+  /** H (rowCount × d, row-major float64) while every row is known and rowCount ≤ d/4; else undefined. */
+  keptRows(): Float64Array | undefined {
+    if (this.kept === null) return undefined;
+    const out = new Float64Array(this.total * this.dim);
+    let at = 0;
+    for (const chunk of this.kept) {
+      out.set(chunk, at);
+      at += chunk.length;
+    }
+    return out;
+  }
+
+  private keep(rows: Float64Array, first: number): void {
+    if (this.kept === null) return;
+    if (first + rows.length / this.dim > this.maxKeptRows) this.kept = null;
+    else this.kept.push(rows);
   }
 
   /** The full symmetric Gram matrix so far. */

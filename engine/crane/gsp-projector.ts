@@ -19,7 +19,8 @@
  * the d_in×d_in projector.
  */
 import { projectFourRows, projectRow, transposedBasis, type RowView } from '../linalg/row-projection.ts';
-import { topSymmetricEigen } from '../linalg/top-symmetric-eigen.ts';
+import { thinGramEigen } from '../linalg/thin-gram-eigen.ts';
+import { topSymmetricEigen, type TopSymmetricEigen } from '../linalg/top-symmetric-eigen.ts';
 import { DEFAULT_ANALYSIS_KNOBS } from '../protocol/settings-defaults.ts';
 import type { GramAccumulator } from './gram-accumulator.ts';
 
@@ -43,36 +44,43 @@ export interface ProjectorOptions {
 export const MIN_PROJECTOR_ROWS = 2;
 
 export function projectorFromGram(gram: Float64Array, dim: number, options: ProjectorOptions = {}): GspProjector {
+  return projectorOf(dim, options, (wanted) => topSymmetricEigen(gram, dim, wanted));
+}
+
+/**
+ * The projector of a key's captured rows, or undefined when they give no direction (fewer than
+ * 2 rows, or all zero): the reference stores no projector then, and the edit leaves the key's
+ * tensors unprojected. A small sample is solved from its rows (thin-gram-eigen.ts), a large one
+ * from its Gram matrix; both give HᵀH's eigenpairs to rounding.
+ */
+export function projectorOfRows(rows: GramAccumulator, options: Omit<ProjectorOptions, 'rowCount'> = {}): GspProjector | undefined {
+  if (rows.rowCount < MIN_PROJECTOR_ROWS) return undefined;
+  const { dim, rowCount } = rows;
+  const kept = rows.keptRows();
+  const projector = projectorOf(dim, { ...options, rowCount }, (wanted) =>
+    kept === undefined ? topSymmetricEigen(rows.gram(), dim, wanted) : thinGramEigen(kept, rowCount, dim, wanted));
+  return projector.rank > 0 ? projector : undefined;
+}
+
+/** V_r and σ from a solver that computes only the leading vectors it is asked for (r of d). */
+function projectorOf(dim: number, options: ProjectorOptions, solve: (wanted: (values: Float64Array) => number) => TopSymmetricEigen): GspProjector {
   const maxRank = options.maxRank ?? DEFAULT_ANALYSIS_KNOBS.gsp.maxRank;
   const rankCut = options.rankCut ?? DEFAULT_ANALYSIS_KNOBS.gsp.rankCut;
   const rows = options.rowCount ?? Infinity;
   const rankLimit = rows < MIN_PROJECTOR_ROWS ? 0 : Math.min(maxRank, dim, rows);
-  // Only the kept directions' vectors are computed (linalg/top-symmetric-eigen.ts): r of d.
   let singular = new Float64Array(0);
-  const { vectors } = topSymmetricEigen(gram, dim, (values) => {
+  const { vectors, count: rank } = solve((values) => {
     singular = values.map((lambda) => Math.sqrt(Math.max(lambda, 0)));
     const sigma1 = singular[0] ?? 0;
     let kept = 0;
     while (kept < rankLimit && (singular[kept] as number) > rankCut * sigma1) kept++;
     return kept;
   });
-  const rank = vectors.length / dim;
   const basis = new Float32Array(dim * rank);
   for (let i = 0; i < rank; i++) {
     for (let j = 0; j < dim; j++) basis[j * rank + i] = vectors[i * dim + j] as number;
   }
   return { dim, rank, basis, sigma: singular.slice(0, rank) };
-}
-
-/**
- * The projector of a key's captured rows, or undefined when they give no direction (fewer than
- * 2 rows, or all zero): the reference stores no projector then, and the edit leaves the key's
- * tensors unprojected.
- */
-export function projectorOfRows(rows: GramAccumulator, options: Omit<ProjectorOptions, 'rowCount'> = {}): GspProjector | undefined {
-  if (rows.rowCount < MIN_PROJECTOR_ROWS) return undefined;
-  const projector = projectorFromGram(rows.gram(), rows.dim, { ...options, rowCount: rows.rowCount });
-  return projector.rank > 0 ? projector : undefined;
 }
 
 export function projectInputSide(delta: Float32Array, dIn: number, projector: GspProjector, weights: Float64Array): Float32Array {

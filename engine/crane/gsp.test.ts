@@ -37,6 +37,17 @@ describe('GramAccumulator', () => {
     expect(Array.from(acc.gram())).toEqual([3, 3, 3, 3]);
   });
 
+  it('keeps its rows up to d/4 of them, and none once a partial Gram (rows unknown) is added', () => {
+    const acc = new GramAccumulator(8);
+    acc.addRows(Float32Array.from({ length: 16 }, (_, i) => i));
+    expect(Array.from(acc.keptRows() ?? [])).toEqual(Array.from({ length: 16 }, (_, i) => i));
+    acc.addRows(new Float32Array(8)); // a third row: more than 8/4
+    expect(acc.keptRows()).toBeUndefined();
+    const partial = new GramAccumulator(8);
+    partial.addGram(new Float64Array(64), 1);
+    expect(partial.keptRows()).toBeUndefined();
+  });
+
   it('rejects partial rows and non-finite activations', () => {
     expect(() => new GramAccumulator(3).addRows(new Float32Array(4))).toThrow(RangeError);
     expect(() => new GramAccumulator(1).addRows(Float32Array.of(Number.POSITIVE_INFINITY))).toThrow(/non-finite/);
@@ -95,6 +106,24 @@ describe('projectorFromGram', () => {
 
   it('has rank 0 for an all-zero Gram matrix', () => {
     expect(projectorFromGram(new Float64Array(9), 3).rank).toBe(0);
+  });
+});
+
+describe('projectorOfRows', () => {
+  it('solves a small sample from its rows and gives the projector the Gram path gives (V·Vᵀ, σ)', () => {
+    const d = 16;
+    const next = lcg(8);
+    const rows = Float32Array.from({ length: 4 * d }, next); // 4 rows ≤ d/4: kept
+    const acc = new GramAccumulator(d);
+    acc.addRows(rows);
+    expect(acc.keptRows()).toBeDefined();
+    const fromRows = projectorOfRows(acc) as GspProjector;
+    const fromGram = projectorFromGram(acc.gram(), d, { rowCount: 4 });
+    expect(fromRows.rank).toBe(4);
+    expect(fromGram.rank).toBe(4);
+    fromRows.sigma.forEach((s, i) => expect(s).toBeCloseTo(fromGram.sigma[i] as number, 10));
+    const outer = (p: GspProjector, a: number, b: number) => Array.from({ length: p.rank }, (_, i) => (p.basis[a * p.rank + i] as number) * (p.basis[b * p.rank + i] as number)).reduce((x, y) => x + y, 0);
+    for (let a = 0; a < d; a++) for (let b = 0; b < d; b++) expect(outer(fromRows, a, b)).toBeCloseTo(outer(fromGram, a, b), 6);
   });
 });
 
