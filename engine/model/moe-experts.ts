@@ -65,14 +65,20 @@ export function expertMixture(routing: MoeRouting, rows: ExpertRows, f: tf.Tenso
   const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const save = args[args.length - 1] as tf.GradSaveFunc;
     const [fIn, wIn] = args as [tf.Tensor2D, tf.Tensor2D];
-    save([fIn, wIn]);
+    // Every input is saved: inside a whole-model graph the expert weights are intermediates
+    // (transposed on the fly) that the forward's tidy would otherwise dispose before the backward.
+    save(args.slice(0, -1) as tf.Tensor[]);
     const weighted = active.map((e) => {
       const tokens = rows.tokensOf[e] as Int32Array;
       return tf.mul<tf.Tensor2D>(expertPass(fIn, tokens, experts[e] as ExpertWeights).y, rowWeights(wIn, tokens, e));
     });
     return {
       value: gatherToTokens(weighted, rows, routing.tokens, k),
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => mixtureGrads(dy as tf.Tensor2D, saved[0] as tf.Tensor2D, saved[1] as tf.Tensor2D, active, rows, routing, experts),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [fSaved, wSaved, ...expertTensors] = saved as tf.Tensor2D[];
+        const savedExperts = experts.map((_, e): ExpertWeights => ({ gate: expertTensors[3 * e] as tf.Tensor2D, up: expertTensors[3 * e + 1] as tf.Tensor2D, down: expertTensors[3 * e + 2] as tf.Tensor2D }));
+        return mixtureGrads(dy as tf.Tensor2D, fSaved as tf.Tensor2D, wSaved as tf.Tensor2D, active, rows, routing, savedExperts);
+      },
     };
   });
   return op(f, weights, ...experts.flatMap((w) => [w.gate, w.up, w.down])) as tf.Tensor2D;

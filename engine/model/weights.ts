@@ -105,7 +105,9 @@ export async function readLayer(checkpoint: WeightSource, spec: ModelSpec, layer
       return;
     }
     params[key] = tf.transpose(value);
-    if (keepStored) stored[key] = value;
+    // The expert backward (moe-experts.ts) never reads stored copies: at Qwen3-30B-A3B sizes
+    // they would double a layer's 2.4 GB of expert weights in the tfjs heap.
+    if (keepStored && !key.startsWith('mlp.experts.')) stored[key] = value;
     else value.dispose();
   };
   try {
