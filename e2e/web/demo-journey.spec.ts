@@ -2,7 +2,8 @@
  * The studio journey in Chromium against browser mode on the DEMO pair, with a screenshot per
  * step in test-results/journey/: open (compatibility report) → analyze → the heatmap shows every
  * layer → moving α changes the preview and the heatmap → select a layer: its spectrum and mask →
- * side by side → export to a temporary folder → `crane inspect` accepts the export. Prints the
+ * reload: α, τ and the view come back from project.json (autosave) → side by side → export to a
+ * temporary folder → `crane inspect` accepts the export. Prints the
  * slider-to-paint latency p95 (window.__craneLatency) of the run; `npm run bench:ui` bounds it.
  *
  * The engine gets a throw-away data folder (CRANE_DATA_DIR), so the analysis runs from scratch.
@@ -110,6 +111,18 @@ test('open → analyze → tune → spectrum → side by side → export → cra
     await expect(page.getByTestId('projection-stats')).not.toHaveText(removed ?? '');
     tauLatency = await p95s(page, ['spectrum', 'heatmap', 'preview']);
     await shot(page, '05-spectrum-and-mask');
+  });
+
+  await test.step('reload: the autosaved settings and the view come back', async () => {
+    const value = (name: string) => page.getByRole('spinbutton', { name: `${name} value` });
+    const [alpha, tau] = [await value('α').inputValue(), await value('τ').inputValue()];
+    await expect(page.getByTestId('save-marker')).toHaveAttribute('data-status', 'saved');
+    await page.reload();
+    await expect(page.getByRole('button', { name: 'Tune', exact: true })).toHaveAttribute('aria-current', 'page');
+    await expect(value('α')).toHaveValue(alpha);
+    await expect(value('τ')).toHaveValue(tau);
+    await expect(page.getByTestId('preview-result')).toHaveAttribute('data-stale', 'false');
+    await shot(page, '05b-after-reload');
   });
 
   await test.step('side by side: two blocks with their histograms and |Δ| maps', async () => {

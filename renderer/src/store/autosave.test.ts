@@ -53,6 +53,22 @@ describe('project autosave', () => {
     expect(p.s().project.save.at).toBeNull();
   });
 
+  it('a late answer for the same project keeps what the page changed meanwhile', async () => {
+    const engine = await analyzedEngine(2);
+    const p = page(engine);
+    await p.actions.openProject('/p');
+    const calibration = (reasoning: string) => ({ ...p.s().analysis.settings, calibration: { reasoning, agent: '/d/a.jsonl', format: '/d/f.jsonl' } });
+    p.s().setAnalysisSettings(calibration('/d/saved.jsonl'));
+    await wait(DELAY_MS * 5);
+    p.s().setAnalysisSettings(calibration('/d/typed.jsonl'));
+    p.s().setPairPaths({ instructPath: '/m/i', thinkingPath: '/m/t' });
+    await p.actions.openPair();
+    expect(p.s().analysis.settings.calibration.reasoning).toBe('/d/typed.jsonl');
+    await wait(DELAY_MS * 5);
+    expect(p.s().project.save.status).toBe('saved');
+    expect((await engine.call('getProjectState', {}))?.project.analysis?.calibration.reasoning).toBe('/d/typed.jsonl');
+  });
+
   it('keeps every Verify result with the project, baselines too, each with its own settings', async () => {
     const engine = await analyzedEngine(2);
     const p = page(engine);

@@ -165,22 +165,26 @@ export class EngineActions {
   /**
    * `openPair`: also open the project's pair, so its compatibility report shows at once. Another
    * project than the one on screen drops every result of the previous one (heatmap, preview,
-   * spectrum, panes, Verify jobs) before this one's are fetched.
+   * spectrum, panes, Verify jobs) and takes this one's settings, analysis settings and measured
+   * results. The same project again (`resetSettings` false: the engine refiled a pair, or came
+   * back after a restart) keeps the page's own values: they may be newer than the file, and the
+   * autosave writes them.
    */
   private applyProject(state: Result<'openProject'>, resetSettings = true, openPair = true): void {
     const s = this.store.getState();
     // No autosave while the page takes the project's values in (they are what the file holds).
     s.setProjectSave({ savedKey: null });
-    if (s.project.state.result?.projectDir !== state.projectDir) clearProjectResults(s);
+    const switching = s.project.state.result?.projectDir !== state.projectDir;
+    if (switching) clearProjectResults(s);
     s.setProjectState(ready(state));
     s.setProjectDir(state.projectDir);
     s.rememberProject(state.projectDir);
     s.setPairPaths({ instructPath: state.project.instruct ?? '', thinkingPath: state.project.thinking ?? '' });
-    if (resetSettings) {
+    if (resetSettings || switching) {
       s.setAnalysisSettings(state.project.analysis ?? UNSET_ANALYSIS);
       s.resetSettings(state.project.settings);
-    } else if (state.project.analysis !== null) s.setAnalysisSettings(state.project.analysis);
-    s.setMeasured(state.project.verified);
+      s.setMeasured(state.project.verified);
+    }
     s.setProjectSave({ status: 'saved', savedKey: projectContentKey(state.project), error: null });
     s.applyStageStates(state.stages);
     if (state.stages.some((st) => st.stage === 'gates' && st.state !== 'missing')) void this.loadGateMetrics();

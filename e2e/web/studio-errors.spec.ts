@@ -1,0 +1,100 @@
+/**
+ * Issue 18, items 4 and 7, in Chromium against `crane serve`:
+ * - the pair verdict tells "cannot merge", "can merge with caveats" and "identical" apart, and
+ *   a failed open shows no verdict at all (never the previous pair's);
+ * - a missing calibration file and an existing export folder each get a code that says what
+ *   happened and a plain message naming the path, and the error goes once the path is changed.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ServeProcess } from '../../tools/setup/serve-process.ts';
+import { ROOT } from '../../tools/setup/build-electron.ts';
+import { analysedDemoDataDir } from '../support/analysed-demo.ts';
+import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
+import { screenshot, serveDataDir } from '../support/studio-server.ts';
+
+const demo = demoPair(ROOT);
+test.skip(demo === undefined, NO_DEMO_MESSAGE);
+
+let server: ServeProcess;
+let dataDir: string;
+
+test.beforeEach(async () => {
+  test.setTimeout(10 * 60_000);
+  dataDir = await analysedDemoDataDir();
+  server = await serveDataDir(dataDir);
+});
+
+test.afterEach(async () => {
+  await server?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const tab = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
+
+async function openPair(page: Page, instruct: string, thinking: string): Promise<void> {
+  await page.getByLabel('Instruct checkpoint (θ_I, edited)').fill(instruct);
+  await page.getByLabel('Thinking checkpoint (θ_T)').fill(thinking);
+  await page.getByRole('button', { name: 'Open pair' }).click();
+}
+
+test('the verdict: identical, caveats, and none under a failed open', async ({ page }) => {
+  const instruct = demo?.instruct ?? '';
+  const ropeTheta = join(dataDir, 'thinking-rope-x100');
+  cpSync(demo?.thinking ?? '', ropeTheta, { recursive: true });
+  const config = JSON.parse(readFileSync(join(ropeTheta, 'config.json'), 'utf8')) as { rope_theta: number };
+  writeFileSync(join(ropeTheta, 'config.json'), JSON.stringify({ ...config, rope_theta: config.rope_theta * 100 }));
+  await page.goto(server.url);
+  const verdict = page.getByTestId('pair-verdict');
+  await expect(verdict).toBeVisible();
+
+  await openPair(page, instruct, instruct);
+  await expect(verdict).toHaveAttribute('data-verdict', 'identical');
+  await expect(verdict).toContainText('Identical');
+
+  await openPair(page, instruct, ropeTheta);
+  await expect(verdict).toHaveAttribute('data-verdict', 'caveats');
+  await expect(verdict).toContainText('Can merge, with 1 caveat');
+  await expect(page.getByTestId('compatibility-report')).toContainText('"rope_theta" differs');
+  await screenshot(page, 'studio-ux', 'errors-01-caveats');
+
+  await openPair(page, instruct, join(dataDir, 'no-such-folder'));
+  await expect(page.getByRole('alert')).toContainText('Open pair failed');
+  await expect(verdict).toHaveCount(0);
+  await screenshot(page, 'studio-ux', 'errors-02-failed-open');
+});
+
+test('a missing calibration file says not-found with its path, and the error goes once the path is fixed', async ({ page }) => {
+  await page.goto(server.url);
+  await expect(page.getByTestId('save-marker')).toHaveAttribute('data-status', 'saved');
+  await tab(page, 'Analysis').click();
+  await page.getByText('Calibration sets and limits').click();
+  const field = page.getByLabel('D_R reasoning prompts (JSONL)');
+  const good = await field.inputValue();
+  const missing = join(dataDir, 'missing-reasoning.jsonl');
+  await field.fill(missing);
+  await page.getByRole('button', { name: 'Analyze', exact: true }).click();
+  const alert = page.getByRole('alert').filter({ hasText: 'Analysis failed' });
+  await expect(alert).toContainText(`not-found ${missing}: file not found`);
+  await expect(alert).not.toContainText('ENOENT');
+  await screenshot(page, 'studio-ux', 'errors-03-missing-calibration');
+  await field.fill(good);
+  await expect(alert).toHaveCount(0);
+});
+
+test('an existing export folder says already-exists, and the error goes once the folder is changed', async ({ page }) => {
+  const existing = join(dataDir, 'existing-export');
+  mkdirSync(existing);
+  await page.goto(server.url);
+  await page.getByRole('button', { name: 'Export…' }).click();
+  const dialog = page.getByRole('dialog');
+  const folder = dialog.getByLabel(/Output folder/);
+  await folder.fill(existing);
+  await dialog.getByRole('button', { name: 'Export', exact: true }).click();
+  const alert = dialog.getByRole('alert');
+  await expect(alert).toContainText(`already-exists ${existing}: output folder already exists`);
+  await screenshot(page, 'studio-ux', 'errors-04-export-exists');
+  await folder.fill(join(dataDir, 'new-export'));
+  await expect(alert).toHaveCount(0);
+});

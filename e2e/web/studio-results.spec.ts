@@ -1,0 +1,125 @@
+/**
+ * Issue 18, items 2, 6 and 8, in Chromium against `crane serve` on an analysed demo project:
+ * - results carry the settings they were computed for: a Verify whose α moved is marked "from
+ *   other settings" in Methods, a failed preview is marked stale, and a reload shows the same
+ *   measured results in Tune and in Methods (baselines too);
+ * - the GSP panel's numbers agree: directions kept follow the mask, retained is the heatmap's
+ *   ‖Π(U)‖/‖U‖;
+ * - opening another project leaves nothing of the previous one's heatmap or points.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ServeProcess } from '../../tools/setup/serve-process.ts';
+import { ROOT } from '../../tools/setup/build-electron.ts';
+import { analysedDemoDataDir } from '../support/analysed-demo.ts';
+import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
+import { screenshot, serveDataDir } from '../support/studio-server.ts';
+
+test.skip(demoPair(ROOT) === undefined, NO_DEMO_MESSAGE);
+
+let server: ServeProcess;
+let dataDir: string;
+
+test.beforeEach(async () => {
+  test.setTimeout(10 * 60_000);
+  dataDir = await analysedDemoDataDir();
+  server = await serveDataDir(dataDir);
+});
+
+test.afterEach(async () => {
+  await server?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const tab = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
+const alpha = (page: Page) => page.getByRole('spinbutton', { name: 'α value' });
+
+test('a Verify measured at other settings says so, and Tune and Methods agree after a reload', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(server.url);
+  await tab(page, 'Tune').click();
+  await alpha(page).fill('0.3');
+  await expect(page.getByTestId('preview-result')).toHaveAttribute('data-stale', 'false');
+  await page.getByRole('button', { name: 'Verify', exact: true }).click();
+  await expect(page.getByTestId('preview-measured')).toHaveText(/^1measured points$/, { timeout: 5 * 60_000 });
+
+  await alpha(page).fill('0.5');
+  await tab(page, 'Methods').click();
+  const crane = page.getByTestId('verify-crane');
+  await expect(crane).toContainText('from other settings');
+  await page.getByRole('button', { name: 'Verify TIES', exact: true }).click();
+  const measuredPair = /^[-+]?[\d.e-]+ \/ [-+]?[\d.e-]+/;
+  await expect(page.getByTestId('verify-ties')).toHaveText(measuredPair, { timeout: 5 * 60_000 });
+  await screenshot(page, 'studio-ux', 'results-01-other-settings');
+  await alpha(page).fill('0.3');
+  await expect(crane).not.toContainText('from other settings');
+  await expect(crane).not.toContainText('not measured');
+  await expect(page.getByTestId('save-marker')).toHaveAttribute('data-status', 'saved');
+
+  await page.reload();
+  await expect(page.getByTestId('verify-crane')).toHaveText(measuredPair);
+  await expect(page.getByTestId('verify-ties')).toHaveText(measuredPair);
+  await tab(page, 'Tune').click();
+  await expect(page.getByTestId('preview-measured')).toHaveText(/^1measured points$/);
+  await alpha(page).fill('0.5');
+  await page.getByRole('spinbutton', { name: 'τ value' }).fill('0.05');
+  // A point measured with another τ is not this curve's point: counted apart.
+  await expect(page.getByTestId('preview-measured')).toHaveText(/^0 \(\+1 at other settings\)measured points$/);
+});
+
+test('a preview whose request failed is marked as from other settings', async ({ page }) => {
+  await page.goto(server.url);
+  await tab(page, 'Tune').click();
+  await expect(page.getByTestId('preview-result')).toHaveAttribute('data-stale', 'false');
+  const before = await page.getByTestId('preview-reasoning').textContent();
+  // A q the analysis has no coefficients for: the engine refuses, the old numbers stay but say so.
+  await page.getByRole('spinbutton', { name: 'q value' }).fill('0.7');
+  await expect(page.getByTestId('preview-result')).toHaveAttribute('data-stale', 'true');
+  await expect(page.getByTestId('preview-result')).toContainText('From other settings');
+  await expect(page.getByTestId('preview-reasoning')).toHaveText(before ?? '');
+  await screenshot(page, 'studio-ux', 'results-02-stale-preview');
+});
+
+test('the GSP panel: directions kept follow the mask, retained is the heatmap’s norm ratio', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(server.url);
+  await tab(page, 'Tune').click();
+  const heatmap = page.getByTestId('gate-heatmap');
+  await heatmap.focus();
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  const stats = page.getByTestId('projection-stats');
+  await expect(stats).toContainText('retained ‖Π(U)‖/‖U‖');
+  const kept = stats.locator('.stat').filter({ hasText: /directions kept \(of (\d+)\)/ });
+  const rank = Number(/of (\d+)/.exec((await kept.textContent()) ?? '')?.[1]);
+  const keptBefore = await kept.textContent();
+  // The smallest τ: every direction above it is masked, so (almost) none is kept.
+  await page.getByRole('spinbutton', { name: 'τ value' }).fill('0.001');
+  await expect(kept).not.toHaveText(keptBefore ?? '');
+  const keptNow = Number(/^([\d.e+-]+)directions kept/.exec((await kept.textContent()) ?? '')?.[1]);
+  expect(keptNow).toBeLessThan(rank);
+  await page.getByRole('radiogroup', { name: 'Heatmap metric' }).getByText('Retained ‖Π(U)‖/‖U‖', { exact: true }).click();
+  await screenshot(page, 'studio-ux', 'results-03-gsp-panel');
+});
+
+test('opening another project shows nothing of the previous one’s heatmap or points', async ({ page }) => {
+  const empty = mkdtempSync(join(tmpdir(), 'crane-empty-project-'));
+  try {
+    await page.goto(server.url);
+    await tab(page, 'Tune').click();
+    await expect(page.getByTestId('gate-heatmap')).toBeVisible();
+    await tab(page, 'Pair & project').click();
+    await page.getByLabel('Project folder').fill(empty);
+    await page.getByRole('button', { name: 'Open project' }).click();
+    await expect(page.getByText(`Open: ${empty}`)).toBeVisible();
+    await tab(page, 'Tune').click();
+    await expect(page.getByTestId('gate-heatmap')).toHaveCount(0);
+    await expect(page.getByText('No gate metrics yet')).toBeVisible();
+    await expect(page.getByTestId('preview-measured')).toHaveCount(0);
+    await screenshot(page, 'studio-ux', 'results-04-new-project');
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+});
