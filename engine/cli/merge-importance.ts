@@ -10,8 +10,7 @@
  * usage error (as lewis-flags.ts's rule for verify).
  */
 import type { ImportanceSource } from '../export/recipe-importance.ts';
-import { analysisAimImportancePath } from '../pipeline/aim-importance.ts';
-import { analysisLewisImportance } from '../pipeline/lewis-importance-stage.ts';
+import { analysisImportance } from '../pipeline/importance-source.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { UsageError, type CliIo } from './command.ts';
 
@@ -25,23 +24,20 @@ export async function mergeImportanceFromFlags(method: string, values: Importanc
   const base = values['importance-base'];
   const tuned = values['importance-tuned'];
   if (method !== 'lewis' && (base !== undefined || tuned !== undefined)) throw new UsageError('--importance-base/--importance-tuned go with --method lewis');
-  if (method === 'aim' || method === 'aim_ties') {
-    if (values.analysis === undefined) throw new UsageError(`--method ${method} needs --analysis DIR (its AIM importance file)`);
-    return { paths: { aim: analysisAimImportancePath(values.analysis) }, what: 'the analysis folder' };
-  }
-  if (method !== 'lewis') return undefined;
+  if (method !== 'aim' && method !== 'aim_ties' && method !== 'lewis') return undefined;
   if (base !== undefined && tuned !== undefined) return { paths: { lewisBase: base, lewisTuned: tuned }, what: 'the command line' };
-  if (base !== undefined || tuned !== undefined || values.analysis === undefined) {
+  if (method === 'lewis' && (base !== undefined || tuned !== undefined || values.analysis === undefined)) {
     throw new UsageError('--method lewis needs --importance-base F (Instruct) and --importance-tuned F (Thinking), or --analysis DIR to measure them there');
   }
+  if (values.analysis === undefined) throw new UsageError(`--method ${method} needs --analysis DIR (its AIM importance file)`);
+  // LEWIS's first merge on this analysis measures both models on the runtime.
   await initBackend();
   let told = false;
-  const paths = await analysisLewisImportance(values.analysis, {
+  return analysisImportance({ method }, values.analysis, {
     signal,
     onProgress: () => {
       if (!told) io.err(`measuring LEWIS importance of Instruct and Thinking on the analysis' prompts (kept in ${values.analysis} for the next merge)`);
       told = true;
     },
   });
-  return { paths, what: 'the analysis folder' };
 }

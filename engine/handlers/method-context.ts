@@ -5,9 +5,8 @@
  *   methodContext(session, method, job?) → { edit, context, analysis }       what verify and the views take
  *
  * `method` is the settings as a recipe holds them (CRANE's carry Instruct's think/special token
- * rows, overrides resolved on the analysis' columns); `importance` names the files AIM (the
- * projectors stage's aim-importance.safetensors) or LEWIS (both models' files, measured on first
- * use and cached with the analysis: pipeline/lewis-importance-stage.ts) read; `edit` is the engine's
+ * rows, overrides resolved on the analysis' columns); `importance` names the analysis' files AIM or
+ * LEWIS read (pipeline/importance-source.ts: LEWIS's are measured on first use and cached); `edit` is the engine's
  * EditMethod with those files read; `context` the gate table and projectors. The analysis is
  * required exactly when the method reads it (CRANE with the gate or GSP on, AIM-TA, AIM-TIES,
  * LEWIS); the other baselines work on a pair that was never analysed.
@@ -15,9 +14,9 @@
 import type { CraneContext } from '../crane/crane-edit.ts';
 import type { RecipeMethod } from '../export/recipe.ts';
 import { loadEditImportance, withImportance, type ImportanceSource } from '../export/recipe-importance.ts';
-import { analysisAimImportancePath } from '../pipeline/aim-importance.ts';
 import type { EditMethod } from '../pipeline/edit-method.ts';
-import { analysisLewisImportance, type LewisStageOptions } from '../pipeline/lewis-importance-stage.ts';
+import { analysisImportance } from '../pipeline/importance-source.ts';
+import type { LewisStageOptions } from '../pipeline/lewis-importance-stage.ts';
 import type { CraneSettings, MergeMethod } from '../protocol/settings-schemas.ts';
 import { recipeMethodOf, resolveCraneSettings } from './edit-settings.ts';
 import type { EngineSession, LoadedAnalysis } from './engine-session.ts';
@@ -44,7 +43,7 @@ export async function methodInputs(session: EngineSession, method: MergeMethod, 
   const analysis = readsAnalysis(method) ? await session.analysis() : await session.analysis().catch(() => null);
   const tokens = await session.tokenRows();
   const settings = recipeMethodOf(method, (s: CraneSettings) => resolveCraneSettings(s, analysis?.columns ?? null, tokens));
-  return { method: settings, analysis, importance: analysis === null ? undefined : await importanceOf(method, analysis.analysisDir, job) };
+  return { method: settings, analysis, importance: analysis === null ? undefined : await analysisImportance(method, analysis.analysisDir, job) };
 }
 
 export async function methodContext(session: EngineSession, method: MergeMethod, job: LewisStageOptions = {}): Promise<MethodContext> {
@@ -54,11 +53,4 @@ export async function methodContext(session: EngineSession, method: MergeMethod,
   if (inputs.method.method === 'crane') return { edit: inputs.method, context, analysis };
   const importance = inputs.importance === undefined ? null : await loadEditImportance(inputs.method, inputs.importance);
   return { edit: withImportance(inputs.method, importance?.values ?? null), context, analysis };
-}
-
-async function importanceOf(method: MergeMethod, analysisDir: string, job: LewisStageOptions): Promise<ImportanceSource | undefined> {
-  const what = 'the analysis folder';
-  if (method.method === 'aim' || method.method === 'aim_ties') return { paths: { aim: analysisAimImportancePath(analysisDir) }, what };
-  if (method.method === 'lewis') return { paths: await analysisLewisImportance(analysisDir, job), what };
-  return undefined;
 }
