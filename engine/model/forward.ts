@@ -6,6 +6,7 @@
  * sequence's activations.
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { tidyValues } from '../tensor/tidy-values.ts';
 import type { ModelSpec } from './config.ts';
 import { decoderLayer, type LayerOutput } from './decoder-layer.ts';
 import { ropeTables, type RopeTables } from './rope.ts';
@@ -94,9 +95,9 @@ export async function forwardLayers(
 
 function layerOnSequence(spec: ModelSpec, params: LayerParams, input: Float32Array, ropes: RopeCache, hook: (o: LayerOutput) => void): Float32Array {
   const length = input.length / spec.hiddenSize;
-  return tf.tidy(() => {
+  return tidyValues(() => {
     const output = decoderLayer(spec, params, tf.tensor2d(input, [length, spec.hiddenSize]), ropes.get(length));
     hook(output);
-    return output.out.dataSync() as Float32Array;
+    return output.out;
   });
 }

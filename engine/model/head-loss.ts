@@ -11,6 +11,7 @@
  * them into gradients.
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { tidyValues } from '../tensor/tidy-values.ts';
 import { ChunkedCrossEntropy } from '../tensor/chunked-cross-entropy.ts';
 import { matMul } from '../tensor/matmul.ts';
 import type { ModelSpec } from './config.ts';
@@ -151,7 +152,7 @@ function normedGradient(block: RowBlock, start: number, gradient: Float32Array, 
 }
 
 function chunkLogits(block: RowBlock, columns: tf.Tensor2D): Float32Array {
-  return tf.tidy(() => tf.matMul(block.normed, columns).dataSync() as Float32Array);
+  return tidyValues(() => tf.matMul(block.normed, columns));
 }
 
 function sequenceMeans(sequences: readonly HeadSequence[], blocks: readonly RowBlock[]): number[] {

@@ -11,6 +11,7 @@
  * A `resident` head (decoding, where the same head is used per token) keeps the column tensors.
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { tidyValues } from '../tensor/tidy-values.ts';
 import type { ModelSpec } from './config.ts';
 import type { ModelContext } from './forward.ts';
 import { planMemory } from './memory-plan.ts';
@@ -119,7 +120,7 @@ export function headLogits(spec: ModelSpec, head: HeadWeights, hidden: tf.Tensor
       withColumns(head, c, (columns) => {
         for (let first = 0; first < rows; first += rowBlock) {
           const count = Math.min(rowBlock, rows - first);
-          const values = tf.tidy(() => tf.matMul(tf.slice(normed, [first, 0], [count, head.width]), columns).dataSync());
+          const values = tidyValues(() => tf.matMul(tf.slice(normed, [first, 0], [count, head.width]), columns));
           for (let r = 0; r < count; r++) out.set(values.subarray(r * c.size, (r + 1) * c.size), (first + r) * head.vocab + c.start);
         }
       });
