@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeSafetensors } from '../../io/safetensors-writer.ts';
 import type { TensorSpec } from '../../io/tensor-encoding.ts';
-import { parseModelSpec, type ArchitectureFamily } from '../config.ts';
+import { parseModelSpec, type ArchitectureFamily, type ModelSpec } from '../config.ts';
+import { isSparseLayer, type MoeSpec } from '../moe-config.ts';
+import { expertKey, fuseExpertArrays, fusedShapes } from '../moe-weights.ts';
 import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME, layerParamShapes, layerTensorName } from '../weights.ts';
 import { SeededRandom } from '../../protocol/seeded-random.ts';
 
@@ -39,6 +41,8 @@ export interface TinyMoeOptions {
   readonly inner: number;
   readonly normTopkProb?: boolean;
   readonly mlpOnlyLayers?: readonly number[];
+  /** Store the experts as transformers v5's fused 3-D tensors instead of per expert. */
+  readonly fused?: boolean;
 }
 
 const CLASS: Record<ArchitectureFamily, string> = { qwen3: 'Qwen3ForCausalLM', qwen2: 'Qwen2ForCausalLM', llama: 'LlamaForCausalLM' };
@@ -93,6 +97,19 @@ export async function writeTinyCheckpoint(options: TinyModelOptions = {}, dir?: 
   add(FINAL_NORM_NAME, [spec.hiddenSize]);
   if (!spec.tiedEmbeddings) add(LM_HEAD_NAME, [spec.vocabSize, spec.hiddenSize]);
   await writeFile(join(target, 'config.json'), JSON.stringify(config, null, 2));
-  await writeSafetensors(join(target, 'model.safetensors'), tensors);
+  await writeSafetensors(join(target, 'model.safetensors'), options.moe?.fused === true ? fuseExperts(spec, tensors) : tensors);
   return target;
+}
+
+/** The same weights with every sparse layer's per-expert tensors replaced by the fused pair. */
+function fuseExperts(spec: ModelSpec, tensors: readonly { spec: TensorSpec; data: Float32Array }[]): { spec: TensorSpec; data: Float32Array }[] {
+  const moe = spec.moe as MoeSpec;
+  const byName = new Map(tensors.map((t) => [t.spec.name, t.data]));
+  const out = tensors.filter((t) => !/\.mlp\.experts\.\d+\./.test(t.spec.name));
+  for (let l = 0; l < spec.numLayers; l++) {
+    if (!isSparseLayer(moe, l)) continue;
+    const fused = fuseExpertArrays(moe, spec.hiddenSize, (e, projection) => byName.get(layerTensorName(l, expertKey(e, projection))) as Float32Array);
+    for (const [key, shape] of fusedShapes(moe, spec.hiddenSize)) out.push({ spec: { name: layerTensorName(l, key), dtype: 'F32', shape }, data: fused.get(key) as Float32Array });
+  }
+  return out;
 }
