@@ -182,15 +182,15 @@ async function writeExport(
   return { ...written, recipe, notes };
 }
 
-/** config.json byte for byte, or with torch_dtype set to the converted dtype. */
-async function writeConfig(instruct: Checkpoint, work: string, dtype: ExportDtype): Promise<void> {
+/** config.json byte for byte, or with torch_dtype set to the converted dtype (also RAIN's export, from Thinking). */
+export async function writeConfig(instruct: Checkpoint, work: string, dtype: ExportDtype): Promise<void> {
   const source = join(instruct.dir, 'config.json');
   if (dtype === 'source') return copyFile(source, join(work, 'config.json'));
   const config = JSON.parse(await readFile(source, 'utf8')) as Record<string, unknown>;
   await writeFile(join(work, 'config.json'), `${JSON.stringify({ ...config, torch_dtype: TORCH_DTYPE[dtype] }, null, 2)}\n`);
 }
 
-async function hashCheckpoint(checkpoint: Checkpoint, options: ExportRunOptions): Promise<Record<string, string>> {
+export async function hashCheckpoint(checkpoint: Checkpoint, options: ExportRunOptions): Promise<Record<string, string>> {
   return hashFiles(checkpoint.dir, await checkpointFiles(checkpoint), {
     signal: options.signal,
     onProgress: (p) => options.onProgress?.({ phase: 'hash', ...p }),

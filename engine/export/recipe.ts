@@ -16,7 +16,7 @@
 import { z } from 'zod';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import {
-  aimSchema, aimTiesSchema, dareSchema, lewisSchema, resolvedCraneSettingsSchema, slerpSchema, taskArithmeticSchema, tiesSchema,
+  aimSchema, aimTiesSchema, dareSchema, lewisSchema, rainSchema, resolvedCraneSettingsSchema, slerpSchema, taskArithmeticSchema, tiesSchema,
 } from '../protocol/settings-schemas.ts';
 import { EMBEDDED_ANALYSIS_FILES } from './recipe-analysis.ts';
 import { IMPORTANCE_COPIES, importanceRolesOf } from './recipe-importance.ts';
@@ -32,7 +32,7 @@ const hashesSchema = z.record(z.string(), sha256Schema);
 /** The methods a recipe can rebuild, with their settings. */
 export const recipeMethodSchema = z.discriminatedUnion('method', [
   z.strictObject({ method: z.literal('crane'), settings: resolvedCraneSettingsSchema }),
-  taskArithmeticSchema, tiesSchema, slerpSchema, dareSchema, aimSchema, aimTiesSchema, lewisSchema,
+  taskArithmeticSchema, tiesSchema, slerpSchema, dareSchema, aimSchema, aimTiesSchema, lewisSchema, rainSchema,
 ]);
 
 const importanceEntry = (copies: readonly [string, ...string[]]) => z.strictObject({ sha256: sha256Schema, file: z.enum(copies) });
@@ -61,9 +61,22 @@ const recipeSchema = z.strictObject({
   analysis: z.strictObject({ files: hashesSchema, embedded: embeddedSchema.optional() }).nullable(),
   /** The importance files of AIM (`aim`) or LEWIS (`lewisBase`, `lewisTuned`): hash and copy name; null for the other methods. */
   importance: importanceSchema.nullable(),
-  inputs: z.strictObject({ instruct: z.strictObject({ files: hashesSchema }), thinking: z.strictObject({ files: hashesSchema }) }),
+  /**
+   * RAIN's Base checkpoint and its two calibration files (the reasoning and instruction sets,
+   * hashed); present exactly for RAIN (engine/pipeline/rain-export.ts).
+   */
+  inputs: z.strictObject({
+    instruct: z.strictObject({ files: hashesSchema }),
+    thinking: z.strictObject({ files: hashesSchema }),
+    base: z.strictObject({ files: hashesSchema }).optional(),
+    rainCalibration: z.strictObject({ reasoning: sha256Schema, instructions: sha256Schema }).optional(),
+  }),
   output: z.strictObject({ dtype: exportDtypeSchema, maxShardBytes: z.int().positive() }),
 }).superRefine((recipe, ctx) => {
+  const rain = recipe.method.method === 'rain';
+  if (rain !== (recipe.inputs.base !== undefined) || rain !== (recipe.inputs.rainCalibration !== undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['inputs'], message: 'a RAIN recipe, and only one, carries the Base checkpoint and the RAIN calibration files' });
+  }
   const want = importanceRolesOf(recipe.method);
   const have = recipe.importance === null ? null : Object.keys(recipe.importance);
   if (want.length === 0 ? have === null : have !== null && want.length === have.length && want.every((role) => have.includes(role))) return;

@@ -23,7 +23,7 @@ import { canonicalJson } from '../io/tokenizer-files.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
 import type { WeightSource } from '../model/weights.ts';
-import type { EvaluationSet } from '../protocol/settings-schemas.ts';
+import type { EvaluationSet, RainSettings } from '../protocol/settings-schemas.ts';
 import { readSequences } from './calibration-sequences.ts';
 import { editFor, type EditMethod } from './edit-method.ts';
 import { editedWeightSource } from './edited-source.ts';
@@ -31,10 +31,20 @@ import { hashInputs } from './input-hashing.ts';
 import { loadPipelineAnalysis, pipelinePaths } from './pipeline-folder.ts';
 import { StageClock, throwIfCancelled, type PipelineCallbacks } from './progress.ts';
 import { verifyBatches } from './verify-batches.ts';
+import { rainWeightSource } from './rain-alpha.ts';
+import { runRainMerge, type RainCalibrationFiles } from './rain-merge.ts';
+
+/** What RAIN reads beside the analysis' pair (rain-merge.ts): a Base checkpoint and its two calibration files. */
+export interface RainVerifyInputs {
+  readonly base: string;
+  readonly calibration: RainCalibrationFiles;
+}
 
 export interface VerifyOptions extends PipelineCallbacks {
   readonly analysisDir: string;
   readonly method: EditMethod;
+  /** Required when the method is RAIN. */
+  readonly rain?: RainVerifyInputs;
   /** Where to measure; the analysis' own evaluation set when absent. */
   readonly evaluation?: EvaluationSet;
 }
@@ -77,7 +87,8 @@ export async function verifyEdit(options: VerifyOptions): Promise<VerifyResult> 
       const ctx = { instruct, thinking, inputs: record.inputs, settings: record.settings, paths, callbacks: options };
       const batches = await verifyBatches(ctx, await readSequences(paths.sequences), evaluation);
       const context = { gate: artifacts.gate, projector: (key: string) => artifacts.projectors.get(key) };
-      const source = editedWeightSource(instruct, thinking, editFor(options.method, context));
+      const { method } = options;
+      const source = method.method === 'rain' ? await rainSource(method, options.rain, instruct, thinking) : editedWeightSource(instruct, thinking, editFor(method, context));
       const passes = 4;
       let pass = 0;
       const measure = async (weights: WeightSource, batch: readonly LossSequence[]) => {
@@ -93,7 +104,7 @@ export async function verifyEdit(options: VerifyOptions): Promise<VerifyResult> 
         base: { reasoning: base.reasoning.loss, agent: base.agent.loss },
         edited: { reasoning: edited.reasoning.loss, agent: edited.agent.loss },
         measured: { reasoning: edited.reasoning.loss - base.reasoning.loss, agent: edited.agent.loss - base.agent.loss },
-        predicted: options.method.method === 'crane' ? predicted(new InstantPreview(artifacts.coefficients, artifacts.gate), options.method) : null,
+        predicted: method.method === 'crane' ? predicted(new InstantPreview(artifacts.coefficients, artifacts.gate), method) : null,
         sequences: { reasoning: batches.reasoning.length, agent: batches.agent.length },
         tokens: { reasoning: base.reasoning.tokens, agent: base.agent.tokens },
         notes: [...source.notes].map(([name, note]) => `${name}: ${note}`),
@@ -104,6 +115,18 @@ export async function verifyEdit(options: VerifyOptions): Promise<VerifyResult> 
     }
   } finally {
     await instruct.close();
+  }
+}
+
+/** RAIN's merged model (Thinking with its q/k/v/o tensors in place), its notes as the edit's. */
+async function rainSource(settings: RainSettings, inputs: RainVerifyInputs | undefined, instruct: Checkpoint, thinking: Checkpoint): Promise<WeightSource & { notes: ReadonlyMap<string, string> }> {
+  if (inputs === undefined) throw new CheckpointError('not-found', 'base', 'RAIN needs a Base checkpoint: pass --base');
+  const base = await Checkpoint.open(inputs.base);
+  try {
+    const merge = await runRainMerge({ base, instruct, thinking, calibration: inputs.calibration, settings });
+    return { ...rainWeightSource(thinking, merge.tensors), notes: new Map(merge.notes.map((note, i) => [`RAIN ${i + 1}`, note])) };
+  } finally {
+    await base.close();
   }
 }
 
