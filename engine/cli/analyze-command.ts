@@ -15,6 +15,7 @@ import { initBackend } from '../tensor/backend.ts';
 import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
 import { analysisEvaluationFromFlags, EVAL_FILE_FLAGS, evalFilesHelp } from './evaluation-flags.ts';
 import { LONG_SEQUENCES_FLAG, longSequencePolicyFromFlag, longSequencesHelp } from './long-sequences-flag.ts';
+import { applyMemoryBudgetFlag, MEMORY_BUDGET_FLAG, memoryBudgetHelp } from './memory-budget-flag.ts';
 
 const HELP = `Usage: crane analyze INSTRUCT THINKING --reasoning R.jsonl --tool-use A.jsonl --format F.jsonl --out DIR [options]
 
@@ -45,6 +46,7 @@ ${evalFilesHelp(31)}
   --agent-max-new-tokens N     token budget of decoded D_A targets (default 2048)
   --max-tokens N               D_F traces are cut at N tokens (default 4096)
 ${longSequencesHelp(31)}
+${memoryBudgetHelp(31)}
   --pattern P                  a format pattern (repeatable; default the six Qwen delimiters)
   --radius N                   tokens around each pattern (default 3)
   --max-rank N                 GSP directions kept per projector (default 256)
@@ -67,7 +69,7 @@ export const analyzeCommand: CliCommand = {
       'held-out': { type: 'string' }, 'reasoning-max-new-tokens': { type: 'string' }, 'agent-max-new-tokens': { type: 'string' },
       'max-tokens': { type: 'string' }, pattern: { type: 'string', multiple: true }, radius: { type: 'string' },
       'max-rank': { type: 'string' }, 'rank-cut': { type: 'string' }, q: { type: 'string' }, batch: { type: 'string' }, workers: { type: 'string' }, json: { type: 'boolean' },
-      ...LONG_SEQUENCES_FLAG, ...EVAL_FILE_FLAGS,
+      ...LONG_SEQUENCES_FLAG, ...EVAL_FILE_FLAGS, ...MEMORY_BUDGET_FLAG,
     });
     if (positionals.length !== 2) throw new UsageError('expected the Instruct and Thinking checkpoint folders');
     const [instruct, thinking] = positionals as [string, string];
@@ -75,6 +77,7 @@ export const analyzeCommand: CliCommand = {
     if (reasoning === undefined || agent === undefined || format === undefined) throw new UsageError('--reasoning, --tool-use and --format are required');
     if (out === undefined) throw new UsageError('--out DIR is required');
     const settings = { ...settingsFromFlags(defaultAnalysisSettings({ reasoning, agent, format }), values), longSequences: longSequencePolicyFromFlag(values['long-sequences']) };
+    applyMemoryBudgetFlag(values['memory-budget']);
     await initBackend();
     const bar = new ProgressPrinter(io.err);
     const controller = new AbortController();

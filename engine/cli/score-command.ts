@@ -16,9 +16,10 @@ import { initBackend } from '../tensor/backend.ts';
 import { parseCommandArgs, UsageError, type CliCommand, type CliIo } from './command.ts';
 import { formatTable } from './format.ts';
 import { LONG_SEQUENCES_FLAG, longSequencePolicyFromFlag, longSequencesHelp } from './long-sequences-flag.ts';
+import { applyMemoryBudgetFlag, MEMORY_BUDGET_FLAG, memoryBudgetHelp } from './memory-budget-flag.ts';
 
 const HELP = `Usage: crane score DIR DATA.jsonl [--json] [--logits N] [--batch N] [--max-tokens N]
-                   [--long-sequences cut|warn|refuse]
+                   [--long-sequences cut|warn|refuse] [--memory-budget SIZE]
 
 Scores a checkpoint on chats: for each line of DATA.jsonl ({"messages": [...], "tools"?: [...]},
 OpenAI-style fields) the chat is rendered with the checkpoint's chat template and tokenized,
@@ -34,6 +35,7 @@ Options:
   --batch N        chats per forward pass (default 8; each pass reads every layer once)
   --max-tokens N   truncate chats to N tokens (default: no limit)
 ${longSequencesHelp(19)}
+${memoryBudgetHelp(19)}
   -h, --help
 
 The compute backend is chosen as for \`crane doctor\` (CRANE_BACKEND to force one).`;
@@ -52,7 +54,7 @@ export const scoreCommand: CliCommand = {
   help: HELP,
   run: async (args, io) => {
     const { values, positionals } = parseCommandArgs(args, {
-      json: { type: 'boolean' }, logits: { type: 'string' }, batch: { type: 'string', default: '8' }, 'max-tokens': { type: 'string' }, ...LONG_SEQUENCES_FLAG,
+      json: { type: 'boolean' }, logits: { type: 'string' }, batch: { type: 'string', default: '8' }, 'max-tokens': { type: 'string' }, ...LONG_SEQUENCES_FLAG, ...MEMORY_BUDGET_FLAG,
     });
     if (positionals.length !== 2) throw new UsageError('expected a checkpoint folder and a JSONL file');
     const [dir, data] = positionals as [string, string];
@@ -60,6 +62,7 @@ export const scoreCommand: CliCommand = {
     const logitRows = values.logits === undefined ? 0 : positiveInt(values.logits, '--logits');
     const maxTokens = values['max-tokens'] === undefined ? undefined : positiveInt(values['max-tokens'], '--max-tokens');
     const policy = longSequencePolicyFromFlag(values['long-sequences']);
+    applyMemoryBudgetFlag(values['memory-budget']);
     const chats = await readChatJsonl(data);
     const checkpoint = await Checkpoint.open(dir);
     try {

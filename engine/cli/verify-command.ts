@@ -16,6 +16,7 @@ import { initBackend } from '../tensor/backend.ts';
 import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
 import { EVAL_FILE_FLAGS, evalFilesHelp, verifyEvaluationFromFlags } from './evaluation-flags.ts';
 import { formatTable } from './format.ts';
+import { applyMemoryBudgetFlag, MEMORY_BUDGET_FLAG, memoryBudgetHelp } from './memory-budget-flag.ts';
 
 const HELP = `Usage: crane verify ANALYSIS_DIR [--alpha A] [settings] [--eval-reasoning R --eval-tool-use A | --on-calibration] [--json]
 
@@ -32,6 +33,7 @@ ${EDIT_FLAGS_HELP}
 ${LEWIS_FILES_HELP}
 ${evalFilesHelp(18)}
   --on-calibration  measure on the calibration sets whatever the analysis was given
+${memoryBudgetHelp(18)}
   --json            machine-readable output
   -h, --help`;
 
@@ -40,7 +42,7 @@ export const verifyCommand: CliCommand = {
   summary: 'measure L_R / L_A of an edit on the evaluation set, next to the prediction',
   help: HELP,
   run: async (args, io) => {
-    const { values, positionals } = parseCommandArgs(args, { ...EDIT_FLAGS, ...LEWIS_FILE_FLAGS, ...EVAL_FILE_FLAGS, 'on-calibration': { type: 'boolean' }, json: { type: 'boolean' } });
+    const { values, positionals } = parseCommandArgs(args, { ...EDIT_FLAGS, ...LEWIS_FILE_FLAGS, ...EVAL_FILE_FLAGS, 'on-calibration': { type: 'boolean' }, json: { type: 'boolean' }, ...MEMORY_BUDGET_FLAG });
     if (positionals.length !== 1) throw new UsageError('expected one analysis folder');
     const dir = positionals[0] as string;
     const evaluation = verifyEvaluationFromFlags(values);
@@ -49,6 +51,7 @@ export const verifyCommand: CliCommand = {
     const aimImportance = values.method === 'aim' || values.method === 'aim_ties' ? await readAnalysisAimImportance(dir) : undefined;
     const lewisFiles = await lewisImportancesFromFlags(values);
     const method = editMethodFromFlags(values, tokens, aimImportance, lewisFiles && { base: lewisFiles.base.importance, tuned: lewisFiles.tuned.importance });
+    applyMemoryBudgetFlag(values['memory-budget']);
     await initBackend();
     const bar = new ProgressPrinter(io.err);
     const result = await verifyEdit({ analysisDir: dir, method, ...(evaluation === undefined ? {} : { evaluation }), ...(io.isTty ? { onProgress: (e) => bar.progress(e) } : {}) });

@@ -9,7 +9,8 @@
  *              about six such matrices alive at once in the backward (P, dP, dS and transposes).
  *
  * The budget is process-wide (one engine per CLI run or studio process): `--memory-budget` on
- * analyze, score and verify sets it before any model is loaded.
+ * analyze, score and verify sets it before any model is loaded. On wasm it is capped by the heap
+ * itself: a budget over ~3.5 GiB only makes chunks larger, it cannot make room for more.
  */
 import type { ModelSpec } from './config.ts';
 
@@ -37,11 +38,15 @@ export interface MemoryPlan {
   readonly attentionBytes: number;
 }
 
-let processBudget = DEFAULT_MEMORY_BUDGET;
+/** Carries the budget into gradient worker threads, which copy the environment when they start. */
+export const MEMORY_BUDGET_ENV = 'CRANE_MEMORY_BUDGET';
 
-/** Sets the budget every model loaded from now on plans with (the CLI's --memory-budget). */
+let processBudget = budgetFromEnvironment();
+
+/** Sets the budget every model loaded from now on plans with, here and in workers started later (the CLI's --memory-budget). */
 export function setMemoryBudget(bytes: number): void {
-  processBudget = checkBudget(bytes, 'memory budget');
+  processBudget = checkBudget(bytes);
+  process.env[MEMORY_BUDGET_ENV] = String(bytes);
 }
 
 export function memoryBudget(): number {
@@ -49,7 +54,7 @@ export function memoryBudget(): number {
 }
 
 export function planMemory(spec: Pick<ModelSpec, 'hiddenSize' | 'vocabSize'>, budgetBytes = processBudget): MemoryPlan {
-  checkBudget(budgetBytes, 'memory budget');
+  checkBudget(budgetBytes);
   const perVocabId = (3 * spec.hiddenSize + 3 * HEAD_ROWS) * F32;
   const vocabChunk = Math.min(spec.vocabSize, Math.max(1024, Math.floor(budgetBytes / 4 / perVocabId / 1024) * 1024));
   return { budgetBytes, vocabChunk, headRows: HEAD_ROWS, attentionBytes: Math.floor(budgetBytes / 8) };
@@ -62,17 +67,12 @@ export function attentionQueryChunk(plan: MemoryPlan, group: number, queries: nu
   return Math.max(QUERY_ALIGN, Math.floor(rows / QUERY_ALIGN) * QUERY_ALIGN);
 }
 
-const UNIT_BYTES: Readonly<Record<string, number>> = { '': 1, b: 1, k: 1024, kb: 1e3, kib: 1024, m: MiB, mb: 1e6, mib: MiB, g: GiB, gb: 1e9, gib: GiB };
-
-/** "6GiB", "6 GB", "512MiB", "3g", "4000000000" → bytes (binary units for k/m/g alone). */
-export function parseByteSize(text: string, what: string): number {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
-  const unit = match === null ? undefined : UNIT_BYTES[(match[2] as string).toLowerCase()];
-  if (match === null || unit === undefined) throw new RangeError(`${what} must be a size such as 6GiB, 512MiB or 3g, got "${text}"`);
-  return checkBudget(Math.floor(Number(match[1]) * unit), what);
+function budgetFromEnvironment(): number {
+  const text = process.env[MEMORY_BUDGET_ENV];
+  return text === undefined || text === '' ? DEFAULT_MEMORY_BUDGET : checkBudget(Number(text));
 }
 
-function checkBudget(bytes: number, what: string): number {
-  if (!(Number.isFinite(bytes) && bytes >= MIN_MEMORY_BUDGET)) throw new RangeError(`${what} must be at least 256MiB, got ${bytes} bytes`);
+function checkBudget(bytes: number): number {
+  if (!(Number.isFinite(bytes) && bytes >= MIN_MEMORY_BUDGET)) throw new RangeError(`the memory budget must be at least 256MiB, got ${bytes} bytes`);
   return bytes;
 }
