@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bf16BitsToF32, decodeHalf, encodeHalf, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits } from './half-float.ts';
+import { bf16BitsToF32, decodeHalf, encodeHalf, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits, widenBf16InPlace } from './half-float.ts';
 
 const isNaNF16 = (b: number) => (b & 0x7c00) === 0x7c00 && (b & 0x3ff) !== 0;
 const isNaNBf16 = (b: number) => (b & 0x7f80) === 0x7f80 && (b & 0x7f) !== 0;
@@ -129,6 +129,23 @@ describe('BF16', () => {
       const back = f32ToBf16Bits(bf16BitsToF32(b));
       if (back !== b) expect.fail(`0x${b.toString(16)} came back as 0x${back.toString(16)}`);
     }
+  });
+});
+
+describe('widenBf16InPlace', () => {
+  it('gives decodeHalf\'s float32 bits for every one of the 65536 patterns, read from the upper half of the same buffer', () => {
+    const count = 0x10000;
+    const buffer = new ArrayBuffer(4 * count);
+    const patterns = Uint16Array.from({ length: count }, (_, i) => (i * 40503) & 0xffff); // every pattern, shuffled
+    new Uint16Array(buffer, 2 * count, count).set(patterns);
+    const wide = new Uint32Array(widenBf16InPlace(buffer, count).buffer);
+    const expected = new Uint32Array(decodeHalf('BF16', patterns).buffer);
+    for (let i = 0; i < count; i++) if (wide[i] !== expected[i]) expect.fail(`pattern ${i}: 0x${wide[i]?.toString(16)} ≠ 0x${expected[i]?.toString(16)}`);
+    expect(widenBf16InPlace(new ArrayBuffer(0), 0).length).toBe(0);
+  });
+
+  it('rejects a buffer of the wrong size', () => {
+    expect(() => widenBf16InPlace(new ArrayBuffer(6), 2)).toThrow(/cannot hold 2/);
   });
 });
 

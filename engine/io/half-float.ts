@@ -76,6 +76,22 @@ export function decodeHalf(dtype: 'F16' | 'BF16', bits: Uint16Array): Float32Arr
   return out;
 }
 
+/**
+ * BF16 widened in place: `buffer` holds 4·count bytes with the count BF16 patterns in its upper
+ * half (bytes 2·count…); the result is the whole buffer as float32. Forward order is safe:
+ * writing float i (bytes 4i…4i+3) only touches patterns already read (index count+i' < 2i+2
+ * means i' ≤ i for every i < count). A BF16 tensor read this way costs one allocation of its
+ * float32 size instead of a byte buffer plus a float32 copy (fresh pages are what dominated
+ * the decode in the issue-14 profile, not the shifts).
+ */
+export function widenBf16InPlace(buffer: ArrayBuffer, count: number): Float32Array {
+  if (buffer.byteLength !== 4 * count) throw new RangeError(`${buffer.byteLength} bytes cannot hold ${count} float32 values`);
+  const patterns = new Uint16Array(buffer);
+  const wide = new Int32Array(buffer);
+  for (let i = 0; i < count; i++) wide[i] = (patterns[count + i] as number) << 16;
+  return new Float32Array(buffer);
+}
+
 export function encodeHalf(dtype: 'F16' | 'BF16', values: Float32Array): Uint16Array {
   const out = new Uint16Array(values.length);
   const convert = dtype === 'BF16' ? f32ToBf16Bits : f32ToF16Bits;

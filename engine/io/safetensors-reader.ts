@@ -5,7 +5,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { CheckpointError } from './checkpoint-error.ts';
 import { isFloatDType, viewAs, type RawTensorData } from './dtype.ts';
-import { decodeHalf } from './half-float.ts';
+import { decodeHalf, widenBf16InPlace } from './half-float.ts';
 import { openRegularFile } from './input-file.ts';
 import { checkHeaderLength, parseHeader, type SafetensorsHeader, type TensorInfo } from './safetensors-header.ts';
 
@@ -60,6 +60,12 @@ export class SafetensorsFile {
     if (!isFloatDType(info.dtype)) {
       throw new CheckpointError('dtype', this.path, `is ${info.dtype}, not a floating type (F32, F16, BF16)`, name);
     }
+    if (info.dtype === 'BF16') {
+      const count = (info.end - info.begin) / 2;
+      const buffer = new ArrayBuffer(4 * count);
+      await readInto(this.handle, this.path, this.header.dataStart + info.begin, new Uint8Array(buffer, 2 * count, 2 * count), name);
+      return widenBf16InPlace(buffer, count);
+    }
     const raw = await this.readRaw(name);
     return info.dtype === 'F32' ? (raw as Float32Array) : decodeHalf(info.dtype, raw as Uint16Array);
   }
@@ -74,9 +80,16 @@ async function readExactly(handle: FileHandle, path: string, position: number, l
   // Allocate the backing store ourselves: Buffer.alloc of small sizes may share a pool at an
   // unaligned offset, which would break Float32Array/Float64Array views.
   const buffer = Buffer.from(new ArrayBuffer(Math.max(length, 0)));
+  await readInto(handle, path, position, buffer, tensor);
+  return buffer;
+}
+
+/** Fills `target` with the file's bytes at `position`; a short file is an error naming it. */
+async function readInto(handle: FileHandle, path: string, position: number, target: Uint8Array, tensor?: string): Promise<void> {
+  const length = target.byteLength;
   let done = 0;
   while (done < length) {
-    const { bytesRead } = await handle.read(buffer, done, length - done, position + done).catch((error: unknown) => {
+    const { bytesRead } = await handle.read(target, done, length - done, position + done).catch((error: unknown) => {
       throw new CheckpointError('io', path, `read failed at offset ${position + done}: ${(error as Error).message}`, tensor);
     });
     if (bytesRead === 0) {
@@ -84,5 +97,4 @@ async function readExactly(handle: FileHandle, path: string, position: number, l
     }
     done += bytesRead;
   }
-  return buffer;
 }
