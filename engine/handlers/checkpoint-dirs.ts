@@ -3,11 +3,12 @@ import { Checkpoint } from '../io/checkpoint.ts';
 import { toProtocolError } from './checkpoint-views.ts';
 import { validatePath } from './path-validator.ts';
 
-export async function withCheckpointDirs<T>(dirs: readonly string[], body: (checkpoints: [Checkpoint, Checkpoint]) => Promise<T>): Promise<T> {
+/** The first two folders are always there; a third (openPair's optional Base) when given. */
+export async function withCheckpointDirs<T>(dirs: readonly string[], body: (checkpoints: [Checkpoint, Checkpoint, Checkpoint?]) => Promise<T>): Promise<T> {
   const checkpoints: Checkpoint[] = [];
   try {
     for (const dir of dirs) checkpoints.push(await Checkpoint.open(await validatePath(dir, 'directory')));
-    return await body(checkpoints as [Checkpoint, Checkpoint]);
+    return await body(checkpoints as [Checkpoint, Checkpoint, Checkpoint?]);
   } catch (error) {
     throw toProtocolError(error);
   } finally {

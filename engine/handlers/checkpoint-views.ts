@@ -40,6 +40,9 @@ export function pairReportView(report: PairReport): PairSummary['report'] {
     dtypeMismatches: report.dtypeMismatches.map((m) => ({ ...m })),
     findings: report.findings.map((f) => ({ ...f })),
     tokens: { think: [...report.tokens.think], special: [...report.tokens.special] },
+    ...(report.base === undefined ? {} : {
+      base: { ...report.base, missingTensors: [...report.base.missingTensors], shapeMismatches: report.base.shapeMismatches.map((m) => ({ ...m })) },
+    }),
   };
 }
 

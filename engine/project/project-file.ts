@@ -24,8 +24,8 @@ import { migrateProject } from './project-migration.ts';
 import { writeFileAtomic } from '../io/atomic-file.ts';
 
 export const PROJECT_FORMAT = 'crane-project';
-/** 2: one settings vocabulary; 3: analysis.evaluation and measuredOn (see project-migration.ts). */
-export const PROJECT_FORMAT_VERSION = 3;
+/** 2: one settings vocabulary; 3: analysis.evaluation and measuredOn; 4: the optional Base checkpoint (see project-migration.ts). */
+export const PROJECT_FORMAT_VERSION = 4;
 
 const exportRecordSchema = z.strictObject({
   outDir: z.string(),
@@ -53,6 +53,7 @@ export function newProject(pair: { instruct: string; thinking: string } | null =
     formatVersion: PROJECT_FORMAT_VERSION,
     instruct: pair?.instruct ?? null,
     thinking: pair?.thinking ?? null,
+    base: null,
     analysis: null,
     settings: structuredClone(DEFAULT_CRANE_SETTINGS),
     verified: [],
@@ -78,6 +79,6 @@ export async function writeProjectFile(dir: string, project: StoredProject): Pro
 
 /** The protocol's view: the stored file without the engine-only fields. */
 export function protocolProject(stored: StoredProject): ProjectFile {
-  const { instruct, thinking, analysis, settings, verified } = stored;
-  return { instruct, thinking, analysis, settings, verified };
+  const { instruct, thinking, base, analysis, settings, verified } = stored;
+  return { instruct, thinking, ...(base === undefined ? {} : { base }), analysis, settings, verified };
 }

@@ -13,6 +13,10 @@
  * f > 0, else the calibration sets — the file's choice is kept, not reset to the new default),
  * and each verified point gains measuredOn, the held-out split it was measured on (v2 measured
  * only there).
+ *
+ * v3 → v4: a project may name a Base checkpoint (RAIN's τ = Instruct − Base); a v3 project has
+ * none (base: null). Bumped so that an older engine refuses a file with a Base by its version
+ * rather than by an unknown key.
  */
 import { isJsonObject, type JsonObject } from '../io/json-object.ts';
 
@@ -66,5 +70,6 @@ function withoutKey(object: JsonObject, key: string): JsonObject {
 export function migrateProject(json: unknown): unknown {
   if (!isJsonObject(json)) return json;
   const v2 = json.formatVersion === 1 ? fromV1(json) : json;
-  return v2.formatVersion === 2 ? fromV2(v2) : v2;
+  const v3 = v2.formatVersion === 2 ? fromV2(v2) : v2;
+  return v3.formatVersion === 3 ? { ...v3, formatVersion: 4, base: null } : v3;
 }

@@ -56,5 +56,7 @@ export const pairReportSchema = z.strictObject({
 export const pairSummarySchema = z.strictObject({
   instruct: checkpointSummarySchema,
   thinking: checkpointSummarySchema,
+  /** The project's Base checkpoint, when one was opened with the pair (RAIN's τ = Instruct − Base). */
+  base: checkpointSummarySchema.optional(),
   report: pairReportSchema,
 });

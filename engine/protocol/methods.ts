@@ -32,7 +32,8 @@ export const REQUESTS = {
   /** Aborts the signal of a request in flight on this connection; false if it already ended. */
   cancel: request(z.strictObject({ requestId: requestIdSchema }), z.strictObject({ cancelled: z.boolean() })),
   inspectCheckpoint: request(z.strictObject({ dir: pathSchema }), checkpointDetailSchema),
-  openPair: request(z.strictObject({ instruct: pathSchema, thinking: pathSchema }), pairSummarySchema),
+  /** `base`: the project's optional Base checkpoint (checked against the pair); absent clears it. */
+  openPair: request(z.strictObject({ instruct: pathSchema, thinking: pathSchema, base: pathSchema.optional() }), pairSummarySchema),
   openProject: request(z.strictObject({ projectDir: pathSchema }), projectStateSchema),
   /** The project open in the engine, or null before one is opened. */
   getProjectState: request(none, projectStateSchema.nullable()),

@@ -8,6 +8,8 @@ import { analysisSettingsSchema, craneSettingsSchema } from './settings-schemas.
 export const projectFileSchema = z.strictObject({
   instruct: pathSchema.nullable(),
   thinking: pathSchema.nullable(),
+  /** The optional Base checkpoint methods like RAIN read (τ = Instruct − Base); absent = none. */
+  base: pathSchema.nullable().optional(),
   analysis: analysisSettingsSchema.nullable(),
   settings: craneSettingsSchema,
   verified: z.array(verifyResultSchema),
