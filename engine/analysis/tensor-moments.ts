@@ -43,10 +43,34 @@ export function tensorMoments(inputs: MomentInputs, keepQuantile: number, projec
   const n = delta.length;
   if (gradR.length !== n || gradA.length !== n) throw new RangeError(`moment inputs differ in length: δ ${n}, g_R ${gradR.length}, g_A ${gradA.length}`);
   const thresholded = magnitudeThreshold(delta, keepQuantile).values;
-  const scalars = new Float64Array(MOMENTS);
-  for (let j = 0; j < n; j++) addProducts(scalars, 0, gradR[j] as number, gradA[j] as number, thresholded[j] as number, delta[j] as number);
+  const scalars = scalarMoments(gradR, gradA, thresholded, delta);
   const directions = projector === undefined ? null : directionMoments([gradR, gradA, thresholded, delta], projector);
   return { scalars, directions };
+}
+
+/** The six scalar sums in locals (registers), not read-modify-writes of a typed array per value. */
+function scalarMoments(gradR: Float32Array, gradA: Float32Array, thresholded: Float32Array, delta: Float32Array): Float64Array {
+  let rt = 0, at = 0, tt = 0, rd = 0, ad = 0, dd = 0;
+  for (let j = 0; j < delta.length; j++) {
+    const r = gradR[j] as number;
+    const a = gradA[j] as number;
+    const t = thresholded[j] as number;
+    const d = delta[j] as number;
+    rt += r * t;
+    at += a * t;
+    tt += t * t;
+    rd += r * d;
+    ad += a * d;
+    dd += d * d;
+  }
+  const scalars = new Float64Array(MOMENTS);
+  scalars[THRESHOLDED + GRAD_R] = rt;
+  scalars[THRESHOLDED + GRAD_A] = at;
+  scalars[THRESHOLDED + NORM] = tt;
+  scalars[RAW + GRAD_R] = rd;
+  scalars[RAW + GRAD_A] = ad;
+  scalars[RAW + NORM] = dd;
+  return scalars;
 }
 
 /**

@@ -40,5 +40,22 @@ describe('kthSmallestAbs', () => {
 
   it('refuses NaN', () => {
     expect(() => kthSmallestAbs(Float32Array.from([1, Number.NaN]), 1)).toThrow(/NaN at index 1/);
+    expect(() => kthSmallestAbs(Float64Array.from([1, Number.NaN]), 1)).toThrow(/NaN at index 1/);
+  });
+
+  it('float32 (counting passes over the bit patterns) agrees with float64 (quickselect) and a sort, every k', () => {
+    let s = 5;
+    const next = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32) - 0.5;
+    // BF16-like ties, ±0, subnormals, huge values and ±∞, in a subarray at an offset.
+    const pool = [0, -0, 1e-40, -1e-40, 3.4e38, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 0.5, -0.5];
+    const backing = Float32Array.from({ length: 400 }, (_, i) => (i % 3 === 0 ? (pool[i % pool.length] as number) : Math.round(next() * 64) / 16));
+    const values = backing.subarray(7, 390);
+    const sorted = Array.from(values, Math.abs).sort((a, b) => a - b);
+    for (let k = 1; k <= values.length; k++) {
+      const got = kthSmallestAbs(values, k);
+      expect(got).toBe(sorted[k - 1]);
+      expect(kthSmallestAbs(Float64Array.from(values), k)).toBe(got);
+    }
+    expect(() => kthSmallestAbs(values, values.length + 1)).toThrow(RangeError);
   });
 });

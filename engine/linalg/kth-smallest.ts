@@ -8,6 +8,11 @@
  * exactly equal magnitudes, and a two-way partition degrades to quadratic time on ties. Pivots
  * are medians of three; after 2·log2(n) rounds without convergence the remaining range is
  * sorted (introselect), so the worst case stays O(n log n) while the expected case is O(n).
+ *
+ * Magnitudes of a Float32Array take another road: a non-negative float32's bit pattern orders
+ * as the float does, so two counting passes over the patterns (high 16 bits, then low 16 bits
+ * inside the one high bucket that holds rank k) find it with no copy and no swaps. That is
+ * the per-tensor threshold of every analysis and export, on tensors of up to 10⁸ values.
  */
 
 export type NumericArray = Float32Array | Float64Array;
@@ -44,6 +49,7 @@ export function kthSmallestInPlace(values: NumericArray, k: number): number {
 
 /** k-th smallest magnitude; throws on NaN, which has no place in an order. */
 export function kthSmallestAbs(values: NumericArray, k: number): number {
+  if (values instanceof Float32Array) return kthSmallestAbsFloat32(values, k);
   // Same element type as the input: |x| of a float32 is exact, and a copy of a large tensor
   // should not double in size.
   const magnitudes = values instanceof Float32Array ? new Float32Array(values.length) : new Float64Array(values.length);
@@ -53,6 +59,42 @@ export function kthSmallestAbs(values: NumericArray, k: number): number {
     magnitudes[i] = Math.abs(v);
   }
   return kthSmallestInPlace(magnitudes, k);
+}
+
+const ABS_MASK = 0x7fffffff;
+const INFINITY_BITS = 0x7f800000;
+
+function kthSmallestAbsFloat32(values: Float32Array, k: number): number {
+  const n = values.length;
+  if (!Number.isInteger(k) || k < 1 || k > n) throw new RangeError(`k = ${k} is outside 1..${n}`);
+  const bits = new Uint32Array(values.buffer, values.byteOffset, n);
+  const high = new Uint32Array(0x8000);
+  for (let i = 0; i < n; i++) {
+    const key = (bits[i] as number) & ABS_MASK;
+    if (key > INFINITY_BITS) throw new RangeError(`NaN at index ${i}`);
+    high[key >>> 16] = (high[key >>> 16] as number) + 1;
+  }
+  const [bucket, before] = bucketOfRank(high, k);
+  const low = new Uint32Array(0x10000);
+  for (let i = 0; i < n; i++) {
+    const key = (bits[i] as number) & ABS_MASK;
+    if (key >>> 16 === bucket) low[key & 0xffff] = (low[key & 0xffff] as number) + 1;
+  }
+  const [offset] = bucketOfRank(low, k - before);
+  const out = new Float32Array(1);
+  new Uint32Array(out.buffer)[0] = (bucket << 16) | offset;
+  return out[0] as number;
+}
+
+/** The bucket holding the rank-th smallest entry (1-based), and how many entries lie below it. */
+function bucketOfRank(counts: Uint32Array, rank: number): [number, number] {
+  let below = 0;
+  for (let b = 0; b < counts.length; b++) {
+    const next = below + (counts[b] as number);
+    if (next >= rank) return [b, below];
+    below = next;
+  }
+  throw new RangeError(`rank ${rank} exceeds the ${below} values counted`);
 }
 
 function medianOfThree(values: NumericArray, a: number, b: number, c: number): number {
