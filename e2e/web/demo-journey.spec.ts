@@ -116,7 +116,7 @@ test('open → analyze → tune → spectrum → side by side → export → cra
   await test.step('reload: the autosaved settings and the view come back', async () => {
     const value = (name: string) => page.getByRole('spinbutton', { name: `${name} value` });
     const [alpha, tau] = [await value('α').inputValue(), await value('τ').inputValue()];
-    await expect(page.getByTestId('save-marker')).toHaveAttribute('data-status', 'saved');
+    await expect(page.getByTestId('save-marker').first()).toHaveAttribute('data-status', 'saved');
     await page.reload();
     await expect(page.getByRole('button', { name: 'Tune', exact: true })).toHaveAttribute('aria-current', 'page');
     await expect(value('α')).toHaveValue(alpha);

@@ -67,7 +67,7 @@ test('the verdict: identical, caveats, and none under a failed open', async ({ p
 
 test('a missing calibration file says not-found with its path, and the error goes once the path is fixed', async ({ page }) => {
   await page.goto(server.url);
-  await expect(page.getByTestId('save-marker')).toHaveAttribute('data-status', 'saved');
+  await expect(page.getByTestId('save-marker').first()).toHaveAttribute('data-status', 'saved');
   await tab(page, 'Analysis').click();
   await page.getByText('Calibration sets and limits').click();
   const field = page.getByLabel('D_R reasoning prompts (JSONL)');
