@@ -50,9 +50,7 @@ export function kthSmallestInPlace(values: NumericArray, k: number): number {
 /** k-th smallest magnitude; throws on NaN, which has no place in an order. */
 export function kthSmallestAbs(values: NumericArray, k: number): number {
   if (values instanceof Float32Array) return kthSmallestAbsFloat32(values, k);
-  // Same element type as the input: |x| of a float32 is exact, and a copy of a large tensor
-  // should not double in size.
-  const magnitudes = values instanceof Float32Array ? new Float32Array(values.length) : new Float64Array(values.length);
+  const magnitudes = new Float64Array(values.length);
   for (let i = 0; i < values.length; i++) {
     const v = values[i] as number;
     if (Number.isNaN(v)) throw new RangeError(`NaN at index ${i}`);
