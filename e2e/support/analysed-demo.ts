@@ -1,10 +1,13 @@
 /**
  * A data folder whose demo project is already analysed, for specs about what happens after an
  * analysis (autosave, stale results, cancel, a second project): the demo analysis runs once per
- * checkout into test-results/analysed-demo-data (through the engine's own handlers, with the demo
- * project's settings, exactly as the Analyze button runs it), and each spec gets a fresh copy.
- * The analysis cache is keyed by input hashes and paths, so a copy is 'cached' for `crane serve`.
+ * checkout (through the engine's own handlers, with the demo project's settings, exactly as the
+ * Analyze button runs it), and each spec gets a fresh copy. The analysis cache is keyed by input
+ * hashes and paths, so a copy is 'cached' for `crane serve`. The analysed folder is kept in
+ * node_modules/.cache/crane-e2e/, one per checkout path (the project records absolute paths);
+ * delete it to analyse again, e.g. after `npm run demo:train`.
  */
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +16,8 @@ import { EngineSession } from '../../engine/handlers/engine-session.ts';
 import { ensureDemoProject } from '../../engine/project/demo-project.ts';
 import { ROOT } from '../../tools/setup/build-electron.ts';
 
-const CACHE = join(ROOT, 'test-results', 'analysed-demo-data');
+// Not under test-results/: Playwright empties that folder at the start of every run.
+const CACHE = join(ROOT, 'node_modules', '.cache', 'crane-e2e', `analysed-demo-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}`);
 const DONE = join(CACHE, 'analysed');
 
 async function analyseDemoInto(dataDir: string): Promise<void> {
