@@ -35,7 +35,7 @@ describe('crane analyze / preview / verify / merge', () => {
     const first = await runCli([...analyzeArgs(), '--workers', '2', '--json']);
     expect(first.code, first.err).toBe(0);
     const summary = JSON.parse(first.out) as { stages: { stage: string; cached: boolean }[] };
-    expect(summary.stages.map((s) => s.stage)).toEqual(['targets', 'projectors', 'gradients', 'gates']);
+    expect(summary.stages.map((s) => s.stage)).toEqual(['targets', 'projectors', 'gradients', 'gates', 'curvature']);
     expect(first.err).toMatch(/gradients\s+done in/);
     const open = join(root, 'open');
     const again = await runCli([...analyzeArgs(), '--export', open]);

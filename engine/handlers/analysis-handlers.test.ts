@@ -42,7 +42,7 @@ describe('analysis handlers', () => {
   it('analyze runs every stage with progress and stageDone events, then reports them cached', async () => {
     const ctx = recordingContext();
     const summary = await call(h, 'analyze', { projectDir: h.projectDir, settings: h.settings.analysis }, ctx);
-    expect(summary.stages.map((s) => s.stage)).toEqual(['targets', 'projectors', 'gradients', 'gates']);
+    expect(summary.stages.map((s) => s.stage)).toEqual(['targets', 'projectors', 'gradients', 'gates', 'curvature']);
     expect(summary.stages.every((s) => !s.cached)).toBe(true);
     expect(ctx.of('progress').length).toBeGreaterThan(0);
     expect(ctx.of('progress').every((p) => p.requestId === ctx.requestId && p.fraction >= 0 && p.fraction <= 1)).toBe(true);
@@ -72,15 +72,17 @@ describe('analysis handlers', () => {
   it('preview is InstantPreview on the heatmap cells, with the retained norm as a plain ratio', async () => {
     const preview = await call(h, 'preview', { settings, alphas: [0, 0.5, 1] });
     const { preview: instant } = await h.session.analysis();
-    const expected = instant.evaluate(resolveCraneSettings(settings, null, { think: [], special: [] }));
+    const resolved = resolveCraneSettings(settings, null, { think: [], special: [] });
+    const expected = instant.evaluate(resolved);
     expect(preview.deltaLossReasoning).toBeCloseTo(expected.deltaLossReasoning, 9);
     expect(preview.deltaLossAgent).toBeCloseTo(expected.deltaLossAgent, 9);
-    expect(Array.from(preview.curve.deltaLossReasoning)[2]).toBeCloseTo(expected.deltaLossReasoning / settings.alpha, 5);
+    expect(preview.breakdown).toEqual(expected.breakdown);
+    expect(Array.from(preview.curve.deltaLossReasoning)[2]).toBeCloseTo(instant.evaluate({ ...resolved, alpha: 1 }).deltaLossReasoning, 5);
     const at = expected.blocks.indexOf('attention@0');
     expect(preview.retainedNorm.values[0]).toBeCloseTo(Math.sqrt(expected.retainedFraction[at] as number), 5);
     expect(preview.effectiveScale.values[0]).toBeCloseTo(expected.effectiveScale[at] as number, 5);
     const doubled = await call(h, 'preview', { settings: { ...settings, alpha: 2 * settings.alpha }, alphas: [] });
-    expect(doubled.deltaLossReasoning).toBeCloseTo(2 * preview.deltaLossReasoning, 9);
+    expect(doubled.deltaLossReasoning).toBeCloseTo(instant.evaluate({ ...resolved, alpha: 2 * settings.alpha }).deltaLossReasoning, 9);
     expect(await codeOf(call(h, 'preview', { settings: { ...settings, keepQuantile: 0.7 }, alphas: [] }))).toBe('invalid-params');
   });
 

@@ -16,6 +16,7 @@ import type { AnalysisArtifacts } from '../analysis/analysis-store.ts';
 import { InstantPreview } from '../analysis/preview.ts';
 import type { TokenRows } from '../protocol/settings-schemas.ts';
 import { editTokenRows } from '../pipeline/checkpoint-tokenizer.ts';
+import { loadCurvature } from '../pipeline/curvature-stage.ts';
 import { loadPipelineAnalysis, pipelinePaths, type PipelineRecord } from '../pipeline/pipeline-folder.ts';
 import { ProtocolError } from '../protocol/errors.ts';
 import { newProject, readProjectFile, type StoredProject } from '../project/project-file.ts';
@@ -136,7 +137,7 @@ async function loadAnalysisOf(dir: string, project: StoredProject): Promise<Load
     resultDir: pipelinePaths(analysisDir).result,
     record,
     artifacts,
-    preview: new InstantPreview(artifacts.coefficients, gate),
+    preview: new InstantPreview(artifacts.coefficients, gate, await loadCurvature(analysisDir, record)),
     columns: { coarse: blockColumns(gate, 'coarse'), fine: blockColumns(gate, 'fine') },
   };
 }

@@ -1,5 +1,7 @@
 /**
- * preview: InstantPreview.evaluate at the UI's settings, laid out on the heatmap's columns.
+ * preview: InstantPreview.evaluate at the UI's settings, laid out on the heatmap's columns,
+ * with its per-group breakdown, curvature state and measured range passed through as they are
+ * (the session builds the preview with the analysis' curvature stage when it has finished).
  *
  * Two translations: the preview's retainedFraction is ‖Π(U)‖²/‖U‖² while the protocol's
  * retainedNorm is ‖Δ'‖/‖Δ‖ (its square root); and blocks the preview does not cover (routers:
@@ -41,14 +43,21 @@ export function previewHandler(session: EngineSession) {
         retained[cell] = Math.sqrt(Math.max(0, Math.min(1, result.retainedFraction[i] as number)));
       });
       const shape = { rows: columns.layers, cols: columns.names.length };
+      const { curve } = result;
       return {
         deltaLossReasoning: result.deltaLossReasoning,
         deltaLossAgent: result.deltaLossAgent,
+        firstOrder: result.firstOrder,
+        breakdown: [...result.breakdown],
         curve: {
-          alphas: Float32Array.from(result.curve.alphas),
-          deltaLossReasoning: Float32Array.from(result.curve.deltaLossReasoning),
-          deltaLossAgent: Float32Array.from(result.curve.deltaLossAgent),
+          alphas: Float32Array.from(curve.alphas),
+          deltaLossReasoning: Float32Array.from(curve.deltaLossReasoning),
+          deltaLossAgent: Float32Array.from(curve.deltaLossAgent),
+          firstOrderReasoning: Float32Array.from(curve.firstOrderReasoning),
+          firstOrderAgent: Float32Array.from(curve.firstOrderAgent),
         },
+        curvature: { state: result.curvature.state, staleReasons: result.curvature.state === 'absent' ? [] : [...result.curvature.staleReasons] },
+        range: result.range === null ? null : { ...result.range, tolerance: { ...result.range.tolerance }, anchors: [...result.range.anchors] },
         effectiveScale: { ...shape, values: effective },
         retainedNorm: { ...shape, values: retained },
       };

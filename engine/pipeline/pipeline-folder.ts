@@ -3,7 +3,7 @@
  *
  *   DIR/pipeline.json            what was analysed: checkpoint paths, settings, input hashes
  *   DIR/decode-cache.jsonl       decoded targets (decode-cache.ts), valid across invalidations
- *   DIR/stages/{targets,projectors,gradients}/   resumable stage caches with done.json markers
+ *   DIR/stages/{targets,projectors,gradients,curvature}/   resumable stage caches with done.json markers
  *   DIR/result/                  the final artifacts, written by engine/analysis/analysis-store
  *
  *   loadPipelineAnalysis(dir) → { record, artifacts }   the finished analysis, or a clear error
@@ -37,6 +37,7 @@ export function pipelinePaths(dir: string) {
     sequences: join(stages, 'targets', 'sequences.jsonl'),
     projectors: join(stages, 'projectors'),
     gradients: join(stages, 'gradients'),
+    curvature: join(stages, 'curvature'),
     result: join(dir, 'result'),
   };
 }

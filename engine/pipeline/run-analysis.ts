@@ -5,7 +5,7 @@
  *
  * Order: preflight (pair report, runtime support, finite weights — before anything is written),
  * input hashes, then the stages
- *   targets → projectors → gradients → gates (+ writeAnalysis into DIR/result)
+ *   targets → projectors → gradients → gates (+ writeAnalysis into DIR/result) → curvature
  * each skipped when its marker matches its key (reported `cached`), redone when the key changed
  * (reported with the reasons), resumed when a run with the same key was cancelled inside it.
  * A stage's key holds the keys of the stages it reads, so a changed input or setting re-runs
@@ -19,6 +19,7 @@ import { mkdir } from 'node:fs/promises';
 import { loadAnalysis, writeAnalysis, type AnalysisArtifacts } from '../analysis/analysis-store.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import type { PipelineSettings } from './analysis-settings.ts';
+import { curvatureKey, runCurvature } from './curvature-stage.ts';
 import { runGates } from './gates-stage.ts';
 import { gradientsKey, runGradients } from './gradients-stage.ts';
 import { hashInputs } from './input-hashing.ts';
@@ -68,6 +69,7 @@ export async function runAnalysis(options: AnalyzeOptions): Promise<AnalysisRun>
       stages.push(await runStage(ctx, 'gradients', paths.gradients, gradients, (clock) => runGradients(ctx, clock)));
       const gates = await runGatesStage(ctx);
       stages.push(gates.event);
+      stages.push(await runStage(ctx, 'curvature', paths.curvature, curvatureKey(ctx), (clock) => runCurvature(ctx, gates.artifacts, clock)));
       return { dir: paths.dir, resultDir: paths.result, stages, artifacts: gates.artifacts, inputs, seconds: (performance.now() - started) / 1000 };
     } finally {
       await thinking.close();

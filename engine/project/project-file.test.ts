@@ -75,7 +75,7 @@ describe('project file', () => {
   it('reports every analysis stage missing for a project never analysed', async () => {
     await withTempDir(async (dir) => {
       const states = await projectStageStates(dir, newProject());
-      expect(states.map((s) => s.state)).toEqual(['missing', 'missing', 'missing', 'missing']);
+      expect(states.map((s) => s.state)).toEqual(['missing', 'missing', 'missing', 'missing', 'missing']);
     });
   });
 

@@ -50,6 +50,7 @@ export async function projectStageStates(dir: string, project: StoredProject): P
     projectors: await marker(paths.projectors),
     gradients: await marker(paths.gradients),
     gates: loaded.state === 'cached' && !matches ? 'stale' : loaded.state,
+    curvature: await marker(paths.curvature),
   };
   return ANALYSIS_STAGES.map((stage) => ({ stage, state: states[stage] }));
 }

@@ -27,13 +27,36 @@ export const gateMetricsSchema = z.strictObject({
   relativeDelta: matrixSchema,
 });
 
-/** ΔL ≈ g · Δθ, at the current α and along a sweep of α. */
+const lossPairSchema = z.strictObject({ reasoning: z.number(), agent: z.number() });
+
+/** The tensor groups the preview's breakdown names (engine/crane/edit-directions.ts EditGroup). */
+export const PREVIEW_GROUPS = ['attention', 'linear_attn', 'ffn', 'expert', 'shared_expert', 'norm', 'other', 'final_norm', 'embed_think', 'lm_head_think', 'lm_head_blend'] as const;
+
+/**
+ * ΔL ≈ Σ c_b g·Δ_b + ½ Σ c_b c_b' Δ_bᵀHΔ_b', at the current α and along a sweep of α
+ * (engine/analysis/preview.ts). `breakdown` sums to the totals; `firstOrder` and the curve's
+ * first-order arrays leave the curvature out. `curvature.state` is `absent` when the analysis
+ * has none (first order over the layer tensors only), `stale` when q/τ/k/toggles differ from
+ * those it was measured at. `range`: the losses measured at analysis time next to the model,
+ * and the α up to which they agree within the tolerance (null without measurements).
+ */
 export const previewSchema = z.strictObject({
   deltaLossReasoning: z.number(),
   deltaLossAgent: z.number(),
+  firstOrder: lossPairSchema,
+  breakdown: z.array(z.strictObject({ group: z.enum(PREVIEW_GROUPS), firstOrder: lossPairSchema, secondOrder: lossPairSchema })),
   curve: z
-    .strictObject({ alphas: float32Schema, deltaLossReasoning: float32Schema, deltaLossAgent: float32Schema })
-    .refine((c) => c.deltaLossReasoning.length === c.alphas.length && c.deltaLossAgent.length === c.alphas.length, 'curve arrays must have one value per α'),
+    .strictObject({ alphas: float32Schema, deltaLossReasoning: float32Schema, deltaLossAgent: float32Schema, firstOrderReasoning: float32Schema, firstOrderAgent: float32Schema })
+    .refine((c) => [c.deltaLossReasoning, c.deltaLossAgent, c.firstOrderReasoning, c.firstOrderAgent].every((v) => v.length === c.alphas.length), 'curve arrays must have one value per α'),
+  curvature: z.strictObject({ state: z.enum(['absent', 'current', 'stale']), staleReasons: z.array(z.string()) }),
+  range: z
+    .strictObject({
+      trustedUpTo: z.number(),
+      tolerance: z.strictObject({ relative: z.number(), absolute: z.number() }),
+      split: z.string(),
+      anchors: z.array(z.strictObject({ alpha: z.number(), measured: lossPairSchema, predicted: lossPairSchema, firstOrder: lossPairSchema, agrees: z.boolean() })),
+    })
+    .nullable(),
   /** Settings-dependent heatmaps: α · S per block, and ‖Δ'‖ / ‖Δ‖ after thresholding and GSP. */
   effectiveScale: matrixSchema,
   retainedNorm: matrixSchema,
@@ -74,8 +97,6 @@ export const tensorViewSchema = z.strictObject({
 });
 
 export const layerViewSchema = z.strictObject({ block: blockSchema, tensors: z.array(tensorViewSchema) });
-
-const lossPairSchema = z.strictObject({ reasoning: z.number(), agent: z.number() });
 
 /** Calibration losses of the edited weights next to θ_I's, and the set they were measured on. */
 export const verifyResultSchema = z.strictObject({

@@ -48,6 +48,7 @@ export const ANALYSIS_STAGES = [
   'projectors', // format activations and their SVD (GSP)
   'gradients', // g_R and g_A at θ_I, layer by layer
   'gates', // per-block gate sums, δ statistics and the preview coefficients
+  'curvature', // the preview's special-tensor gradients, curvature along the edit and measured anchors
 ] as const;
 
 /** The stages of the long jobs, named in progress and stageDone events. */

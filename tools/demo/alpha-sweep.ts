@@ -1,27 +1,30 @@
 /**
  * `node --import tsx tools/demo/alpha-sweep.ts [--demo ROOT] [--out DIR] [--alphas 0.05,0.1,…] [--fresh]`:
- * the first-order preview against measurement on the built-in demo pair.
+ * the preview against measurement on the built-in demo pair.
  *
- * Runs the CRANE analysis of assets/demo (timed; cached stages are reused unless --fresh), then
- * for each α builds the CRANE edit (default settings) and prints predicted ΔL_R / ΔL_A next to
- * the measured ones:
- *   - "layers, train": the edit restricted to what the prediction covers (the decoder-layer
- *     tensors: think-row strength 0, so embedding/lm_head stay θ_I) on the calibration sets — the
- *     sequences the gradients are about. This is the first-order check.
- *   - "full, verify": the whole CRANE edit (think rows 0.8 of the way to θ_T, independent of
- *     α) on the analysis' evaluation set — what `crane verify` reports.
+ * Runs the CRANE analysis of assets/demo (timed; cached stages are reused unless --fresh; the
+ * curvature stage included), then for each α at the default settings prints, for ΔL_R and ΔL_A:
+ *   - 1st: the preview's first-order part (every edited tensor group: layers, think rows, final norm);
+ *   - +curv: the preview's total, with the curvature term;
+ *   - train: measured by Verify on the calibration sets' train split — the sequences the
+ *     gradients and curvature are about, so this is the check of the model;
+ *   - eval: measured by Verify on the demo's held-out evaluation files (eval-reasoning.jsonl,
+ *     eval-tool-use.jsonl), which the prediction has never seen.
+ * Then the preview's per-group breakdown at the default α and the α range its anchors trust.
  * Decode budgets are capped at 1024 / 512 new tokens: the demo's replies are far shorter.
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_DEMO_ANALYSIS_DIR, runDemoAnalysis } from './demo-analysis.ts';
-import { ModelTokenizer } from '../../engine/calibration/tokenizer.ts';
+import { InstantPreview } from '../../engine/analysis/preview.ts';
+import { formatTable } from '../../engine/cli/format.ts';
 import { demoPaths } from '../../engine/demo/demo-layout.ts';
-import { tokenRowsOf } from '../../engine/pipeline/edit-method.ts';
+import { Checkpoint } from '../../engine/io/checkpoint.ts';
+import { editTokenRows } from '../../engine/pipeline/checkpoint-tokenizer.ts';
+import { loadCurvature } from '../../engine/pipeline/curvature-stage.ts';
+import { loadPipelineAnalysis } from '../../engine/pipeline/pipeline-folder.ts';
 import { verifyEdit } from '../../engine/pipeline/verify.ts';
 import { defaultResolvedSettings } from '../../engine/protocol/settings-defaults.ts';
-import { formatTable } from '../../engine/cli/format.ts';
 import { initBackend } from '../../engine/tensor/backend.ts';
-import { Checkpoint } from '../../engine/io/checkpoint.ts';
 
 const { values: args } = parseArgs({ options: { demo: { type: 'string' }, out: { type: 'string' }, alphas: { type: 'string', default: '0.05,0.1,0.25,0.5,1' }, fresh: { type: 'boolean' } } });
 const paths = demoPaths(args.demo);
@@ -45,16 +48,38 @@ process.on('uncaughtException', (error) => {
 const backend = await initBackend();
 process.stdout.write(`backend ${backend.name}; analysis into ${outDir}\n`);
 const seconds = await runDemoAnalysis(paths, outDir, { fresh: args.fresh === true, log: (line) => process.stdout.write(`${line}\n`) });
-process.stdout.write(`analysis wall time: ${seconds.toFixed(1)} s (target < 600 s)\n\n`);
+process.stdout.write(`analysis wall time: ${seconds.toFixed(1)} s\n\n`);
 
-const tokens = tokenRowsOf(await ModelTokenizer.load(paths.instruct));
+const { record, artifacts } = await loadPipelineAnalysis(outDir);
+const curvature = await loadCurvature(outDir, record);
+if (curvature === undefined) throw new Error(`${outDir} has no finished curvature stage`);
+const preview = new InstantPreview(artifacts.coefficients, artifacts.gate, curvature);
+const defaults = defaultResolvedSettings(await editTokenRows(paths.instruct, (message) => process.stdout.write(`${message}\n`)));
+const evaluation = { source: 'files', reasoning: paths.evalReasoning, agent: paths.evalToolUse } as const;
+
+const f = (x: number) => (Math.abs(x) < 1e-3 && x !== 0 ? x.toExponential(2) : `${x >= 0 ? '+' : ''}${x.toFixed(4)}`);
 const rows: string[][] = [];
-const f = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(4)}`;
 for (const alpha of alphas) {
-  const settings = { ...defaultResolvedSettings(tokens), alpha };
-  const train = await verifyEdit({ analysisDir: outDir, method: { method: 'crane', settings: { ...settings, special: { ...settings.special, thinkRows: 0 } } }, evaluation: { source: 'calibration' } });
-  const full = await verifyEdit({ analysisDir: outDir, method: { method: 'crane', settings } });
-  const predicted = train.predicted ?? { reasoning: Number.NaN, agent: Number.NaN };
-  rows.push([String(alpha), f(predicted.reasoning), f(train.measured.reasoning), f(full.measured.reasoning), f(predicted.agent), f(train.measured.agent), f(full.measured.agent)]);
+  const settings = { ...defaults, alpha };
+  const predicted = preview.evaluate(settings);
+  const method = { method: 'crane', settings } as const;
+  const train = (await verifyEdit({ analysisDir: outDir, method, evaluation: { source: 'calibration' } })).measured;
+  const held = (await verifyEdit({ analysisDir: outDir, method, evaluation })).measured;
+  rows.push([
+    String(alpha),
+    f(predicted.firstOrder.reasoning), f(predicted.deltaLossReasoning), f(train.reasoning), f(held.reasoning),
+    f(predicted.firstOrder.agent), f(predicted.deltaLossAgent), f(train.agent), f(held.agent),
+  ]);
+  process.stdout.write(`α ${alpha} measured\n`);
 }
-process.stdout.write(`${formatTable(['α', 'ΔL_R pred', 'ΔL_R layers, train', 'ΔL_R full, verify', 'ΔL_A pred', 'ΔL_A layers, train', 'ΔL_A full, verify'], rows)}\n`);
+process.stdout.write(`\n${formatTable(['α', 'ΔL_R 1st', 'ΔL_R +curv', 'ΔL_R train', 'ΔL_R eval', 'ΔL_A 1st', 'ΔL_A +curv', 'ΔL_A train', 'ΔL_A eval'], rows)}\n`);
+
+const atDefault = preview.evaluate(defaults);
+const breakdown = atDefault.breakdown.map((t) => [t.group, f(t.firstOrder.reasoning), f(t.secondOrder.reasoning), f(t.firstOrder.agent), f(t.secondOrder.agent)]);
+process.stdout.write(`\nbreakdown at α ${defaults.alpha} (sums to ΔL_R ${f(atDefault.deltaLossReasoning)}, ΔL_A ${f(atDefault.deltaLossAgent)}):\n`);
+process.stdout.write(`${formatTable(['group', 'ΔL_R 1st', 'ΔL_R 2nd', 'ΔL_A 1st', 'ΔL_A 2nd'], breakdown)}\n`);
+const range = atDefault.range;
+if (range !== null) {
+  const anchors = range.anchors.map((a) => `α ${a.alpha}: measured ${f(a.measured.reasoning)} / ${f(a.measured.agent)}, model ${f(a.predicted.reasoning)} / ${f(a.predicted.agent)} ${a.agrees ? 'agrees' : 'off'}`);
+  process.stdout.write(`\nanchors (${range.split} split, tolerance ${range.tolerance.relative * 100}% or ${range.tolerance.absolute}): ${anchors.join('; ')}\ntrusted up to α ${range.trustedUpTo}\n`);
+}

@@ -81,7 +81,19 @@ export const SAMPLE_RESULTS: { readonly [K in RequestName]: Result<K> } = {
   preview: {
     deltaLossReasoning: -0.12,
     deltaLossAgent: 0.004,
-    curve: { alphas: f32(0, 0.25, 0.5), deltaLossReasoning: f32(0, -0.12, -0.2), deltaLossAgent: f32(0, 0.004, 0.02) },
+    firstOrder: { reasoning: -0.1, agent: 0.001 },
+    breakdown: [
+      { group: 'attention', firstOrder: { reasoning: -0.06, agent: 0.001 }, secondOrder: { reasoning: -0.01, agent: 0.002 } },
+      { group: 'embed_think', firstOrder: { reasoning: -0.04, agent: 0 }, secondOrder: { reasoning: -0.01, agent: 0.001 } },
+    ],
+    curve: { alphas: f32(0, 0.25, 0.5), deltaLossReasoning: f32(0, -0.12, -0.2), deltaLossAgent: f32(0, 0.004, 0.02), firstOrderReasoning: f32(0, -0.1, -0.2), firstOrderAgent: f32(0, 0.001, 0.002) },
+    curvature: { state: 'stale', staleReasons: ['τ 0.05 (curvature at 0.03)'] },
+    range: {
+      trustedUpTo: 0.25,
+      tolerance: { relative: 0.1, absolute: 1e-5 },
+      split: 'train',
+      anchors: [{ alpha: 0.25, measured: { reasoning: -0.12, agent: 0.004 }, predicted: { reasoning: -0.115, agent: 0.0038 }, firstOrder: { reasoning: -0.1, agent: 0.001 }, agrees: true }],
+    },
     effectiveScale: matrix(2, 3),
     retainedNorm: matrix(2, 3),
   },

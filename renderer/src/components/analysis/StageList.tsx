@@ -8,6 +8,7 @@ const LABELS: Record<AnalysisStage, string> = {
   projectors: 'GSP projectors (format activations, SVD)',
   gradients: 'Gradients g_R, g_A at θ_I',
   gates: 'Gate sums, δ statistics and preview coefficients',
+  curvature: 'Preview curvature and measured anchors',
 };
 
 const STATE_TEXT: Record<StageView['state'], string> = { missing: 'not run', cached: 'cached', stale: 'stale', running: 'running', done: 'done' };

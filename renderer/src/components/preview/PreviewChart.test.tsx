@@ -16,7 +16,17 @@ function preview(slopeR: number, slopeA: number, alpha: number): Preview {
   return {
     deltaLossReasoning: slopeR * alpha,
     deltaLossAgent: slopeA * alpha,
-    curve: { alphas, deltaLossReasoning: alphas.map((a) => slopeR * a), deltaLossAgent: alphas.map((a) => slopeA * a) },
+    firstOrder: { reasoning: slopeR * alpha, agent: slopeA * alpha },
+    breakdown: [],
+    curve: {
+      alphas,
+      deltaLossReasoning: alphas.map((a) => slopeR * a),
+      deltaLossAgent: alphas.map((a) => slopeA * a),
+      firstOrderReasoning: alphas.map((a) => slopeR * a),
+      firstOrderAgent: alphas.map((a) => slopeA * a),
+    },
+    curvature: { state: 'absent', staleReasons: [] },
+    range: null,
     effectiveScale: empty,
     retainedNorm: empty,
   };

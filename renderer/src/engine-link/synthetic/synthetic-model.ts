@@ -123,13 +123,27 @@ export class SyntheticModel {
         slopeA -= scale * (metrics.sumAgent.values[i] ?? 0) * (1 - 1.6 * r);
       }
     }
-    const at = (a: number, slope: number, curvature: number) => slope * a * 0.9 + curvature * a * a;
-    const lossR = (a: number) => at(a, slopeR, 0.35);
-    const lossA = (a: number) => at(a, slopeA, 0.12);
+    const firstR = (a: number) => slopeR * a * 0.9;
+    const firstA = (a: number) => slopeA * a * 0.9;
+    const lossR = (a: number) => firstR(a) + 0.35 * a * a;
+    const lossA = (a: number) => firstA(a) + 0.12 * a * a;
+    const { alpha } = settings;
+    // One made-up group carries it all, so the breakdown sums to the totals as the engine's does.
+    const term = { group: 'attention' as const, firstOrder: { reasoning: firstR(alpha), agent: firstA(alpha) }, secondOrder: { reasoning: 0.35 * alpha * alpha, agent: 0.12 * alpha * alpha } };
     return {
-      deltaLossReasoning: lossR(settings.alpha),
-      deltaLossAgent: lossA(settings.alpha),
-      curve: { alphas: new Float32Array(alphas), deltaLossReasoning: new Float32Array(alphas.map(lossR)), deltaLossAgent: new Float32Array(alphas.map(lossA)) },
+      deltaLossReasoning: lossR(alpha),
+      deltaLossAgent: lossA(alpha),
+      firstOrder: term.firstOrder,
+      breakdown: [term],
+      curve: {
+        alphas: new Float32Array(alphas),
+        deltaLossReasoning: new Float32Array(alphas.map(lossR)),
+        deltaLossAgent: new Float32Array(alphas.map(lossA)),
+        firstOrderReasoning: new Float32Array(alphas.map(firstR)),
+        firstOrderAgent: new Float32Array(alphas.map(firstA)),
+      },
+      curvature: { state: 'current', staleReasons: [] },
+      range: null,
       effectiveScale,
       retainedNorm,
     };

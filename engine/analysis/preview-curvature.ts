@@ -1,0 +1,67 @@
+/**
+ * What the analysis measured beyond first order, for the preview: per edit direction Δ_b
+ * (crane/edit-directions.ts) the gradients g_K·Δ_b, the curvature Δ_bᵀH_KΔ_b' and a few losses
+ * measured at real edits to say where the quadratic model holds.
+ *
+ *   await writeCurvatureFile(path, curvature)
+ *   await readCurvatureFile(path) → PreviewCurvature | undefined (missing file)
+ *
+ * JSON: B is a few hundred at most (coarse blocks), so the B×B matrices are small.
+ */
+import { z } from 'zod';
+import { writeFileAtomic } from '../io/atomic-file.ts';
+import { readJsonFile } from '../io/json-file.ts';
+import type { EditDirection } from '../crane/edit-directions.ts';
+
+export const CURVATURE_FILE = 'curvature.json';
+
+const lossPair = z.strictObject({ reasoning: z.number(), agent: z.number() });
+const matrixPair = z.strictObject({ reasoning: z.array(z.number()), agent: z.array(z.number()) });
+
+/** The settings the directions were built at: q, τ, k and the two toggles that shape Δ_b. */
+const basisSchema = z.strictObject({
+  keepQuantile: z.number(),
+  tau: z.number(),
+  steepness: z.number(),
+  threshold: z.boolean(),
+  gsp: z.boolean(),
+});
+
+const curvatureSchema = z
+  .strictObject({
+    basis: basisSchema,
+    /** The special-tensor strengths the anchors were measured at (every other setting: `basis`, the gate on, no overrides). */
+    anchorSpecial: z.strictObject({ thinkRows: z.number(), lmHeadScale: z.number() }),
+    directions: z.array(z.strictObject({
+      key: z.string(),
+      group: z.enum(['attention', 'ffn', 'expert', 'shared_expert', 'linear_attn', 'norm', 'other', 'final_norm', 'embed_think', 'lm_head_think', 'lm_head_blend']),
+      coefficient: z.enum(['alpha-scale', 'think-rows', 'lm-head-scale']),
+    })),
+    /** The step ε_b each direction's gradient difference was taken over. */
+    epsilon: z.array(z.number().positive()),
+    /** g_K·Δ_b at θ_I. */
+    firstOrder: matrixPair,
+    /** Δ_bᵀ H_K Δ_b', row-major B×B, symmetric. */
+    hessian: matrixPair,
+    /** ΔL_K measured on the gradients' split at α (the rest as anchorSpecial / basis). */
+    anchors: z.array(z.strictObject({ alpha: z.number(), measured: lossPair })),
+    /** Which sequences the gradients, curvature and anchors are about. */
+    split: z.string(),
+  })
+  .refine((c) => c.epsilon.length === c.directions.length, 'one ε per direction')
+  .refine((c) => [c.firstOrder.reasoning, c.firstOrder.agent].every((v) => v.length === c.directions.length), 'one gradient term per direction')
+  .refine((c) => [c.hessian.reasoning, c.hessian.agent].every((v) => v.length === c.directions.length ** 2), 'a B×B curvature matrix per loss');
+
+export type CurvatureBasis = z.infer<typeof basisSchema>;
+
+export interface PreviewCurvature extends Omit<z.infer<typeof curvatureSchema>, 'directions'> {
+  readonly directions: readonly EditDirection[];
+}
+
+export async function writeCurvatureFile(path: string, curvature: PreviewCurvature): Promise<void> {
+  await writeFileAtomic(path, `${JSON.stringify(curvatureSchema.parse(curvature))}\n`);
+}
+
+export function readCurvatureFile(path: string): Promise<PreviewCurvature | undefined> {
+  return readJsonFile(path, curvatureSchema, 'a preview curvature file');
+}

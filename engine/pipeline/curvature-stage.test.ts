@@ -1,0 +1,134 @@
+/**
+ * The curvature stage on a tiny analysed pair (untied lm_head, so every direction kind is there),
+ * against measured losses: second differences of L_K along the stage's own directions, built
+ * with editedWeightSource and scored with sequenceLosses on the same train sequences, and the
+ * anchors against Verify on the calibration sets.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InstantPreview } from '../analysis/preview.ts';
+import type { PreviewCurvature } from '../analysis/preview-curvature.ts';
+import { editDirections, type DirectionBasis } from '../crane/edit-directions.ts';
+import type { PairedEdit } from '../crane/tensor-pair.ts';
+import { Checkpoint } from '../io/checkpoint.ts';
+import { loadCausalLM } from '../model/causal-lm.ts';
+import type { LossSequence } from '../model/layer-grads.ts';
+import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
+import { initBackend } from '../tensor/backend.ts';
+import { lossBatch, readSequences } from './calibration-sequences.ts';
+import { editTokenRows } from './checkpoint-tokenizer.ts';
+import { ANCHOR_ALPHAS, loadCurvature } from './curvature-stage.ts';
+import { editedWeightSource } from './edited-source.ts';
+import { pipelinePaths, readPipelineRecord } from './pipeline-folder.ts';
+import { runAnalysis, type AnalysisRun } from './run-analysis.ts';
+import { writeTinyProject } from './testing/tiny-project.ts';
+import { verifyEdit } from './verify.ts';
+
+let root: string;
+let outDir: string;
+let run: AnalysisRun;
+let curvature: PreviewCurvature;
+let instruct: Checkpoint;
+let thinking: Checkpoint;
+let basis: DirectionBasis;
+let batches: Record<'reasoning' | 'agent', LossSequence[]>;
+
+beforeAll(async () => {
+  await initBackend('wasm');
+  root = await mkdtemp(join(tmpdir(), 'crane-curvature-'));
+  const project = await writeTinyProject(root, { model: { tied: false }, noise: 0.01 });
+  outDir = join(root, 'analysis');
+  run = await runAnalysis({ ...project, outDir });
+  curvature = await loadCurvature(outDir, await readPipelineRecord(outDir)) as PreviewCurvature;
+  instruct = await Checkpoint.open(project.instruct);
+  thinking = await Checkpoint.open(project.thinking);
+  const tokens = await editTokenRows(project.instruct, () => undefined);
+  const context = { gate: run.artifacts.gate, projector: (key: string) => run.artifacts.projectors.get(key) };
+  basis = editDirections(instruct.tensors.keys(), defaultResolvedSettings(tokens), tokens, context);
+  const sequences = await readSequences(pipelinePaths(outDir).sequences);
+  batches = { reasoning: lossBatch(sequences, 'reasoning', 'train'), agent: lossBatch(sequences, 'agent', 'train') };
+}, 600_000);
+
+afterAll(async () => {
+  await instruct.close();
+  await thinking.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** θ_I + Σ steps[b]·Δ_b. */
+function along(steps: ReadonlyMap<number, number>): PairedEdit {
+  return (name, shape, thetaI, thetaT) => {
+    const values = Float32Array.from(thetaI);
+    for (const { direction, delta } of basis.deltasOf(name, shape, thetaI, thetaT)) {
+      const step = steps.get(direction) ?? 0;
+      delta.forEach((d, i) => (values[i] = (values[i] as number) + step * d));
+    }
+    return { values };
+  };
+}
+
+async function loss(steps: ReadonlyMap<number, number>, set: 'reasoning' | 'agent'): Promise<number> {
+  const scores = await loadCausalLM(editedWeightSource(instruct, thinking, along(steps))).sequenceLosses(batches[set]);
+  return scores.reduce((sum, s) => sum + s.loss, 0) / scores.length;
+}
+
+const index = (key: string) => basis.directions.findIndex((d) => d.key === key);
+const entry = (matrix: readonly number[], b: number, c: number) => matrix[b * basis.directions.length + c] as number;
+
+describe('curvature stage', () => {
+  it('runs after gates, marks itself done and measures along the same directions the edit is made of', () => {
+    expect(run.stages.map((s) => s.stage)).toEqual(['targets', 'projectors', 'gradients', 'gates', 'curvature']);
+    expect(curvature.directions).toEqual(basis.directions);
+    expect(curvature.directions.map((d) => d.group)).toEqual(expect.arrayContaining(['attention', 'ffn', 'norm', 'final_norm', 'lm_head_blend']));
+  });
+
+  it('matches finite differences of measured losses: g·Δ, the secant curvature (diagonal and cross) and the local one', async () => {
+    const [a, f] = [index('attention@0'), index('ffn@1')];
+    const k = 0.02; // central-difference step for slopes: the losses are smooth on this scale
+    for (const set of ['reasoning', 'agent'] as const) {
+      const at = (sa: number, sf: number) => loss(new Map([[a, sa], [f, sf]]), set);
+      /** d/dt L at (sa, sf) + t·(direction), from measured losses. */
+      const slope = async (sa: number, sf: number, along: 'a' | 'f') => {
+        const [da, df] = along === 'a' ? [k, 0] : [0, k];
+        return ((await at(sa + da, sf + df)) - (await at(sa - da, sf - df))) / (2 * k);
+      };
+      const g = curvature.firstOrder[set];
+      const m = curvature.hessian[set];
+      const [ea, ef] = [curvature.epsilon[a] as number, curvature.epsilon[f] as number];
+      const close = (estimate: number, measured: number, relative: number) => expect(Math.abs(estimate - measured)).toBeLessThanOrEqual(relative * Math.abs(measured) + 1e-6);
+      close(g[a] as number, await slope(0, 0, 'a'), 0.01);
+      // What the stage estimates, Δ_bᵀ(∇L(θ + ε_bΔ_b) − ∇L(θ))/ε_b symmetrised, from losses alone.
+      close(entry(m, a, a), ((await slope(ea, 0, 'a')) - (g[a] as number)) / ea, 0.02);
+      const cross = (((await slope(ea, 0, 'f')) - (g[f] as number)) / ea + ((await slope(0, ef, 'a')) - (g[a] as number)) / ef) / 2;
+      close(entry(m, a, f), cross, 0.05);
+      expect(entry(m, a, f)).toBe(entry(m, f, a));
+      // The local second derivative, (L(h) − 2L(0) + L(−h))/h²: the secant over ε_b differs by third-order terms.
+      const h = 0.1;
+      close(entry(m, a, a), ((await at(h, 0)) - 2 * (await at(0, 0)) + (await at(-h, 0))) / (h * h), 0.35);
+    }
+  }, 600_000);
+
+  it('has the layer blocks\' g·Δ the gradients stage gives the preview', () => {
+    const layersOnly = new InstantPreview(run.artifacts.coefficients, run.artifacts.gate).evaluate(defaultResolvedSettings({ think: [], special: [] }));
+    const withCurvature = new InstantPreview(run.artifacts.coefficients, run.artifacts.gate, curvature);
+    const layerGroups = new Set(['attention', 'ffn', 'norm']);
+    const layerFirstOrder = withCurvature.evaluate(defaultResolvedSettings({ think: [], special: [] })).breakdown.filter((t) => layerGroups.has(t.group)).reduce((s, t) => s + t.firstOrder.reasoning, 0);
+    expect(layerFirstOrder).toBeCloseTo(layersOnly.deltaLossReasoning, 12);
+    // The stage's own pass at θ_I, dotted per direction (c_b = α·S_b), agrees with the stored gradients' moments.
+    const direct = curvature.directions.reduce((sum, d, b) => {
+      if (!layerGroups.has(d.group)) return sum;
+      return sum + (layersOnly.effectiveScale[layersOnly.blocks.indexOf(d.key)] as number) * (curvature.firstOrder.reasoning[b] as number);
+    }, 0);
+    expect(Math.abs(direct - layersOnly.deltaLossReasoning)).toBeLessThan(1e-4 * Math.abs(layersOnly.deltaLossReasoning) + 1e-7);
+  });
+
+  it('measures the default edit at the anchor α as Verify does on the calibration sets', async () => {
+    expect(curvature.anchors.map((a) => a.alpha)).toEqual([...ANCHOR_ALPHAS]);
+    const tokens = await editTokenRows(instruct.dir, () => undefined);
+    const verified = await verifyEdit({ analysisDir: outDir, method: { method: 'crane', settings: { ...defaultResolvedSettings(tokens), alpha: 0.25 } }, evaluation: { source: 'calibration' } });
+    expect(curvature.anchors[0]?.measured.reasoning).toBeCloseTo(verified.measured.reasoning, 6);
+    expect(curvature.anchors[0]?.measured.agent).toBeCloseTo(verified.measured.agent, 6);
+  }, 600_000);
+});
