@@ -1,11 +1,13 @@
 /** Number and duration formatting shared by the views (byte sizes: formatBytes from the protocol entry). */
-/** Compact significant-digit formatting; exponent form for very small or large magnitudes. */
+/**
+ * `digits` significant digits (3 by default) everywhere in the studio; exponent form only below
+ * 1e-3, where a fixed form would need a run of zeros (1.2e-4, but 0.0123 and 123000).
+ */
 export function formatNumber(value: number, digits = 3): string {
   if (!Number.isFinite(value)) return '—';
   if (value === 0) return '0';
-  const abs = Math.abs(value);
-  if (abs < 1e-3 || abs >= 1e5) return value.toExponential(digits - 1);
-  return Number(value.toPrecision(digits)).toString();
+  if (Math.abs(value) < 1e-3) return value.toExponential(digits - 1);
+  return Number(value.toPrecision(digits)).toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 });
 }
 
 export function formatSigned(value: number, digits = 3): string {

@@ -9,9 +9,11 @@ import { cellAt, moveCell, type CellRef, type HeatmapLayout } from '../../lib/he
 import { markPaintedNow } from '../../lib/latency.ts';
 import { useApp, useAppStore } from '../../store/app-context.tsx';
 import type { AppState } from '../../store/app-store.ts';
-import { HEATMAP_METRICS } from '../../store/gates-slice.ts';
+import { HEATMAP_METRICS, type HeatmapMetric } from '../../store/gates-slice.ts';
 import { useElementWidth } from '../common/use-element-width.ts';
 import { drawHeatmap } from './draw-heatmap.ts';
+import { downloadBlob, heatmapCsv } from './heatmap-export.ts';
+import { overrideMarks } from './heatmap-marks.ts';
 import { heatmapData } from './heatmap-data.ts';
 import { HeatmapLegend } from './HeatmapLegend.tsx';
 import { HeatmapTooltip } from './HeatmapTooltip.tsx';
@@ -30,6 +32,11 @@ const selectedCell = (s: AppState): CellRef | null => {
   const groupIndex = groups.indexOf(block.group);
   return groupIndex < 0 ? null : { layer: block.layer, groupIndex };
 };
+
+function exportCsv(state: AppState, metric: HeatmapMetric): void {
+  const data = heatmapData(state, metric);
+  if (data !== null) downloadBlob(new Blob([heatmapCsv(data.matrix, data.groups)], { type: 'text/csv' }), `crane-${metric}.csv`);
+}
 
 export function GateHeatmap() {
   const store = useAppStore();
@@ -56,6 +63,8 @@ export function GateHeatmap() {
         ...data,
         selected: selectedCell(state),
         hovered: hoveredRef.current,
+        marks: overrideMarks(state.settings.current.overrides, data.groups, data.matrix.rows),
+        axes: { x: 'layer', y: data.groups.some((g) => g.startsWith('expert')) ? 'block / expert' : 'block' },
         textColor: style.getPropertyValue('--text').trim() || '#222',
         accentColor: style.getPropertyValue('--accent').trim() || '#e4572e',
       });
@@ -133,7 +142,17 @@ export function GateHeatmap() {
         />
       </div>
       {hovered !== null && <HeatmapTooltip cell={hovered} layout={layout} metric={metric} scrollTop={canvasRef.current?.parentElement?.scrollTop ?? 0} />}
-      {scale !== null && <HeatmapLegend scale={scale} label={label} />}
+      <div className="heatmap-footer">
+        {scale !== null && <HeatmapLegend scale={scale} label={label} />}
+        <div className="button-row">
+          <button type="button" className="small-button" onClick={() => exportCsv(store.getState(), metric)}>
+            Export CSV
+          </button>
+          <button type="button" className="small-button" onClick={() => canvasRef.current?.toBlob((blob) => blob !== null && downloadBlob(blob, `crane-${metric}.png`))}>
+            Export PNG
+          </button>
+        </div>
+      </div>
     </div>
   );
 }

@@ -1,9 +1,10 @@
-/** Values of the hovered block: the shown metric first, then the other gate metrics. */
+/** Values of the hovered block: its override or lock, the shown metric first, then the other gate metrics. */
 import { formatNumber } from '../../lib/format.ts';
 import { cellRect, matrixValue, type CellRef, type HeatmapLayout } from '../../lib/heatmap-geometry.ts';
 import { useApp } from '../../store/app-context.tsx';
 import { HEATMAP_METRICS, type HeatmapMetric } from '../../store/gates-slice.ts';
 import { metricMatrix } from './heatmap-data.ts';
+import { describeMark, overrideMarks } from './heatmap-marks.ts';
 
 export function HeatmapTooltip({ cell, layout, metric, scrollTop }: { cell: CellRef; layout: HeatmapLayout; metric: HeatmapMetric; scrollTop: number }) {
   const gates = useApp((s) => s.gates);
@@ -11,6 +12,7 @@ export function HeatmapTooltip({ cell, layout, metric, scrollTop }: { cell: Cell
   const preview = useApp((s) => s.preview);
   const group = gates.metrics.result?.groups[cell.groupIndex];
   if (group === undefined) return null;
+  const override = describeMark(overrideMarks(settings.current.overrides, [group], Infinity).find((m) => m.cell.layer === cell.layer), formatNumber);
   const state = { gates, settings, preview };
   const rows = [metric, ...HEATMAP_METRICS.map((m) => m.id).filter((m) => m !== metric)].map((id) => {
     const matrix = metricMatrix(state, id);
@@ -23,6 +25,7 @@ export function HeatmapTooltip({ cell, layout, metric, scrollTop }: { cell: Cell
       <div className="tooltip-title">
         layer {cell.layer} · {group}
       </div>
+      {override !== null && <div className="tooltip-note" data-testid="heatmap-tooltip-override">{override}</div>}
       <table>
         <tbody>
           {rows.map((r, i) => (

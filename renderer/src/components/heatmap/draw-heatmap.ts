@@ -6,6 +6,7 @@
 import { colorAt, type ColorScale } from '../../lib/color-scale.ts';
 import { cellRect, labelStep, type CellRef, type HeatmapLayout } from '../../lib/heatmap-geometry.ts';
 import type { Matrix } from '../../protocol.ts';
+import type { CellMark } from './heatmap-marks.ts';
 
 export interface HeatmapPaint {
   readonly layout: HeatmapLayout;
@@ -14,6 +15,9 @@ export interface HeatmapPaint {
   readonly scale: ColorScale;
   readonly selected: CellRef | null;
   readonly hovered: CellRef | null;
+  readonly marks: readonly CellMark[];
+  /** Axis titles: along x (layers) and y (blocks). */
+  readonly axes: { readonly x: string; readonly y: string };
   readonly textColor: string;
   readonly accentColor: string;
 }
@@ -43,7 +47,7 @@ export function drawHeatmap(canvas: HTMLCanvasElement, paint: HeatmapPaint): boo
   const { layout, matrix, groups } = paint;
   const dpr = window.devicePixelRatio || 1;
   const cssWidth = layout.left + layout.width + 8;
-  const cssHeight = layout.top + layout.height + 24;
+  const cssHeight = layout.top + layout.height + 36;
   if (canvas.width !== Math.round(cssWidth * dpr) || canvas.height !== Math.round(cssHeight * dpr)) {
     canvas.width = Math.round(cssWidth * dpr);
     canvas.height = Math.round(cssHeight * dpr);
@@ -78,10 +82,41 @@ export function drawHeatmap(canvas: HTMLCanvasElement, paint: HeatmapPaint): boo
     const r = cellRect(layout, { layer: l, groupIndex: 0 });
     ctx.fillText(String(l), r.x + r.width / 2, layout.top + layout.height + 5);
   }
+  ctx.fillText(paint.axes.x, layout.left + layout.width / 2, layout.top + layout.height + 20);
+  ctx.save();
+  ctx.translate(8, layout.top + layout.height / 2);
+  ctx.rotate(-Math.PI / 2);
+  ctx.fillText(paint.axes.y, 0, -4);
+  ctx.restore();
+
+  for (const mark of paint.marks) drawMark(ctx, layout, mark, paint.textColor);
 
   outline(ctx, layout, paint.hovered, paint.textColor, 1);
   outline(ctx, layout, paint.selected, paint.accentColor, 2);
   return true;
+}
+
+/** A cross over a locked cell, a corner triangle on an overridden gate. */
+function drawMark(ctx: CanvasRenderingContext2D, layout: HeatmapLayout, mark: CellMark, color: string) {
+  const r = cellRect(layout, mark.cell);
+  ctx.strokeStyle = color;
+  ctx.fillStyle = color;
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  if (mark.locked) {
+    const inset = Math.min(r.width, r.height) * 0.2;
+    ctx.moveTo(r.x + inset, r.y + inset);
+    ctx.lineTo(r.x + r.width - inset, r.y + r.height - inset);
+    ctx.moveTo(r.x + r.width - inset, r.y + inset);
+    ctx.lineTo(r.x + inset, r.y + r.height - inset);
+    ctx.stroke();
+    return;
+  }
+  const size = Math.min(8, r.width / 2, r.height / 2);
+  ctx.moveTo(r.x + r.width - size, r.y);
+  ctx.lineTo(r.x + r.width, r.y);
+  ctx.lineTo(r.x + r.width, r.y + size);
+  ctx.fill();
 }
 
 function outline(ctx: CanvasRenderingContext2D, layout: HeatmapLayout, cell: CellRef | null, color: string, width: number) {
