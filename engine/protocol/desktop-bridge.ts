@@ -19,7 +19,7 @@ export interface EnginePortMessage {
   readonly nonce: string;
 }
 
-const DIRECTORY_PURPOSES = ['instruct', 'thinking', 'project', 'export', 'calibration'] as const;
+const DIRECTORY_PURPOSES = ['instruct', 'thinking', 'base', 'project', 'export', 'calibration'] as const;
 export type DirectoryPurpose = (typeof DIRECTORY_PURPOSES)[number];
 
 /** Menu items the UI carries out itself (it picks folders with pickDirectory). */

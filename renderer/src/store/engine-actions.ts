@@ -77,7 +77,8 @@ export class EngineActions {
     const s = this.store.getState();
     s.setPairSummary(loading(s.pair.summary));
     try {
-      const summary = await this.run('openPair', { instruct: s.pair.instructPath, thinking: s.pair.thinkingPath });
+      const base = s.pair.basePath.trim();
+      const summary = await this.run('openPair', { instruct: s.pair.instructPath, thinking: s.pair.thinkingPath, ...(base === '' ? {} : { base }) });
       this.store.getState().setPairSummary(ready(summary));
     } catch (error) {
       this.store.getState().setPairSummary(failed(this.store.getState().pair.summary, toErrorInfo(error)));
@@ -179,7 +180,7 @@ export class EngineActions {
     s.setProjectState(ready(state));
     s.setProjectDir(state.projectDir);
     s.rememberProject(state.projectDir);
-    s.setPairPaths({ instructPath: state.project.instruct ?? '', thinkingPath: state.project.thinking ?? '' });
+    s.setPairPaths({ instructPath: state.project.instruct ?? '', thinkingPath: state.project.thinking ?? '', basePath: state.project.base ?? '' });
     if (resetSettings || switching) {
       s.setAnalysisSettings(state.project.analysis ?? UNSET_ANALYSIS);
       s.resetSettings(state.project.settings);

@@ -17,9 +17,10 @@ export interface ProjectSave {
 }
 
 export interface PairSlice {
-  pair: { instructPath: string; thinkingPath: string; summary: Loadable<PairSummary> };
+  /** basePath: the optional Base checkpoint ('' = none), which RAIN needs. */
+  pair: { instructPath: string; thinkingPath: string; basePath: string; summary: Loadable<PairSummary> };
   project: { dir: string; state: Loadable<ProjectState>; recent: string[]; save: ProjectSave };
-  setPairPaths(paths: Partial<{ instructPath: string; thinkingPath: string }>): void;
+  setPairPaths(paths: Partial<{ instructPath: string; thinkingPath: string; basePath: string }>): void;
   setPairSummary(summary: Loadable<PairSummary>): void;
   setProjectDir(dir: string): void;
   setProjectState(state: Loadable<ProjectState>): void;
@@ -28,7 +29,7 @@ export interface PairSlice {
 }
 
 export const createPairSlice: SliceCreator<PairSlice> = (set) => ({
-  pair: { instructPath: '', thinkingPath: '', summary: idle() },
+  pair: { instructPath: '', thinkingPath: '', basePath: '', summary: idle() },
   project: { dir: '', state: idle(), recent: [], save: { status: 'saved', savedKey: null, at: null, error: null } },
   // A failed open is about the paths it was given: editing them clears its error.
   setPairPaths: (paths) =>

@@ -4,7 +4,7 @@
  * results (the engine saves it in project.json) and is shown by measured-results.ts against the
  * settings on screen, so a result whose settings moved while it ran is labelled as such.
  */
-import { METHOD_NAMES } from '../lib/merge-methods.ts';
+import { METHOD_NAMES, methodUnavailable } from '../lib/merge-methods.ts';
 import type { CallOptions, MergeMethodName, Params, Result } from '../protocol.ts';
 import type { AppStore } from './app-store.ts';
 import { methodOf } from './methods-slice.ts';
@@ -47,6 +47,7 @@ export class VerifyJobs {
     this.allCancelled = false;
     for (const method of METHOD_NAMES) {
       if (this.allCancelled) break;
+      if (methodUnavailable(method, Boolean(this.store.getState().project.state.result?.project.base))) continue;
       await this.verify(method);
     }
   }

@@ -1,5 +1,5 @@
 /** CRANE against the baselines on the calibration losses Verify measures (on the evaluation set it names), with CRANE's prediction. */
-import { METHOD_LABELS, METHOD_NAMES } from '../../lib/merge-methods.ts';
+import { METHOD_LABELS, METHOD_NAMES, methodUnavailable } from '../../lib/merge-methods.ts';
 import { formatSigned } from '../../lib/format.ts';
 import { useActions, useApp } from '../../store/app-context.tsx';
 import { previewIsCurrent } from '../../store/measured-results.ts';
@@ -15,6 +15,8 @@ export function MethodComparison() {
   // The prediction is shown only when it was computed for the settings on screen.
   const preview = useApp((s) => (previewIsCurrent(s) ? s.preview.result : null));
   const anyRunning = Object.values(jobs).some((job) => job?.status === 'running');
+  // RAIN reads a Base checkpoint, opened with the pair (Pair view).
+  const hasBase = useApp((s) => Boolean(s.project.state.result?.project.base));
   return (
     <div className="stack">
       <section className="panel" aria-labelledby="compare-title">
@@ -47,7 +49,7 @@ export function MethodComparison() {
           </thead>
           <tbody>
             {METHOD_NAMES.map((method) => (
-              <tr key={method}>
+              <tr key={method} className={methodUnavailable(method, hasBase) === null ? undefined : 'unavailable'}>
                 <th scope="row">{METHOD_LABELS[method]}</th>
                 <td className="small">
                   <MethodParameterFields method={method} label={METHOD_LABELS[method]} />
@@ -55,7 +57,7 @@ export function MethodComparison() {
                 <td>{method === 'crane' && preview ? formatSigned(preview.deltaLossReasoning) : '—'}</td>
                 <td>{method === 'crane' && preview ? formatSigned(preview.deltaLossAgent) : '—'}</td>
                 <td>
-                  <VerifyCell method={method} label={METHOD_LABELS[method]} busy={anyRunning} />
+                  <VerifyCell method={method} label={METHOD_LABELS[method]} busy={anyRunning} unavailable={methodUnavailable(method, hasBase)} />
                 </td>
               </tr>
             ))}

@@ -9,7 +9,8 @@ import type { MergeMethodName } from '../../protocol.ts';
 import { useActions, useApp } from '../../store/app-context.tsx';
 import { shownResult } from '../../store/measured-results.ts';
 
-export function VerifyCell({ method, label, busy }: { method: MergeMethodName; label: string; busy: boolean }) {
+/** unavailable: why the method cannot run on this project (RAIN without a Base), shown instead of a result. */
+export function VerifyCell({ method, label, busy, unavailable }: { method: MergeMethodName; label: string; busy: boolean; unavailable: string | null }) {
   const actions = useActions();
   const job = useApp((s) => s.verify.jobs[method]);
   const result = useApp((s) => shownResult(s, method)?.result);
@@ -25,6 +26,16 @@ export function VerifyCell({ method, label, busy }: { method: MergeMethodName; l
     );
   }
   const r = result;
+  if (unavailable !== null && r === undefined) {
+    return (
+      <span className="verify-cell" data-testid={`verify-${method}`}>
+        <span className="muted">{unavailable}</span>{' '}
+        <button type="button" className="small-button" disabled title={`${label} ${unavailable}: open the pair with one (Pair view)`} aria-label={`Verify ${label}`}>
+          Verify
+        </button>
+      </span>
+    );
+  }
   return (
     <span className={current ? 'verify-cell' : 'verify-cell stale'} data-testid={`verify-${method}`}>
       {r ? `${formatSigned(r.edited.reasoning - r.base.reasoning)} / ${formatSigned(r.edited.agent - r.base.agent)}` : <span className="muted">not measured</span>}
@@ -34,7 +45,7 @@ export function VerifyCell({ method, label, busy }: { method: MergeMethodName; l
         </span>
       )}
       {job?.status === 'cancelled' && <span className="muted"> (last run cancelled)</span>}{' '}
-      <button type="button" className="small-button" onClick={() => void actions.verify(method)} disabled={busy} aria-label={`Verify ${label}`}>
+      <button type="button" className="small-button" onClick={() => void actions.verify(method)} disabled={busy || unavailable !== null} aria-label={`Verify ${label}`}>
         Verify
       </button>
     </span>

@@ -10,7 +10,8 @@ export function PairPanel() {
   const actions = useActions();
   const pair = useApp((s) => s.pair);
   const setPaths = useApp((s) => s.setPairPaths);
-  const valid = checkPath(pair.instructPath).ok && checkPath(pair.thinkingPath).ok;
+  // The Base is optional: empty, or a path like the other two.
+  const valid = checkPath(pair.instructPath).ok && checkPath(pair.thinkingPath).ok && (pair.basePath.trim() === '' || checkPath(pair.basePath).ok);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (valid) void actions.openPair();
@@ -21,6 +22,14 @@ export function PairPanel() {
       <form onSubmit={submit} className="form">
         <PathField label="Instruct checkpoint (θ_I, edited)" purpose="instruct" value={pair.instructPath} onChange={(instructPath) => setPaths({ instructPath })} />
         <PathField label="Thinking checkpoint (θ_T)" purpose="thinking" value={pair.thinkingPath} onChange={(thinkingPath) => setPaths({ thinkingPath })} />
+        <PathField
+          label="Base checkpoint (optional: RAIN merges Thinking + α·proj(Instruct − Base))"
+          purpose="base"
+          placeholder="none"
+          optional
+          value={pair.basePath}
+          onChange={(basePath) => setPaths({ basePath })}
+        />
         <div className="button-row">
           <button type="submit" className="primary" disabled={!valid || pair.summary.status === 'loading'}>
             {pair.summary.status === 'loading' ? 'Opening…' : 'Open pair'}

@@ -9,14 +9,16 @@ export interface PathFieldProps {
   onChange: (value: string) => void;
   purpose: Parameters<CraneBridge['pickDirectory']>[0];
   placeholder?: string;
+  /** An empty value is fine (the Base checkpoint). */
+  optional?: boolean;
 }
 
-export function PathField({ label, value, onChange, purpose, placeholder }: PathFieldProps) {
+export function PathField({ label, value, onChange, purpose, placeholder, optional = false }: PathFieldProps) {
   const id = useId();
   const [touched, setTouched] = useState(false);
   const check = checkPath(value);
   const bridge = craneBridge();
-  const showError = touched && !check.ok;
+  const showError = touched && !check.ok && !(optional && value.trim() === '');
   return (
     <div className="path-field">
       <label htmlFor={id}>{label}</label>
