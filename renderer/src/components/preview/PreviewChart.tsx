@@ -9,13 +9,15 @@
  * the measured points — in a chart element that changes only with its size, the y range or the
  * measured points. The two curves, the α marker, the zero line and the hover read-out are drawn
  * here with the axes' scales and re-render alone through a context:
- *   - moving α leaves the curve as it is (ΔL is linear in α; PreviewPanel keeps the rows of an
+ *   - moving α leaves the curve as it is (a function of α alone; PreviewPanel keeps the rows of an
  *     unchanged curve), so only `AlphaMarker`, subscribed to α itself, re-renders, reading ΔL at
  *     the new α off the curve: no engine round trip and no chart work between slider and paint;
  *   - a new curve (τ, k, q, toggles…) redraws the two paths, and the axes only when the rounded
  *     y range changes.
  * The curves and the marker carry `data-paint-probe`: the slider-to-paint sample is the first
  * frame painted after one of them changed in the DOM.
+ * From the analysis (they change only with it): the α beyond the last measured anchor the model
+ * agrees with is shaded as extrapolation, and the anchors are drawn as crosses.
  */
 import { createContext, memo, useContext, useMemo, useRef, useState, type MouseEvent } from 'react';
 import {
@@ -42,6 +44,10 @@ import { curveAt, niceRange, niceTicks, type CurveRow, type MeasuredPoint } from
 export interface PreviewChartProps {
   rows: readonly CurveRow[];
   measured: readonly MeasuredPoint[];
+  /** Losses measured at analysis time (default settings, gradients' split); none without them. */
+  anchors?: readonly MeasuredPoint[];
+  /** The α up to which the model agrees with the anchors; null: no anchors, nothing shaded. */
+  trustedUpTo?: number | null;
   width: number;
   height: number;
 }
@@ -64,7 +70,9 @@ const MEASURED = SERIES.flatMap((s) => [true, false].map((current) => ({
 /** The curve: read by the paths, the marker and the read-out inside the chart. */
 const CurveContext = createContext<readonly CurveRow[]>([]);
 
-export const PreviewChart = memo(function PreviewChart({ rows, measured, width, height }: PreviewChartProps) {
+const NO_ANCHORS: readonly MeasuredPoint[] = [];
+
+export const PreviewChart = memo(function PreviewChart({ rows, measured, anchors = NO_ANCHORS, trustedUpTo = null, width, height }: PreviewChartProps) {
   const probeRoot = usePaintProbe<HTMLDivElement>('preview');
   const xMax = rows.at(-1)?.alpha ?? 1;
   const [yMin, yMax, yStep] = useYRange(rows, measured);
@@ -76,6 +84,7 @@ export const PreviewChart = memo(function PreviewChart({ rows, measured, width, 
         <XAxis type="number" dataKey="alpha" domain={[0, xMax]} allowDataOverflow tick={AXIS_TICK} tickFormatter={twoDigits} label={X_LABEL} />
         <YAxis type="number" domain={[yMin, yMax]} ticks={yTicks} allowDataOverflow tick={AXIS_TICK} tickFormatter={twoDigits} width={52} />
         <Legend wrapperStyle={LEGEND_STYLE} content={legendContent} />
+        {trustedUpTo !== null && <Extrapolation from={trustedUpTo} />}
         <ZeroLine />
         {SERIES.map((s) => (
           <CurvePath key={s.key} series={s.key} color={s.color} />
@@ -87,11 +96,14 @@ export const PreviewChart = memo(function PreviewChart({ rows, measured, width, 
             <Scatter key={`${m.key}-${m.current}`} data={points} dataKey={m.key} name={m.name} fill={m.current ? m.color : 'none'} stroke={m.color} shape="diamond" isAnimationActive={false} />
           );
         })}
+        {SERIES.map((s) => anchors.length > 0 && (
+          <Scatter key={`anchor-${s.key}`} data={anchors} dataKey={s.key} name={`${s.key === 'reasoning' ? 'ΔL_R' : 'ΔL_A'} measured at analysis`} fill={s.color} shape="cross" isAnimationActive={false} />
+        ))}
         <AlphaMarker />
         <HoverReadout />
       </ComposedChart>
     ),
-    [width, height, measured, xMax, yMin, yMax, yTicks],
+    [width, height, measured, anchors, trustedUpTo, xMax, yMin, yMax, yTicks],
   );
   return (
     <div ref={probeRoot} data-testid="preview-chart">
@@ -128,6 +140,21 @@ function CurvePath({ series, color }: { series: 'reasoning' | 'agent'; color: st
         <Curve type="linear" points={points} stroke={color} strokeWidth={2} fill="none" />
       </g>
     </ZIndexLayer>
+  );
+}
+
+/** The α range past `from`, where the model has no measurement that agrees with it. */
+function Extrapolation({ from }: { from: number }) {
+  const x = useXAxisScale();
+  const area = usePlotArea();
+  const px = x?.(from);
+  if (area === undefined || px === undefined || !Number.isFinite(px) || px >= area.x + area.width) return null;
+  const left = Math.max(area.x, px);
+  return (
+    <g className="preview-extrapolation" data-testid="preview-extrapolation" data-from={from}>
+      <rect x={left} y={area.y} width={area.x + area.width - left} height={area.height} fill="var(--muted)" opacity={0.12} />
+      <text x={area.x + area.width - 6} y={area.y + area.height - 6} textAnchor="end" fontSize={11} fill="var(--muted)">extrapolating</text>
+    </g>
   );
 }
 

@@ -12,7 +12,8 @@ import { EngineNotice } from '../common/EngineNotice.tsx';
 import { Stat } from '../common/Stat.tsx';
 import { useElementWidth } from '../common/use-element-width.ts';
 import { MeasuredOn } from './MeasuredOn.tsx';
-import { curveRows, measuredPoints, sameCurve, type CurveRow } from './preview-data.ts';
+import { PreviewBreakdown } from './PreviewBreakdown.tsx';
+import { anchorPoints, curveRows, measuredPoints, sameCurve, type CurveRow, type MeasuredPoint } from './preview-data.ts';
 import { PreviewChart } from './PreviewChart.tsx';
 
 const CRANE_ONLY = ['crane'] as const;
@@ -30,13 +31,14 @@ export function PreviewPanel() {
   // its rows keeps the chart from re-rendering at all.
   const rows = useStableCurve(result);
   const points = useMemo(() => measuredPoints(measured, settings), [measured, settings]);
+  const anchors = useAnchorPoints(result);
   const currentPoints = points.filter((p) => p.current).length;
   const running = verifying?.status === 'running';
 
   return (
     <section className="panel preview" aria-labelledby="preview-title" ref={ref}>
       <header className="panel-header">
-        <h2 id="preview-title">Live preview (first order)</h2>
+        <h2 id="preview-title">Live preview</h2>
         {running ? (
           <button type="button" onClick={() => actions.verifyJobs.cancel()} aria-label="Cancel Verify">
             Verifying… {Math.round((verifying?.fraction ?? 0) * 100)}% · Cancel
@@ -64,7 +66,8 @@ export function PreviewPanel() {
             <Stat label="ΔL_A tool use (lower is better)" value={formatSigned(result.deltaLossAgent)} testId="preview-agent" />
             <Stat label="measured points" value={points.length === currentPoints ? String(currentPoints) : `${currentPoints} (+${points.length - currentPoints} at other settings)`} testId="preview-measured" />
           </div>
-          <PreviewChart rows={rows} measured={points} width={Math.max(240, width - 24)} height={230} />
+          <PreviewChart rows={rows} measured={points} anchors={anchors} trustedUpTo={result.range?.trustedUpTo ?? null} width={Math.max(240, width - 24)} height={230} />
+          <PreviewBreakdown preview={result} />
         </div>
       )}
     </section>
@@ -77,6 +80,20 @@ function useStableCurve(result: Preview | null): readonly CurveRow[] {
   return useMemo(() => {
     const next = result === null ? [] : curveRows(result);
     if (!sameCurve(last.current, next)) last.current = next;
+    return last.current;
+  }, [result]);
+}
+
+/** The analysis' measured anchors as chart points: the previous array while they are the same (every reply brings new objects). */
+function useAnchorPoints(result: Preview | null): readonly MeasuredPoint[] {
+  const last = useRef<readonly MeasuredPoint[]>([]);
+  return useMemo(() => {
+    const next = anchorPoints(result?.range ?? null);
+    const same = next.length === last.current.length && next.every((p, i) => {
+      const q = last.current[i];
+      return q !== undefined && p.alpha === q.alpha && p.reasoning === q.reasoning && p.agent === q.agent;
+    });
+    if (!same) last.current = next;
     return last.current;
   }, [result]);
 }

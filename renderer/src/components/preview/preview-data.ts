@@ -33,9 +33,10 @@ export function sameCurve(a: readonly CurveRow[], b: readonly CurveRow[]): boole
 }
 
 /**
- * ΔL_R and ΔL_A at `alpha`, read off the curve by linear interpolation; null outside it. The
- * first-order ΔL is linear in α for fixed other settings, so this is the engine's own value at
- * that α (to float32 rounding), available the moment α moves.
+ * ΔL_R and ΔL_A at `alpha`, read off the curve by linear interpolation; null outside it. For
+ * fixed other settings ΔL is a parabola in α (first order plus curvature), so between the
+ * curve's points (every 0.05) this is the engine's value to within the chord's sag, available
+ * the moment α moves; the engine's exact value follows in the read-out.
  */
 export function curveAt(rows: readonly CurveRow[], alpha: number): { reasoning: number; agent: number } | null {
   const first = rows[0];
@@ -97,4 +98,12 @@ export function measuredPoints(results: readonly VerifyResult[], settings: Crane
         }]
       : [],
   );
+}
+
+/**
+ * The losses the analysis measured at its default settings (α aside), as chart points. Not
+ * `current`: they stay at the defaults whatever the sliders say.
+ */
+export function anchorPoints(range: Preview['range']): MeasuredPoint[] {
+  return range === null ? [] : range.anchors.map((a) => ({ alpha: a.alpha, reasoning: a.measured.reasoning, agent: a.measured.agent, current: false }));
 }
