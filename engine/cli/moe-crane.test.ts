@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTER_STATS_FILE, readRouterStats } from '../analysis/router-stats.ts';
 import { routerSlerpInto } from '../crane/slerp.ts';
 import { projectorKey } from '../crane/tensor-classification.ts';
+import { blockColumns } from '../handlers/block-columns.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import { pipelinePaths } from '../pipeline/pipeline-folder.ts';
@@ -61,6 +62,11 @@ describe.each([false, true])('CRANE on a tiny Qwen3-MoE pair (fused expert tenso
       expect(gate.scores.get(`router@${layer}`)?.sums.count).toBe(MOE.experts * HIDDEN);
       expect(gate.scores.has(`ffn@${layer}`)).toBe(false);
     }
+    // Fine mode: one block per projection, pooled over the layer's experts (a fused tensor: one block).
+    const fine = blockColumns(gate, 'fine').names;
+    expect(fine).toEqual(expect.arrayContaining(fused ? ['expert_gate_up', 'expert_down'] : ['expert_gate', 'expert_up', 'expert_down']));
+    if (!fused) expect(gate.scores.get('expert.gate@1')?.sums.count).toBe(MOE.experts * MOE.inner * HIDDEN);
+    for (const name of fine) expect(name).toMatch(/^[a-z_]+(\.\d+)?$/);
   });
 
   it('writes router statistics per set, sparse layer and expert (each token counted k times, probabilities summing to 1)', async () => {
