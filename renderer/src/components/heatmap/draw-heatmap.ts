@@ -96,12 +96,12 @@ export function drawHeatmap(canvas: HTMLCanvasElement, paint: HeatmapPaint): boo
   return true;
 }
 
-/** A cross over a locked cell, a corner triangle on an overridden gate. */
+/**
+ * A cross over a locked cell, a corner triangle on an overridden gate: in the text colour over a
+ * white halo, so they read on the darkest and the brightest cell colours alike.
+ */
 function drawMark(ctx: CanvasRenderingContext2D, layout: HeatmapLayout, mark: CellMark, color: string) {
   const r = cellRect(layout, mark.cell);
-  ctx.strokeStyle = color;
-  ctx.fillStyle = color;
-  ctx.lineWidth = 1.5;
   ctx.beginPath();
   if (mark.locked) {
     const inset = Math.min(r.width, r.height) * 0.2;
@@ -109,14 +109,22 @@ function drawMark(ctx: CanvasRenderingContext2D, layout: HeatmapLayout, mark: Ce
     ctx.lineTo(r.x + r.width - inset, r.y + r.height - inset);
     ctx.moveTo(r.x + r.width - inset, r.y + inset);
     ctx.lineTo(r.x + inset, r.y + r.height - inset);
-    ctx.stroke();
-    return;
+  } else {
+    const size = Math.min(10, r.width / 2, r.height / 2);
+    ctx.moveTo(r.x + r.width - size, r.y + 1);
+    ctx.lineTo(r.x + r.width - 1, r.y + 1);
+    ctx.lineTo(r.x + r.width - 1, r.y + size);
+    ctx.closePath();
   }
-  const size = Math.min(8, r.width / 2, r.height / 2);
-  ctx.moveTo(r.x + r.width - size, r.y);
-  ctx.lineTo(r.x + r.width, r.y);
-  ctx.lineTo(r.x + r.width, r.y + size);
-  ctx.fill();
+  for (const [stroke, width] of [['#ffffff', 3.5], [color, 1.5]] as const) {
+    ctx.strokeStyle = stroke;
+    ctx.lineWidth = width;
+    ctx.stroke();
+  }
+  if (!mark.locked) {
+    ctx.fillStyle = color;
+    ctx.fill();
+  }
 }
 
 function outline(ctx: CanvasRenderingContext2D, layout: HeatmapLayout, cell: CellRef | null, color: string, width: number) {
