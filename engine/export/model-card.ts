@@ -29,6 +29,12 @@ export function modelCard(recipe: Recipe, notes: readonly string[]): string {
     ...Object.entries(recipe.analysis.files).map(([file, hash]) => `- \`${file}\` sha256 \`${hash}\`${copyNote(recipe, file)}`),
     '',
   ];
+  const importance = recipe.importance === null ? [] : [
+    '### Importance files',
+    '',
+    ...Object.entries(recipe.importance).map(([role, entry]) => `- ${role}: sha256 \`${entry.sha256}\`, kept here as \`${entry.file}\``),
+    '',
+  ];
   // Run from this folder, the recipe finds the analysis copies beside it; an older recipe needs the folder.
   const analysisFlag = recipe.analysis === null || recipe.analysis.embedded !== undefined ? '' : ' --analysis ANALYSIS_DIR';
   return [
@@ -47,6 +53,7 @@ export function modelCard(recipe: Recipe, notes: readonly string[]): string {
     '',
     ...inputs,
     ...analysis,
+    ...importance,
     '## Reproduce',
     '',
     `\`${RECIPE_FILE}\` holds every setting and the SHA-256 of every input file. With the same files:`,

@@ -95,6 +95,8 @@ describe.each(CASES)('$method.method export', ({ method, roles, copies }) => {
       expect(recipe.importance?.[role]).toEqual({ sha256: sha256(await readFile(f.files[role])), file: copies[i] });
       expect(sha256(await readFile(join(first, copies[i] as string)))).toBe(recipe.importance?.[role]?.sha256);
     }
+    const card = await readFile(join(first, 'README.md'), 'utf8');
+    for (const [i, role] of roles.entries()) expect(card).toContain(`- ${role}: sha256 \`${recipe.importance?.[role]?.sha256 ?? ''}\`, kept here as \`${copies[i] ?? ''}\``);
     // The edit used the files: a q_proj is the in-memory edit with them, not the method without them.
     const name = 'model.layers.1.self_attn.q_proj.weight';
     const tensor = f.pair.analysis.pair.tensors.find((t) => t.name === name);
