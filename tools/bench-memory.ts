@@ -1,9 +1,12 @@
 /**
- * Memory benchmark for checkpoint I/O: writes a multi-GB sharded BF16 checkpoint with the
- * streaming writer, then, in a fresh process, opens it, reads the tensor table and one large
- * tensor. Prints each process's peak RSS next to the checkpoint size.
+ * Memory benchmark for checkpoint I/O and export: writes a multi-GB sharded BF16 checkpoint with
+ * the streaming writer, then, in a fresh process, opens it, reads the tensor table and one large
+ * tensor; then exports (task arithmetic, BF16) a Qwen3-0.6B-shaped pair whose largest tensor is
+ * the 151,936 × 1,024 embedding. Prints each process's peak RSS next to the checkpoint size, and
+ * the export's next to its largest tensor (as float32: what the edit computes in).
  *
- *   npm run bench:memory -- [--gb 3] [--keep]
+ *   npm run bench:memory -- [--gb 3] [--layers 2] [--keep]
+ *   node --import tsx tools/bench-memory.ts --phase export --dir D   (D/instruct + D/thinking → D/merged; bench-shapes uses it)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -14,10 +17,12 @@ import { formatBytes } from '../engine/protocol/format-bytes.ts';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { writeCheckpoint } from '../engine/io/checkpoint-writer.ts';
 import type { TensorSpec } from '../engine/io/tensor-encoding.ts';
+import { exportMerge } from '../engine/export/export-checkpoint.ts';
+import { exportVerdict, peakRss } from './memory-report.ts';
+import { writeShapedModel } from './shaped-checkpoint.ts';
 
 const ROWS = 4096;
 const COLS = 4096;
-const peakRss = () => process.resourceUsage().maxRSS * 1024;
 
 async function writePhase(dir: string, gib: number): Promise<void> {
   const count = Math.ceil((gib * 1024 ** 3) / (ROWS * COLS * 2));
@@ -44,16 +49,29 @@ async function readPhase(dir: string): Promise<void> {
   console.log(JSON.stringify({ peakRss: peakRss(), tensors: names.length, shards: checkpoint.shardFiles.length, totalBytes: checkpoint.totalBytes, tensorBytes: data.byteLength }));
 }
 
+/** Task arithmetic of dir/instruct and dir/thinking into dir/merged, as `crane merge` runs it. */
+async function exportPhase(dir: string): Promise<void> {
+  const [instruct, thinking] = [await Checkpoint.open(join(dir, 'instruct')), await Checkpoint.open(join(dir, 'thinking'))];
+  try {
+    const largest = Math.max(...[...instruct.tensors.values()].map((t) => t.shape.reduce((a, b) => a * b, 1)));
+    const result = await exportMerge({ instruct, thinking, method: { method: 'task_arithmetic', lambda: 0.5 }, dtype: 'source', outDir: join(dir, 'merged') });
+    console.log(JSON.stringify({ peakRss: peakRss(), largestF32: largest * 4, totalBytes: result.totalBytes }));
+  } finally {
+    await Promise.all([instruct.close(), thinking.close()]);
+  }
+}
+
 function child(phase: string, dir: string, gib: number): Record<string, number> {
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'tools/bench-memory.ts', '--phase', phase, '--dir', dir, '--gb', String(gib)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (run.status !== 0) throw new Error(`${phase} phase failed (exit ${run.status})`);
   return JSON.parse(run.stdout.trim().split('\n').at(-1) as string) as Record<string, number>;
 }
 
-const { values: args } = parseArgs({ options: { gb: { type: 'string', default: '3' }, phase: { type: 'string' }, dir: { type: 'string' }, keep: { type: 'boolean' } } });
+const { values: args } = parseArgs({ options: { gb: { type: 'string', default: '3' }, layers: { type: 'string', default: '2' }, phase: { type: 'string' }, dir: { type: 'string' }, keep: { type: 'boolean' } } });
 const gib = Number(args.gb);
 if (args.phase === 'write') await writePhase(args.dir as string, gib);
 else if (args.phase === 'read') await readPhase(args.dir as string);
+else if (args.phase === 'export') await exportPhase(args.dir as string);
 else {
   const root = await mkdtemp(join(tmpdir(), 'crane-bench-'));
   const dir = join(root, 'checkpoint');
@@ -63,6 +81,10 @@ else {
     console.log(`checkpoint on disk       ${formatBytes(read['totalBytes'] ?? 0)} in ${read['shards']} shards, ${read['tensors']} BF16 tensors of ${ROWS}x${COLS}`);
     console.log(`streamed export          peak RSS ${formatBytes(write['peakRss'] ?? 0)}  (${(((write['peakRss'] ?? 0) / (read['totalBytes'] ?? 1)) * 100).toFixed(1)}% of the checkpoint)`);
     console.log(`open table + read 1 tensor (${formatBytes(read['tensorBytes'] ?? 0)} as float32)  peak RSS ${formatBytes(read['peakRss'] ?? 0)}  (${(((read['peakRss'] ?? 0) / (read['totalBytes'] ?? 1)) * 100).toFixed(1)}% of the checkpoint)`);
+    const layers = Number(args.layers);
+    for (const [side, seed] of [['instruct', 1], ['thinking', 2]] as const) await writeShapedModel(join(root, side), '0.6b', { layers, seed });
+    const merged = child('export', root, gib);
+    console.log(`export (task arithmetic, Qwen3-0.6B shapes, ${layers} layers, ${formatBytes(merged['totalBytes'] ?? 0)} BF16)  ${exportVerdict(merged)}`);
   } finally {
     if (args.keep !== true) await rm(root, { recursive: true, force: true });
     else console.log(`kept ${dir}`);

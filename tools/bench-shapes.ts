@@ -18,29 +18,19 @@
  * script then exits non-zero. Timings are printed for orientation only.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import * as tf from '@tensorflow/tfjs-core';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
-import { writeCheckpoint } from '../engine/io/checkpoint-writer.ts';
-import type { TensorSpec } from '../engine/io/tensor-encoding.ts';
-import { exportMerge } from '../engine/export/export-checkpoint.ts';
 import { loadCausalLM } from '../engine/model/causal-lm.ts';
-import { parseModelSpec } from '../engine/model/config.ts';
 import { setMemoryBudget } from '../engine/model/memory-plan.ts';
-import { EMBED_NAME, FINAL_NORM_NAME, layerParamShapes, layerTensorName } from '../engine/model/weights.ts';
 import { formatBytes } from '../engine/protocol/format-bytes.ts';
 import { parseByteSize } from '../engine/cli/cli-settings.ts';
 import { initBackend } from '../engine/tensor/backend.ts';
+import { exportVerdict, peakRss, wasmHeapBytes } from './memory-report.ts';
+import { QWEN3_VOCAB, writeShapedModel } from './shaped-checkpoint.ts';
 
-const VOCAB = 151_936;
-const SHAPES = {
-  '4b': { hidden_size: 2560, intermediate_size: 9728, num_attention_heads: 32, num_key_value_heads: 8, head_dim: 128 },
-  '0.6b': { hidden_size: 1024, intermediate_size: 3072, num_attention_heads: 16, num_key_value_heads: 8, head_dim: 128 },
-} as const;
-type ShapeName = keyof typeof SHAPES;
 const STEPS = ['score', 'gradients', 'export', 'gradients-0.6b'] as const;
 type Step = (typeof STEPS)[number];
 
@@ -55,51 +45,9 @@ const tokens = Number(args.tokens);
 /** Loss targets: the last `targets` tokens (default all); the head's work scales with them, the layers' does not. */
 const targets = args.targets === undefined ? tokens - 1 : Number(args.targets);
 
-function config(shape: ShapeName): Record<string, unknown> {
-  return {
-    architectures: ['Qwen3ForCausalLM'], model_type: 'qwen3', ...SHAPES[shape], num_hidden_layers: layers, vocab_size: VOCAB,
-    max_position_embeddings: 40960, rms_norm_eps: 1e-6, rope_theta: 1_000_000, tie_word_embeddings: true, hidden_act: 'silu',
-    attention_bias: false, eos_token_id: 151645, torch_dtype: 'bfloat16',
-  };
-}
-
-/** Uniform ±0.02 (norms around 1) from a xorshift stream: fast enough for 400M values. */
-function randomValues(spec: TensorSpec, seed: number): Float32Array {
-  const out = new Float32Array(spec.shape.reduce((a, b) => a * b, 1));
-  const offset = spec.name.endsWith('norm.weight') ? 1 : 0;
-  let state = (seed * 2654435761 + spec.name.length * 40503) >>> 0 || 1;
-  for (let i = 0; i < out.length; i++) {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    out[i] = offset + 0.04 * ((state >>> 0) / 4294967296 - 0.5);
-  }
-  return out;
-}
-
-async function writeModel(dir: string, shape: ShapeName, seed: number): Promise<void> {
-  const cfg = config(shape);
-  const hidden = SHAPES[shape].hidden_size;
-  const specs: TensorSpec[] = [{ name: EMBED_NAME, dtype: 'BF16', shape: [VOCAB, hidden] }];
-  for (let layer = 0; layer < layers; layer++) {
-    for (const [key, s] of layerParamShapes(parseModelSpec(cfg), layer)) specs.push({ name: layerTensorName(layer, key), dtype: 'BF16', shape: s });
-  }
-  specs.push({ name: FINAL_NORM_NAME, dtype: 'BF16', shape: [hidden] });
-  await writeCheckpoint(dir, {
-    specs,
-    produce: async (spec) => randomValues(spec, seed),
-    writeSideFiles: (work) => writeFile(join(work, 'config.json'), `${JSON.stringify(cfg, null, 2)}\n`),
-  });
-}
-
 function sequence(): { ids: number[]; targets: number[] } {
   const ids = Array.from({ length: tokens }, (_, i) => (i * 7919 + 13) % 151_643);
   return { ids, targets: ids.map((_, t) => (t >= tokens - targets ? 1 : 0)) };
-}
-
-function wasmHeapBytes(): number {
-  const backend = tf.backend() as unknown as { wasm?: { HEAPU8: Uint8Array } };
-  return backend.wasm?.HEAPU8.byteLength ?? 0;
 }
 
 async function gradientStep(dir: string): Promise<Record<string, number>> {
@@ -115,35 +63,29 @@ async function gradientStep(dir: string): Promise<Record<string, number>> {
   }
 }
 
-async function runStep(step: Step, root: string): Promise<Record<string, number>> {
+async function runStep(step: Exclude<Step, 'export'>, root: string): Promise<Record<string, number>> {
   if (args['memory-budget'] !== undefined) setMemoryBudget(parseByteSize(args['memory-budget']));
   await initBackend('wasm');
   if (step === 'gradients') return gradientStep(join(root, 'instruct'));
   if (step === 'gradients-0.6b') return gradientStep(join(root, 'small'));
-  if (step === 'score') {
-    const checkpoint = await Checkpoint.open(join(root, 'instruct'));
-    try {
-      const model = loadCausalLM(checkpoint);
-      const [score] = await model.sequenceLosses([sequence()]);
-      const logits = await model.forwardLogits(sequence().ids, [tokens - 2, tokens - 1]);
-      return { loss: score?.loss ?? Number.NaN, logitRows: logits.rows };
-    } finally {
-      await checkpoint.close();
-    }
-  }
-  const [instruct, thinking] = [await Checkpoint.open(join(root, 'instruct')), await Checkpoint.open(join(root, 'thinking'))];
+  const checkpoint = await Checkpoint.open(join(root, 'instruct'));
   try {
-    const largest = Math.max(...[...instruct.tensors.values()].map((t) => t.shape.reduce((a, b) => a * b, 1)));
-    const result = await exportMerge({ instruct, thinking, method: { method: 'task_arithmetic', lambda: 0.5 }, dtype: 'source', outDir: join(root, 'merged') });
-    return { largestF32: largest * 4, largestStored: largest * 2, written: result.totalBytes };
+    const model = loadCausalLM(checkpoint);
+    const [score] = await model.sequenceLosses([sequence()]);
+    const logits = await model.forwardLogits(sequence().ids, [tokens - 2, tokens - 1]);
+    return { loss: score?.loss ?? Number.NaN, logitRows: logits.rows };
   } finally {
-    await Promise.all([instruct.close(), thinking.close()]);
+    await checkpoint.close();
   }
 }
 
+/** One step in a fresh process; the export is bench-memory's export phase, the one `npm run bench:memory` measures. */
 function child(step: Step, root: string): Record<string, number> {
   const budget = args['memory-budget'] === undefined ? [] : ['--memory-budget', args['memory-budget']];
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'tools/bench-shapes.ts', '--step', step, '--dir', root, '--layers', String(layers), '--tokens', String(tokens), '--targets', String(targets), ...budget], {
+  const command = step === 'export'
+    ? ['tools/bench-memory.ts', '--phase', 'export', '--dir', root]
+    : ['tools/bench-shapes.ts', '--step', step, '--dir', root, '--layers', String(layers), '--tokens', String(tokens), '--targets', String(targets), ...budget];
+  const run = spawnSync(process.execPath, ['--import', 'tsx', ...command], {
     encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20,
   });
   if (run.status !== 0) throw new Error(`step ${step} failed (exit ${run.status})`);
@@ -152,17 +94,15 @@ function child(step: Step, root: string): Record<string, number> {
 
 function report(step: Step, r: Record<string, number>): string {
   const head = `${step.padEnd(15)} peak RSS ${formatBytes(r['peakRss'] ?? 0).padStart(9)}   wasm heap ${formatBytes(r['wasmHeap'] ?? 0).padStart(9)}   ${(r['seconds'] ?? 0).toFixed(0).padStart(4)} s`;
-  if (step !== 'export') return `${head}   loss ${(r['loss'] ?? Number.NaN).toFixed(4)}`;
-  const largest = r['largestF32'] ?? 1;
-  const limit = 2 * largest + 256 * 1024 ** 2;
-  return `${head}   largest tensor ${formatBytes(largest)} as f32 (${formatBytes(r['largestStored'] ?? 0)} BF16): RSS = ${((r['peakRss'] ?? 0) / largest).toFixed(2)}× it; limit 2× + 256 MiB = ${formatBytes(limit)} ${(r['peakRss'] ?? 0) <= limit ? 'met' : 'NOT met'}`;
+  if (step === 'export') return `${step.padEnd(15)} ${exportVerdict(r)}`;
+  return `${head}   loss ${(r['loss'] ?? Number.NaN).toFixed(4)}`;
 }
 
 if (args.step !== undefined) {
   const started = performance.now();
-  const result = await runStep(args.step as Step, args.dir as string);
+  const result = await runStep(args.step as Exclude<Step, 'export'>, args.dir as string);
   const seconds = (performance.now() - started) / 1000;
-  console.log(JSON.stringify({ ...result, seconds, peakRss: process.resourceUsage().maxRSS * 1024, wasmHeap: wasmHeapBytes() }));
+  console.log(JSON.stringify({ ...result, seconds, peakRss: peakRss(), wasmHeap: wasmHeapBytes() }));
 } else {
   const only = args.only === undefined ? [...STEPS] : args.only.split(',');
   const unknown = only.filter((s) => !(STEPS as readonly string[]).includes(s));
@@ -173,10 +113,10 @@ if (args.step !== undefined) {
   const root = await mkdtemp(join(tmpdir(), 'crane-shapes-'));
   try {
     const started = performance.now();
-    await writeModel(join(root, 'instruct'), '4b', 1);
-    if (only.includes('export')) await writeModel(join(root, 'thinking'), '4b', 2);
-    if (only.includes('gradients-0.6b')) await writeModel(join(root, 'small'), '0.6b', 3);
-    console.log(`wrote Qwen3-4B-shaped checkpoints (${layers} layer${layers === 1 ? '' : 's'}, vocab ${VOCAB}, BF16) in ${((performance.now() - started) / 1000).toFixed(0)} s; sequences of ${tokens} tokens, the last ${targets} of them loss targets`);
+    await writeShapedModel(join(root, 'instruct'), '4b', { layers, seed: 1 });
+    if (only.includes('export')) await writeShapedModel(join(root, 'thinking'), '4b', { layers, seed: 2 });
+    if (only.includes('gradients-0.6b')) await writeShapedModel(join(root, 'small'), '0.6b', { layers, seed: 3 });
+    console.log(`wrote Qwen3-4B-shaped checkpoints (${layers} layer${layers === 1 ? '' : 's'}, vocab ${QWEN3_VOCAB}, BF16) in ${((performance.now() - started) / 1000).toFixed(0)} s; sequences of ${tokens} tokens, the last ${targets} of them loss targets`);
     let failed = false;
     for (const step of only as Step[]) {
       try {
