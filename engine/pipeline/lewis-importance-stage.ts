@@ -45,7 +45,7 @@ export async function analysisLewisImportance(analysisDir: string, options: Lewi
   const dir = join(analysisDir, 'stages', STAGE);
   const files = { lewisBase: join(dir, FILES.lewisBase), lewisTuned: join(dir, FILES.lewisTuned) };
   const record = await readPipelineRecord(analysisDir);
-  const key = { instruct: record.inputs.instruct, thinking: record.inputs.thinking, sequences: await sha256File(paths.sequences, options.signal) };
+  const key = { instruct: record.inputs.instruct, thinking: record.inputs.thinking, sequences: await sha256File(paths.sequences) };
   if ((await stageStatus(dir, key)).state === 'cached') return files;
   const prompts = aimPrompts(await readSequences(paths.sequences));
   if (prompts.length === 0) throw new RangeError(`${paths.sequences}: no D_R or D_A train prompt to measure LEWIS importance on`);
