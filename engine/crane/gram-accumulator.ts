@@ -103,17 +103,41 @@ export class GramAccumulator {
     return full;
   }
 
+  /**
+   * upper += Bᵀ·B for the buffered block, two rows of the Gram by two columns at a time: each
+   * buffered value loaded serves two products (the one-pair loop loads two per product), and
+   * every entry's sum still runs over the rows in order.
+   */
   private flush(): void {
     const d = this.dim;
     const count = this.buffered;
     if (count === 0) return;
-    for (let i = 0; i < d; i++) {
-      const colI = i * ROWS_PER_FLUSH;
-      for (let j = i; j < d; j++) {
-        const colJ = j * ROWS_PER_FLUSH;
-        let dot = 0;
-        for (let r = 0; r < count; r++) dot += (this.buffer[colI + r] as number) * (this.buffer[colJ + r] as number);
-        this.upper[i * d + j] = (this.upper[i * d + j] as number) + dot;
+    const b = this.buffer;
+    const upper = this.upper;
+    for (let i = 0; i < d; i += 2) {
+      const i1 = Math.min(i + 1, d - 1);
+      const colI0 = i * ROWS_PER_FLUSH;
+      const colI1 = i1 * ROWS_PER_FLUSH;
+      for (let j = i; j < d; j += 2) {
+        const j1 = Math.min(j + 1, d - 1);
+        const colJ0 = j * ROWS_PER_FLUSH;
+        const colJ1 = j1 * ROWS_PER_FLUSH;
+        let s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+        for (let r = 0; r < count; r++) {
+          const a0 = b[colI0 + r] as number;
+          const a1 = b[colI1 + r] as number;
+          const c0 = b[colJ0 + r] as number;
+          const c1 = b[colJ1 + r] as number;
+          s00 += a0 * c0;
+          s01 += a0 * c1;
+          s10 += a1 * c0;
+          s11 += a1 * c1;
+        }
+        // Entries past the edge (odd d) or below the diagonal were computed twice over; skip them.
+        upper[i * d + j] = (upper[i * d + j] as number) + s00;
+        if (j1 > j) upper[i * d + j1] = (upper[i * d + j1] as number) + s01;
+        if (i1 > i && j >= i1) upper[i1 * d + j] = (upper[i1 * d + j] as number) + s10;
+        if (i1 > i && j1 > j) upper[i1 * d + j1] = (upper[i1 * d + j1] as number) + s11;
       }
     }
     this.buffered = 0;
