@@ -30,10 +30,19 @@ export function projectContent(state: AppState): ProjectFile {
   return {
     instruct: open === null ? state.pair.instructPath || null : open.project.instruct,
     thinking: open === null ? state.pair.thinkingPath || null : open.project.thinking,
+    // The page's project state is replaced by what it saves: without the Base it would forget it.
+    ...baseOf(state),
     analysis: state.analysis.settings === UNSET_ANALYSIS ? null : state.analysis.settings,
     settings: state.settings.current,
     verified: state.verify.measured,
   };
+}
+
+/** The Base key exactly as the engine's project has it (absent, null or a path), or the typed path with no project open. */
+function baseOf(state: AppState): Pick<ProjectFile, 'base'> {
+  const open = state.project.state.result;
+  if (open === null) return state.pair.basePath.trim() === '' ? {} : { base: state.pair.basePath.trim() };
+  return open.project.base === undefined ? {} : { base: open.project.base };
 }
 
 export function projectContentKey(content: ProjectFile): string {
