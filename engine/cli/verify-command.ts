@@ -16,6 +16,7 @@ import { initBackend } from '../tensor/backend.ts';
 import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
 import { EVAL_FILE_FLAGS, evalFilesHelp, verifyEvaluationFromFlags } from './evaluation-flags.ts';
 import { formatTable } from './format.ts';
+import { RAIN_FLAGS, RAIN_FLAGS_HELP, rainInputsFromFlags } from './rain-flags.ts';
 import { applyMemoryBudgetFlag, MEMORY_BUDGET_FLAG, memoryBudgetHelp } from './memory-budget-flag.ts';
 
 const HELP = `Usage: crane verify ANALYSIS_DIR [--alpha A] [settings] [--eval-reasoning R --eval-tool-use A | --on-calibration] [--json]
@@ -31,6 +32,7 @@ written.
 
 ${EDIT_FLAGS_HELP}
 ${LEWIS_FILES_HELP}
+${RAIN_FLAGS_HELP}
 ${evalFilesHelp(18)}
   --on-calibration  measure on the calibration sets whatever the analysis was given
 ${memoryBudgetHelp(18)}
@@ -42,7 +44,7 @@ export const verifyCommand: CliCommand = {
   summary: 'measure L_R / L_A of an edit on the evaluation set, next to the prediction',
   help: HELP,
   run: async (args, io) => {
-    const { values, positionals } = parseCommandArgs(args, { ...EDIT_FLAGS, ...LEWIS_FILE_FLAGS, ...EVAL_FILE_FLAGS, 'on-calibration': { type: 'boolean' }, json: { type: 'boolean' }, ...MEMORY_BUDGET_FLAG });
+    const { values, positionals } = parseCommandArgs(args, { ...EDIT_FLAGS, ...LEWIS_FILE_FLAGS, ...RAIN_FLAGS, ...EVAL_FILE_FLAGS, 'on-calibration': { type: 'boolean' }, json: { type: 'boolean' }, ...MEMORY_BUDGET_FLAG });
     if (positionals.length !== 1) throw new UsageError('expected one analysis folder');
     const dir = positionals[0] as string;
     const evaluation = verifyEvaluationFromFlags(values);
@@ -50,11 +52,12 @@ export const verifyCommand: CliCommand = {
     const tokens = tokenRowsOf(await loadCheckpointTokenizer(record.instruct));
     const aimImportance = values.method === 'aim' || values.method === 'aim_ties' ? await readAnalysisAimImportance(dir) : undefined;
     const lewisFiles = await lewisImportancesFromFlags(values);
-    const method = editMethodFromFlags(values, tokens, aimImportance, lewisFiles && { base: lewisFiles.base.importance, tuned: lewisFiles.tuned.importance });
+    const rain = rainInputsFromFlags(values);
+    const method = rain?.settings ?? editMethodFromFlags(values, tokens, aimImportance, lewisFiles && { base: lewisFiles.base.importance, tuned: lewisFiles.tuned.importance });
     applyMemoryBudgetFlag(values['memory-budget']);
     await initBackend();
     const bar = new ProgressPrinter(io.err);
-    const result = await verifyEdit({ analysisDir: dir, method, ...(evaluation === undefined ? {} : { evaluation }), ...(io.isTty ? { onProgress: (e) => bar.progress(e) } : {}) });
+    const result = await verifyEdit({ analysisDir: dir, method, ...(rain === undefined ? {} : { rain }), ...(evaluation === undefined ? {} : { evaluation }), ...(io.isTty ? { onProgress: (e) => bar.progress(e) } : {}) });
     if (values.json === true) {
       io.out(JSON.stringify({ method: values.method ?? 'crane', ...result }));
       return 0;
