@@ -14,8 +14,9 @@
  * lossAndLayerGrads, which recomputes each layer's forward during the backward; torch's
  * autograd keeps activations instead). GFLOP/s are model FLOPs (tools/model-flops.ts; backward
  * counted as 2× forward). "machine peak" is the faster of the two measured 1024² matmul rates.
- * Medians of --runs after one warm-up each; the machine may be shared, so read ratios, which
- * are measured side by side, rather than absolute figures.
+ * Medians of --runs after one warm-up each. Every rate is over CPU time, not wall time: both
+ * sides run on one thread, so CPU time is their compute time, and a machine shared with other
+ * jobs (descheduling) does not tilt the ratios.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -59,15 +60,27 @@ if (![layers, seq, batchSize, vocab, runs].every((v) => Number.isSafeInteger(v) 
   process.exit(2);
 }
 
+/** Median CPU seconds of `run` (this process is single-threaded: CPU time is compute time, unlike
+ *  wall time on a shared machine). */
 async function medianSeconds(run: () => Promise<unknown>): Promise<number> {
   await run(); // warm-up: kernel set-up, page cache
   const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await run();
-    times.push((performance.now() - start) / 1000);
-  }
+  for (let i = 0; i < runs; i++) times.push(await cpuSeconds(run));
   return times.sort((a, b) => a - b)[Math.floor(times.length / 2)] as number;
+}
+
+async function cpuSeconds(run: () => unknown): Promise<number> {
+  const start = process.cpuUsage();
+  await run();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1e6;
+}
+
+/** The backend's 1024² matmul rate over CPU time (measureMatmulGflops times wall clock). */
+async function matmulCpuGflops(): Promise<number> {
+  const [size, warmup, timed] = [1024, 1, 5];
+  const seconds = await cpuSeconds(() => measureMatmulGflops({ size, warmup, runs: timed }));
+  return ((warmup + timed) * 2 * size ** 3) / seconds / 1e9;
 }
 
 const backend = await initBackend();
@@ -91,7 +104,7 @@ try {
       loss = scores.reduce((sum, s) => sum + s.loss, 0) / scores.length;
     });
     const step = await medianSeconds(() => model.lossAndLayerGrads(batch, () => undefined));
-    engine = { forward, step, loss, matmul: measureMatmulGflops({ size: 1024, runs: 5 }).gflops, flops: forwardFlops(model.spec, seq) };
+    engine = { forward, step, loss, matmul: await matmulCpuGflops(), flops: forwardFlops(model.spec, seq) };
   } finally {
     await checkpoint.close();
   }
@@ -101,15 +114,15 @@ try {
   const forwardFlop = batchSize * (engine.flops.layers + engine.flops.head);
   const tokens = batchSize * seq;
   const peak = Math.max(engine.matmul, torch.matmul_gflops);
-  const row = (label: string, e: number, t: number, digits = 0) => `${label.padEnd(30)}${e.toFixed(digits).padStart(12)}${t.toFixed(digits).padStart(14)}${(e / t).toFixed(2).padStart(14)}`;
+  const row = (label: string, e: number, t: number) => `${label.padEnd(30)}${e.toPrecision(3).padStart(12)}${t.toPrecision(3).padStart(14)}${(e / t).toFixed(2).padStart(14)}`;
   const share = (flop: number, seconds: number, own: number) => `${(flop / seconds / 1e9).toFixed(1)} GFLOP/s = ${(flop / seconds / 1e9 / own).toFixed(2)} of own matmul, ${(flop / seconds / 1e9 / peak).toFixed(2)} of machine peak`;
   console.log(`model    Qwen3-0.6B shapes (hidden 1024, 16/8 heads × 128, MLP 3072, tied head of ${vocab} rows), ${layers} layer${layers === 1 ? '' : 's'}, F32`);
-  console.log(`tokens   ${batchSize} × ${seq} (seeded), median of ${runs} after a warm-up`);
+  console.log(`tokens   ${batchSize} × ${seq} (seeded), median of ${runs} after a warm-up; every rate is over CPU time (single-threaded on both sides)`);
   console.log(`engine   ${backend.name} backend, ${backend.threads} thread${backend.threads === 1 ? '' : 's'};  torch ${torch.version} ${torch.threads} thread (float32, BLAS_INFO=${torch.blas})`);
   console.log(`${''.padEnd(30)}${'engine'.padStart(12)}${'torch'.padStart(14)}${'engine/torch'.padStart(14)}`);
   console.log(row('forward tokens/s', tokens / engine.forward, tokens / torch.forward_s));
   console.log(row('forward+backward tokens/s', tokens / engine.step, tokens / torch.step_s));
-  console.log(row('matmul GFLOP/s (1024²)', engine.matmul, torch.matmul_gflops, 1));
+  console.log(row('matmul GFLOP/s (1024²)', engine.matmul, torch.matmul_gflops));
   console.log(`loss                          ${engine.loss.toFixed(6).padStart(12)}${torch.loss.toFixed(6).padStart(14)}   |Δ| ${Math.abs(engine.loss - torch.loss).toExponential(1)}`);
   console.log(`engine forward                ${share(forwardFlop, engine.forward, engine.matmul)}`);
   console.log(`engine forward+backward       ${share(3 * forwardFlop, engine.step, engine.matmul)}`);

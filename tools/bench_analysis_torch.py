@@ -8,7 +8,7 @@ and tokens.
 CHECKPOINT_DIR: config.json + model.safetensors (F32, tied or untied head). TOKENS.json: a list
 of equal-length id lists. Loss: per sequence the mean cross-entropy of tokens 1..T−1 predicted
 from the previous position, averaged over sequences (the engine's lossAndLayerGrads objective
-with every token a target). Prints one JSON line: median seconds of a forward (no grad) and of
+with every token a target). Prints one JSON line: median CPU seconds of a forward (no grad) and of
 a forward + backward (gradients of every parameter), the loss, and torch's own 1024² matmul
 GFLOP/s measured in the same process and the BLAS torch was built against.
 """
@@ -88,12 +88,13 @@ def loss_of(cfg, w, ids):
 
 
 def median_seconds(fn, runs):
+    """Median CPU seconds (one thread: CPU time is compute time, whatever else the machine runs)."""
     fn()  # warm-up
     times = []
     for _ in range(runs):
-        start = time.perf_counter()
+        start = time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return sorted(times)[len(times) // 2]
 
 
