@@ -56,7 +56,7 @@ export class GramAccumulator {
       this.total++;
       if (this.buffered === ROWS_PER_FLUSH) this.flush();
     }
-    this.keep(Float64Array.from(rows), first);
+    this.keep(rows, first);
   }
 
   /** Add a chunk's own HᵀH (d×d, symmetric, row-major) covering `rowCount` rows. */
@@ -82,10 +82,10 @@ export class GramAccumulator {
     return out;
   }
 
-  private keep(rows: Float64Array, first: number): void {
+  private keep(rows: Float32Array | Float64Array, first: number): void {
     if (this.kept === null) return;
     if (first + rows.length / this.dim > this.maxKeptRows) this.kept = null;
-    else this.kept.push(rows);
+    else this.kept.push(Float64Array.from(rows));
   }
 
   /** The full symmetric Gram matrix so far. */
