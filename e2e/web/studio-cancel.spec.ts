@@ -40,6 +40,9 @@ test('a cancelled analysis leaves no stage running', async ({ page }) => {
     await expect(page.locator('[data-testid^="stage-"]').filter({ hasText: 'running' })).toHaveCount(0);
     await page.waitForTimeout(500);
   }
+  // Nor does its bar stay part-filled: the interrupted stage has no result (a rerun resumes it).
+  await expect(page.getByTestId('stage-targets')).toContainText('not run');
+  await expect(page.getByTestId('stage-targets').getByRole('progressbar')).toHaveAttribute('aria-valuenow', '0');
   await screenshot(page, 'studio-ux', 'cancel-01-analysis');
 });
 
