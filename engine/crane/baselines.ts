@@ -38,7 +38,9 @@ export type BaselineSettings =
 
 export function baselineEdit(settings: BaselineSettings): PairedEdit {
   // RAIN reads a Base checkpoint and model passes, not one tensor pair: engine/pipeline/rain-merge.ts.
-  if (settings.method === 'rain') throw new RangeError('RAIN needs a Base checkpoint: pass --base');
+  if (settings.method === 'rain') {
+    throw new RangeError('RAIN is not a two-checkpoint edit: it runs on a Base checkpoint and its two calibration files (crane merge/verify --method rain --base B --rain-reasoning F --rain-instructions F)');
+  }
   return (name, shape, thetaI, thetaT) => {
     if (settings.method === 'slerp') return { values: baselineSlerpRows(thetaI, thetaT, shape, settings.t) };
     const delta = taskVector(thetaI, thetaT);
