@@ -47,6 +47,9 @@ function methodScale(method: MergeMethod, gate: number): { scale: number; keep: 
       return { scale: method.lambda * (1 - 0.5 * (1 - method.omega)), keep: method.density, project: false };
     case 'lewis':
       return { scale: method.lambda, keep: 0.5 * (method.gamma + method.epsilon), project: false };
+    case 'rain':
+      // RAIN writes onto Thinking: relative to Instruct the whole δ moves, plus projected attention slices.
+      return { scale: 1, keep: 1, project: true };
   }
 }
 
