@@ -3,16 +3,21 @@
  * attention q/k/v/o + q/k norms, 128 routed experts × gate/up/down, a shared expert, a router
  * and two layer norms; r = 256 directions per projector key). The coefficients go through the
  * real PreviewCoefficientBuilder and GateAccumulator with one 256-wide row per tensor: the
- * preview's cost depends on the entry and direction counts, not on tensor sizes.
+ * preview's cost depends on the entry and direction counts, not on tensor sizes. The curvature is
+ * synthetic too: one direction per coarse block (~200), so each call pays its B×B quadratic forms,
+ * and two anchors, as the curvature stage writes them.
  *
  *   node --import tsx tools/bench-preview.ts [--calls 3000] [--seed 1]
  *
- * Prints p50/p95/max per kind of settings change; the aim is p95 < 5 ms.
+ * Prints p50/p95/max per kind of settings change, with the curvature and without it (the same
+ * settings, alternately); the aim is p95 < 5 ms with it.
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { InstantPreview, type PreviewSettings } from '../engine/analysis/preview.ts';
 import { PreviewCoefficientBuilder } from '../engine/analysis/preview-coefficients.ts';
+import type { PreviewCurvature } from '../engine/analysis/preview-curvature.ts';
+import { editDirections } from '../engine/crane/edit-directions.ts';
 import { GateAccumulator } from '../engine/crane/gate-accumulator.ts';
 import { computeGateTable } from '../engine/crane/gate-scales.ts';
 import type { GspProjector } from '../engine/crane/gsp-projector.ts';
@@ -65,6 +70,29 @@ function buildAnalysis() {
   return { tensors, gate: computeGateTable(gate.blocks(), 'expert'), coefficients: builder.build() };
 }
 
+/** Directions of every coarse block, the final norm and the special rows; random g·Δ_b and a symmetric M per loss. */
+function syntheticCurvature(): PreviewCurvature {
+  const tensors = [...Array.from({ length: LAYERS }, (_, l) => layerTensors(l)).flat(), 'model.norm.weight', 'model.embed_tokens.weight', 'lm_head.weight'];
+  const { directions } = editDirections(tensors, defaultResolvedSettings({ think: [], special: [] }), { think: [7, 8], special: [9] }, { gate: null, projector: () => undefined });
+  const size = directions.length;
+  const symmetric = () => {
+    const m = new Array<number>(size * size).fill(0);
+    for (let i = 0; i < size; i++) for (let j = 0; j <= i; j++) m[i * size + j] = m[j * size + i] = random() * 0.01;
+    return m;
+  };
+  const vector = () => Array.from({ length: size }, () => random() - 0.5);
+  return {
+    basis: { keepQuantile: 0.5, tau: 0.03, steepness: defaultSteepness(0.03), threshold: true, gsp: true },
+    anchorSpecial: { thinkRows: 0.8, lmHeadScale: 0.03 },
+    directions,
+    epsilon: new Array<number>(size).fill(0.25),
+    firstOrder: { reasoning: vector(), agent: vector() },
+    hessian: { reasoning: symmetric(), agent: symmetric() },
+    anchors: [{ alpha: 0.25, measured: { reasoning: -0.5, agent: 1e-4 } }, { alpha: 1, measured: { reasoning: -1.5, agent: 0.1 } }],
+    split: 'train',
+  };
+}
+
 type Change = 'alpha' | 'tau/k' | 'toggles' | 'overrides';
 
 function nextSettings(previous: PreviewSettings, blocks: readonly string[]): { change: Change; settings: PreviewSettings } {
@@ -90,25 +118,35 @@ function percentile(sorted: readonly number[], q: number): number {
 const started = performance.now();
 const { tensors, gate, coefficients } = buildAnalysis();
 const built = performance.now();
-const preview = new InstantPreview(coefficients, gate);
+const curvature = syntheticCurvature();
+const preview = new InstantPreview(coefficients, gate, curvature);
 const loaded = performance.now();
 const directions = coefficients.directions.length / 6;
-console.log(`synthetic analysis: ${LAYERS} layers, ${tensors} tensors, ${coefficients.entries.length} preview entries, ${directions} directions (r = ${RANK})`);
+console.log(`synthetic analysis: ${LAYERS} layers, ${tensors} tensors, ${coefficients.entries.length} preview entries, ${directions} directions (r = ${RANK}), ${curvature.directions.length} curvature directions`);
 console.log(`build ${((built - started) / 1000).toFixed(1)} s (not part of the preview), load ${(loaded - built).toFixed(1)} ms`);
 
+// The same settings through a preview without curvature, alternately, so one run gives the curvature's cost on the same (possibly loaded) machine.
+const firstOrderOnly = new InstantPreview(coefficients, gate);
 let settings: PreviewSettings = { ...defaultResolvedSettings({ think: [], special: [] }), alpha: 0.15 };
-const times = new Map<Change | 'all', number[]>([['all', []]]);
-for (let i = 0; i < 200; i++) preview.evaluate(nextSettings(settings, preview.coarseBlocks).settings); // warm-up (JIT)
+const times = new Map<string, number[]>();
+const record = (key: string, ms: number) => times.set(key, [...(times.get(key) ?? []), ms]);
+for (let i = 0; i < 200; i++) {
+  const warm = nextSettings(settings, preview.coarseBlocks).settings; // warm-up (JIT)
+  preview.evaluate(warm);
+  firstOrderOnly.evaluate(warm);
+}
 for (let i = 0; i < Number(args.calls); i++) {
   const next = nextSettings(settings, settings.granularity === 'fine' ? preview.fineBlocks : preview.coarseBlocks);
   settings = next.settings;
-  const t0 = performance.now();
-  preview.evaluate(settings);
-  const ms = performance.now() - t0;
-  times.get('all')?.push(ms);
-  times.set(next.change, [...(times.get(next.change) ?? []), ms]);
+  for (const [variant, instance] of [['curvature', preview], ['1st only', firstOrderOnly]] as const) {
+    const t0 = performance.now();
+    instance.evaluate(settings);
+    const ms = performance.now() - t0;
+    record(`all ${variant}`, ms);
+    record(`${next.change} ${variant}`, ms);
+  }
 }
-for (const [kind, list] of times) {
+for (const [kind, list] of [...times].sort(([a], [b]) => a.localeCompare(b))) {
   const sorted = [...list].sort((a, b) => a - b);
-  console.log(`${kind.padEnd(9)} n=${String(sorted.length).padStart(5)}  p50 ${percentile(sorted, 0.5).toFixed(3)} ms  p95 ${percentile(sorted, 0.95).toFixed(3)} ms  max ${(sorted.at(-1) ?? 0).toFixed(3)} ms`);
+  console.log(`${kind.padEnd(20)} n=${String(sorted.length).padStart(5)}  p50 ${percentile(sorted, 0.5).toFixed(3)} ms  p95 ${percentile(sorted, 0.95).toFixed(3)} ms  max ${(sorted.at(-1) ?? 0).toFixed(3)} ms`);
 }

@@ -40,11 +40,11 @@ describe('analysis cache', () => {
     expect(await readdir(outDir)).not.toContain('result');
     const messages: string[] = [];
     const resumed = await analyse({ ...project, outDir, onLog: (m) => messages.push(m) });
-    expect(resumed.summary).toEqual(['targets:cached', 'projectors:cached', 'gradients:ran', 'gates:ran']);
+    expect(resumed.summary).toEqual(['targets:cached', 'projectors:cached', 'gradients:ran', 'gates:ran', 'curvature:ran']);
     expect(messages).toContain('gradients: resuming an interrupted run');
     expect(gateTableJson(resumed.run.artifacts.gate)).toEqual(gateTableJson(reference.run.artifacts.gate));
     expect(resumed.run.artifacts.coefficients).toEqual(reference.run.artifacts.coefficients);
-    expect((await analyse({ ...project, outDir })).summary).toEqual(['targets:cached', 'projectors:cached', 'gradients:cached', 'gates:cached']);
+    expect((await analyse({ ...project, outDir })).summary).toEqual(['targets:cached', 'projectors:cached', 'gradients:cached', 'gates:cached', 'curvature:cached']);
   }));
 
   it('re-runs only the stages downstream of a changed setting or input, with the reasons', () => withTempDir(async (root) => {
@@ -54,23 +54,23 @@ describe('analysis cache', () => {
     const gsp = (change: Partial<PipelineSettings['analysis']['gsp']>): PipelineSettings => ({ ...project.settings, analysis: { ...project.settings.analysis, gsp: { ...project.settings.analysis.gsp, ...change } } });
 
     const rank = await analyse({ ...project, settings: gsp({ maxRank: 4 }), outDir });
-    expect(rank.summary).toEqual(['targets:cached', 'projectors:ran', 'gradients:cached', 'gates:ran']);
+    expect(rank.summary).toEqual(['targets:cached', 'projectors:ran', 'gradients:cached', 'gates:ran', 'curvature:ran']);
     expect(rank.events[1]?.staleReasons).toEqual(['maxRank changed']);
     expect(Math.max(...[...rank.run.artifacts.projectors.values()].map((p) => p.rank))).toBe(4);
 
     const radius = await analyse({ ...project, settings: gsp({ maxRank: 4, radius: 1 }), outDir });
-    expect(radius.summary).toEqual(['targets:ran', 'projectors:ran', 'gradients:ran', 'gates:ran']);
+    expect(radius.summary).toEqual(['targets:ran', 'projectors:ran', 'gradients:ran', 'gates:ran', 'curvature:ran']);
     expect(radius.events[0]?.staleReasons).toEqual(['radius changed']);
     expect(radius.events[3]?.staleReasons).toEqual(['analysis settings changed']);
 
     const q = await analyse({ ...project, settings: { ...gsp({ maxRank: 4, radius: 1 }), keepQuantile: 0.7 }, outDir });
-    expect(q.summary).toEqual(['targets:cached', 'projectors:cached', 'gradients:cached', 'gates:ran']);
+    expect(q.summary).toEqual(['targets:cached', 'projectors:cached', 'gradients:cached', 'gates:ran', 'curvature:ran']);
     expect(q.run.artifacts.coefficients.keepQuantile).toBe(0.7);
 
     await appendFile(project.settings.analysis.calibration.format, `${JSON.stringify({ messages: [{ role: 'user', content: 'The weather in Paris?' }, { role: 'assistant', content: 'It is sunny.' }] })}\n`);
     const input = await analyse({ ...project, settings: { ...gsp({ maxRank: 4, radius: 1 }), keepQuantile: 0.7 }, outDir });
-    expect(input.summary).toEqual(['targets:ran', 'projectors:ran', 'gradients:ran', 'gates:ran']);
+    expect(input.summary).toEqual(['targets:ran', 'projectors:ran', 'gradients:ran', 'gates:ran', 'curvature:ran']);
     expect(input.events[0]?.staleReasons).toEqual(['format changed']);
     expect(input.events[3]?.staleReasons?.join('\n')).toMatch(/input format: [0-9a-f]+ then, [0-9a-f]+ now/);
-  }));
+  }), 300_000); // five analyses, each with a curvature stage of B+1 backward passes per set
 });

@@ -1,6 +1,6 @@
 /**
- * Verify: build the edited weights and measure both calibration losses, next to the first-order
- * prediction the instant preview makes for the same settings.
+ * Verify: build the edited weights and measure both calibration losses, next to the prediction
+ * the instant preview makes for the same settings.
  *
  *   verifyEdit({ analysisDir, method, evaluation?, signal?, onProgress? }) → VerifyResult
  *
@@ -12,8 +12,9 @@
  * Both models are evaluated the same way: θ_I from the Instruct checkpoint, θ_M through
  * editedWeightSource (edited at read time, see edited-source.ts).
  *
- * The prediction covers what the preview covers (crane-rule layer tensors); the embedding /
- * lm_head think-row rules also act on the measured model. Baselines get no prediction (null).
+ * The prediction is the preview's, with the analysis' curvature stage when it has one (every
+ * edited tensor but routers, and the curvature), else the layer tensors' first order while the
+ * think-row rules also act on the measured model. Baselines get no prediction (null).
  * The checkpoints are re-hashed first: an analysis of other files is refused, not used.
  */
 import { InstantPreview } from '../analysis/preview.ts';
@@ -25,6 +26,7 @@ import type { LossSequence } from '../model/layer-grads.ts';
 import type { WeightSource } from '../model/weights.ts';
 import type { EvaluationSet, RainSettings } from '../protocol/settings-schemas.ts';
 import { readSequences } from './calibration-sequences.ts';
+import { loadCurvature } from './curvature-stage.ts';
 import { editFor, type EditMethod } from './edit-method.ts';
 import { editedWeightSource } from './edited-source.ts';
 import { hashInputs } from './input-hashing.ts';
@@ -60,7 +62,7 @@ export interface VerifyResult {
   readonly edited: LossPair;
   /** edited − base. */
   readonly measured: LossPair;
-  /** First-order ΔL from the preview (CRANE only). */
+  /** ΔL the preview predicts (CRANE only): with curvature when the analysis has its stage. */
   readonly predicted: LossPair | null;
   readonly sequences: LossPair;
   readonly tokens: LossPair;
@@ -104,7 +106,7 @@ export async function verifyEdit(options: VerifyOptions): Promise<VerifyResult> 
         base: { reasoning: base.reasoning.loss, agent: base.agent.loss },
         edited: { reasoning: edited.reasoning.loss, agent: edited.agent.loss },
         measured: { reasoning: edited.reasoning.loss - base.reasoning.loss, agent: edited.agent.loss - base.agent.loss },
-        predicted: method.method === 'crane' ? predicted(new InstantPreview(artifacts.coefficients, artifacts.gate), method) : null,
+        predicted: method.method === 'crane' ? predicted(new InstantPreview(artifacts.coefficients, artifacts.gate, await loadCurvature(options.analysisDir, record)), method) : null,
         sequences: { reasoning: batches.reasoning.length, agent: batches.agent.length },
         tokens: { reasoning: base.reasoning.tokens, agent: base.agent.tokens },
         notes: [...source.notes].map(([name, note]) => `${name}: ${note}`),
