@@ -67,8 +67,8 @@ export class QuadraticTerms {
     this.splitCoefficients(inputs);
     const byGroup = new Map<EditGroup, GroupTerms>();
     for (const d of this.curvature.directions) if (!byGroup.has(d.group)) byGroup.set(d.group, { firstOrder: { reasoning: 0, agent: 0 }, secondOrder: { reasoning: 0, agent: 0 } });
-    const reasoning = this.lossTerms('reasoning', byGroup);
-    const agent = this.lossTerms('agent', byGroup);
+    const reasoning = this.lossTerms('reasoning', inputs.alpha, byGroup);
+    const agent = this.lossTerms('agent', inputs.alpha, byGroup);
     return { byGroup, firstOrderLine: { reasoning: reasoning.line, agent: agent.line }, curvature: { reasoning: reasoning.parabola, agent: agent.parabola } };
   }
 
@@ -91,20 +91,21 @@ export class QuadraticTerms {
   }
 
   /** One loss's first-order line and curvature parabola along α; each group's terms at α added into byGroup. */
-  private lossTerms(loss: keyof LossTerms, byGroup: Map<EditGroup, GroupTerms>): { line: [number, number]; parabola: [number, number, number] } {
+  private lossTerms(loss: keyof LossTerms, alpha: number, byGroup: Map<EditGroup, GroupTerms>): { line: [number, number]; parabola: [number, number, number] } {
     const { directions } = this.curvature;
     const g = this.curvature.firstOrder[loss];
     const m = this.curvature.hessian[loss];
     const size = directions.length;
     let f0 = 0, f1 = 0, q0 = 0, q1 = 0, q2 = 0;
     for (let b = 0; b < size; b++) {
-      let mConstant = 0, mPerAlpha = 0, mCurrent = 0;
+      // Two mat-vec rows: (Mc)_b at α is their combination, c being c_const + α·c_α.
+      let mConstant = 0, mPerAlpha = 0;
       for (let j = 0, at = b * size; j < size; j++, at++) {
         const mbj = m[at] as number;
         mConstant += mbj * (this.constant[j] as number);
         mPerAlpha += mbj * (this.perAlpha[j] as number);
-        mCurrent += mbj * (this.current[j] as number);
       }
+      const mCurrent = mConstant + alpha * mPerAlpha;
       const constant = this.constant[b] as number;
       const perAlpha = this.perAlpha[b] as number;
       const current = this.current[b] as number;
