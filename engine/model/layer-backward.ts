@@ -1,6 +1,7 @@
 /**
  * backwardLayer: one step of the layer-wise backward. Reads decoder layer `layer` from disk
- * (with its stored-layout copies, for transpose-free input gradients), recomputes it on each
+ * (with its stored-layout copies for transpose-free input gradients when the memory plan has
+ * room for them: keepsStoredWeights), recomputes it on each
  * sequence's stashed input under tf.grads with the incoming output gradient, and returns the
  * input gradients (for the layer below) and the parameter gradients summed over sequences, in
  * the checkpoint's names and layouts. Everything in tfjs memory is released before returning.
@@ -9,6 +10,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { decoderLayer } from './decoder-layer.ts';
 import type { ModelContext, RopeCache } from './forward.ts';
 import { accumulate } from './head.ts';
+import { keepsStoredWeights } from './memory-plan.ts';
 import { checkpointLayerGrads, disposeLayer, readLayer } from './weights.ts';
 
 export interface LayerBackward {
@@ -27,7 +29,7 @@ export async function backwardLayer(
 ): Promise<LayerBackward> {
   const { spec } = ctx;
   const width = spec.hiddenSize;
-  const weights = await readLayer(ctx.checkpoint, spec, layer, true);
+  const weights = await readLayer(ctx.checkpoint, spec, layer, keepsStoredWeights(spec, layer));
   const keys = Object.keys(weights.params);
   const sums = new Map<string, tf.Tensor>();
   const dInputs: Float32Array[] = [];
