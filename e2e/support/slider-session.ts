@@ -5,6 +5,7 @@
  * the test runner's `expect`, so the benchmark script can drive it too.
  */
 import type { Page } from '@playwright/test';
+import { ANALYSIS_STAGES } from '../../engine/protocol/common-schemas.ts';
 import { clearLatency, nudge, p95s, settleSamples, type LatencyReport } from './latency.ts';
 
 export const ALPHA_PRESSES = 25;
@@ -28,7 +29,8 @@ export async function analyzeAndTune(page: Page, { projectFolder, grouping, anal
   if (projectFolder !== undefined) await page.getByLabel('Project folder').fill(projectFolder);
   await page.getByRole('button', { name: 'Analysis', exact: true }).click();
   await page.getByRole('button', { name: 'Analyze', exact: true }).click();
-  await page.getByTestId('stage-gates').filter({ hasText: /done|cached/ }).waitFor({ timeout: analysisTimeoutMs });
+  // Wait for the last stage, not the gates: a stage still running would load the CPU the slider timings share.
+  await page.getByTestId(`stage-${ANALYSIS_STAGES.at(-1)}`).filter({ hasText: /done|cached/ }).waitFor({ timeout: analysisTimeoutMs });
   await page.getByRole('button', { name: 'Tune', exact: true }).click();
   if (grouping !== undefined) await page.getByRole('radiogroup', { name: 'Block grouping' }).getByText(grouping, { exact: true }).click();
   await page.getByRole('radiogroup', { name: 'Heatmap metric' }).getByText('α·S', { exact: true }).click();
