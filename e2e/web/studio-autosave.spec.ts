@@ -6,30 +6,17 @@
  *   that depends on q (not "every stage cached"), and the preview answers at the new q.
  */
 import { expect, test, type Page } from '@playwright/test';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ServeProcess } from '../../tools/setup/serve-process.ts';
-import { analysedDemoDataDir } from '../support/analysed-demo.ts';
+import { useAnalysedDemoStudio } from '../support/analysed-demo-server.ts';
 import { collectPageErrors } from '../support/console-errors.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
-import { demoProjectDir, screenshot, serveDataDir } from '../support/studio-server.ts';
+import { demoProjectDir, screenshot } from '../support/studio-server.ts';
 import { ROOT } from '../../tools/setup/build-electron.ts';
 
 test.skip(demoPair(ROOT) === undefined, NO_DEMO_MESSAGE);
 
-let server: ServeProcess;
-let dataDir: string;
-
-test.beforeEach(async () => {
-  test.setTimeout(15 * 60_000);
-  dataDir = await analysedDemoDataDir();
-  server = await serveDataDir(dataDir);
-});
-
-test.afterEach(async () => {
-  await server?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const studio = useAnalysedDemoStudio(15 * 60_000);
 
 const tab = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
 const marker = (page: Page) => page.getByTestId('save-marker').first();
@@ -44,7 +31,7 @@ async function selectBlock(page: Page, down: number): Promise<void> {
 test('α, overrides, locks and the view are autosaved and restored after a reload', async ({ page }) => {
   const errors = collectPageErrors(page);
   await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto(server.url);
+  await page.goto(studio.server.url);
   await tab(page, 'Tune').click();
   await expect(page.getByTestId('gate-heatmap')).toBeVisible();
   await expect(marker(page)).toHaveAttribute('data-status', 'saved');
@@ -61,7 +48,7 @@ test('α, overrides, locks and the view are autosaved and restored after a reloa
   await screenshot(page, 'studio-ux', 'autosave-01-saved');
 
   // On disk, not only in the page: project.json holds what was set.
-  const stored = JSON.parse(readFileSync(join(demoProjectDir(dataDir), 'project.json'), 'utf8')) as { settings: { alpha: number; overrides: { locked: boolean; gate: number | null }[] } };
+  const stored = JSON.parse(readFileSync(join(demoProjectDir(studio.dataDir), 'project.json'), 'utf8')) as { settings: { alpha: number; overrides: { locked: boolean; gate: number | null }[] } };
   expect(stored.settings.alpha).toBe(0.4);
   expect(stored.settings.overrides).toEqual(expect.arrayContaining([
     expect.objectContaining({ locked: true, gate: null }),
@@ -73,7 +60,7 @@ test('α, overrides, locks and the view are autosaved and restored after a reloa
   await expect(page.getByRole('spinbutton', { name: 'α value' })).toHaveValue('0.4');
   await tab(page, 'Tune').click();
   await expect(page.getByRole('spinbutton', { name: 'α value' })).toHaveValue('0.4');
-  const stillStored = JSON.parse(readFileSync(join(demoProjectDir(dataDir), 'project.json'), 'utf8')) as { settings: { overrides: unknown[] } };
+  const stillStored = JSON.parse(readFileSync(join(demoProjectDir(studio.dataDir), 'project.json'), 'utf8')) as { settings: { overrides: unknown[] } };
   expect(stillStored.settings.overrides).toHaveLength(2);
   await expect(marker(page)).toHaveAttribute('data-status', 'saved');
   await screenshot(page, 'studio-ux', 'autosave-02-after-reload');
@@ -86,7 +73,7 @@ test('α, overrides, locks and the view are autosaved and restored after a reloa
 
 test('q other than the analysed one: Analyze recomputes what q needs, then the preview answers', async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto(server.url);
+  await page.goto(studio.server.url);
   await tab(page, 'Tune').click();
   await expect(page.getByTestId('preview-reasoning')).toBeVisible();
   await page.getByRole('spinbutton', { name: 'q value' }).fill('0.6');

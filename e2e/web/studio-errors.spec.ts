@@ -6,30 +6,17 @@
  *   happened and a plain message naming the path, and the error goes once the path is changed.
  */
 import { expect, test, type Page } from '@playwright/test';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ServeProcess } from '../../tools/setup/serve-process.ts';
 import { ROOT } from '../../tools/setup/build-electron.ts';
-import { analysedDemoDataDir } from '../support/analysed-demo.ts';
+import { useAnalysedDemoStudio } from '../support/analysed-demo-server.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
-import { screenshot, serveDataDir } from '../support/studio-server.ts';
+import { screenshot } from '../support/studio-server.ts';
 
 const demo = demoPair(ROOT);
 test.skip(demo === undefined, NO_DEMO_MESSAGE);
 
-let server: ServeProcess;
-let dataDir: string;
-
-test.beforeEach(async () => {
-  test.setTimeout(10 * 60_000);
-  dataDir = await analysedDemoDataDir();
-  server = await serveDataDir(dataDir);
-});
-
-test.afterEach(async () => {
-  await server?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const studio = useAnalysedDemoStudio(10 * 60_000);
 
 const tab = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
 
@@ -41,11 +28,11 @@ async function openPair(page: Page, instruct: string, thinking: string): Promise
 
 test('the verdict: identical, caveats, and none under a failed open', async ({ page }) => {
   const instruct = demo?.instruct ?? '';
-  const ropeTheta = join(dataDir, 'thinking-rope-x100');
+  const ropeTheta = join(studio.dataDir, 'thinking-rope-x100');
   cpSync(demo?.thinking ?? '', ropeTheta, { recursive: true });
   const config = JSON.parse(readFileSync(join(ropeTheta, 'config.json'), 'utf8')) as { rope_theta: number };
   writeFileSync(join(ropeTheta, 'config.json'), JSON.stringify({ ...config, rope_theta: config.rope_theta * 100 }));
-  await page.goto(server.url);
+  await page.goto(studio.server.url);
   const verdict = page.getByTestId('pair-verdict');
   await expect(verdict).toBeVisible();
 
@@ -59,20 +46,20 @@ test('the verdict: identical, caveats, and none under a failed open', async ({ p
   await expect(page.getByTestId('compatibility-report')).toContainText('"rope_theta" differs');
   await screenshot(page, 'studio-ux', 'errors-01-caveats');
 
-  await openPair(page, instruct, join(dataDir, 'no-such-folder'));
+  await openPair(page, instruct, join(studio.dataDir, 'no-such-folder'));
   await expect(page.getByRole('alert')).toContainText('Open pair failed');
   await expect(verdict).toHaveCount(0);
   await screenshot(page, 'studio-ux', 'errors-02-failed-open');
 });
 
 test('a missing calibration file says not-found with its path, and the error goes once the path is fixed', async ({ page }) => {
-  await page.goto(server.url);
+  await page.goto(studio.server.url);
   await expect(page.getByTestId('save-marker').first()).toHaveAttribute('data-status', 'saved');
   await tab(page, 'Analysis').click();
   await page.getByText('Calibration sets and limits').click();
   const field = page.getByLabel('D_R reasoning prompts (JSONL)');
   const good = await field.inputValue();
-  const missing = join(dataDir, 'missing-reasoning.jsonl');
+  const missing = join(studio.dataDir, 'missing-reasoning.jsonl');
   await field.fill(missing);
   await page.getByRole('button', { name: 'Analyze', exact: true }).click();
   const alert = page.getByRole('alert').filter({ hasText: 'Analysis failed' });
@@ -84,9 +71,9 @@ test('a missing calibration file says not-found with its path, and the error goe
 });
 
 test('an existing export folder says already-exists, and the error goes once the folder is changed', async ({ page }) => {
-  const existing = join(dataDir, 'existing-export');
+  const existing = join(studio.dataDir, 'existing-export');
   mkdirSync(existing);
-  await page.goto(server.url);
+  await page.goto(studio.server.url);
   await page.getByRole('button', { name: 'Export…' }).click();
   const dialog = page.getByRole('dialog');
   const folder = dialog.getByLabel(/Output folder/);
@@ -95,6 +82,6 @@ test('an existing export folder says already-exists, and the error goes once the
   const alert = dialog.getByRole('alert');
   await expect(alert).toContainText(`already-exists ${existing}: output folder already exists`);
   await screenshot(page, 'studio-ux', 'errors-04-export-exists');
-  await folder.fill(join(dataDir, 'new-export'));
+  await folder.fill(join(studio.dataDir, 'new-export'));
   await expect(alert).toHaveCount(0);
 });

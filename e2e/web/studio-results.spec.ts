@@ -11,34 +11,21 @@ import { expect, test, type Page } from '@playwright/test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ServeProcess } from '../../tools/setup/serve-process.ts';
 import { ROOT } from '../../tools/setup/build-electron.ts';
-import { analysedDemoDataDir } from '../support/analysed-demo.ts';
+import { useAnalysedDemoStudio } from '../support/analysed-demo-server.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
-import { screenshot, serveDataDir } from '../support/studio-server.ts';
+import { screenshot } from '../support/studio-server.ts';
 
 test.skip(demoPair(ROOT) === undefined, NO_DEMO_MESSAGE);
 
-let server: ServeProcess;
-let dataDir: string;
-
-test.beforeEach(async () => {
-  test.setTimeout(10 * 60_000);
-  dataDir = await analysedDemoDataDir();
-  server = await serveDataDir(dataDir);
-});
-
-test.afterEach(async () => {
-  await server?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const studio = useAnalysedDemoStudio(10 * 60_000);
 
 const tab = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
 const alpha = (page: Page) => page.getByRole('spinbutton', { name: 'α value' });
 
 test('a Verify measured at other settings says so, and Tune and Methods agree after a reload', async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto(server.url);
+  await page.goto(studio.server.url);
   await tab(page, 'Tune').click();
   await alpha(page).fill('0.3');
   await expect(page.getByTestId('preview-result')).toHaveAttribute('data-stale', 'false');
@@ -70,7 +57,7 @@ test('a Verify measured at other settings says so, and Tune and Methods agree af
 });
 
 test('a preview whose request failed is marked as from other settings', async ({ page }) => {
-  await page.goto(server.url);
+  await page.goto(studio.server.url);
   await tab(page, 'Tune').click();
   await expect(page.getByTestId('preview-result')).toHaveAttribute('data-stale', 'false');
   const before = await page.getByTestId('preview-reasoning').textContent();
@@ -84,7 +71,7 @@ test('a preview whose request failed is marked as from other settings', async ({
 
 test('the GSP panel: directions kept follow the mask, retained is the heatmap’s norm ratio', async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto(server.url);
+  await page.goto(studio.server.url);
   await tab(page, 'Tune').click();
   const heatmap = page.getByTestId('gate-heatmap');
   await heatmap.focus();
@@ -107,7 +94,7 @@ test('the GSP panel: directions kept follow the mask, retained is the heatmap’
 test('opening another project shows nothing of the previous one’s heatmap or points', async ({ page }) => {
   const empty = mkdtempSync(join(tmpdir(), 'crane-empty-project-'));
   try {
-    await page.goto(server.url);
+    await page.goto(studio.server.url);
     await tab(page, 'Tune').click();
     await expect(page.getByTestId('gate-heatmap')).toBeVisible();
     await tab(page, 'Pair & project').click();
