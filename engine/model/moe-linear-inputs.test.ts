@@ -3,23 +3,11 @@
  * golden captures (post-attention-norm rows) and the checkpoint's router and expert weights:
  * routing (softmax, top-k) and each expert's SwiGLU are recomputed in JS, independently of tfjs.
  */
-import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Checkpoint } from '../io/checkpoint.ts';
-import { initBackend } from '../tensor/backend.ts';
+import { describe, expect, it } from 'vitest';
 import { loadCausalLM } from './causal-lm.ts';
+import { goldenNormRows, moeGolden, useMoeCheckpoint } from './testing/moe-golden.ts';
 
-const DIR = join(import.meta.dirname, 'testdata', 'qwen3_moe_experts');
-const golden = JSON.parse(readFileSync(join(DIR, 'golden.json'), 'utf8')) as { sequences: number[][]; captures: { post_attention_layernorm: number[][][] }[] };
-let checkpoint: Checkpoint;
-
-beforeAll(async () => {
-  await initBackend('wasm');
-  checkpoint = await Checkpoint.open(DIR);
-});
-
-afterAll(() => checkpoint.close());
+const openCheckpoint = useMoeCheckpoint();
 
 /** rows [n][in] · Wᵀ for W stored [out, in]. */
 const linear = (rows: number[][], w: Float32Array, out: number): number[][] =>
@@ -29,17 +17,17 @@ const meanAbs = (rows: number[][]): number[] => (rows[0] as number[]).map((_, j)
 
 describe('linearInputMeans on a sparse MoE layer', () => {
   it('gives the router every position and each expert only its routed tokens (gate/up: norm output, down: SwiGLU)', async () => {
-    const model = loadCausalLM(checkpoint);
+    const model = loadCausalLM(openCheckpoint());
     const moe = model.spec.moe;
     if (moe === undefined) throw new Error('qwen3_moe_experts is not an MoE checkpoint');
     const sequence = 1;
     const layer = 2;
     const got = new Map<string, Float32Array>();
-    await model.linearInputMeans([golden.sequences[sequence] as number[]], (m) => {
+    await model.linearInputMeans([moeGolden.sequences[sequence] as number[]], (m) => {
       if (m.layer === layer) m.means.forEach((v, k) => got.set(k.slice(`model.layers.${layer}.`.length), v));
     });
-    const rows = (golden.captures[sequence] as { post_attention_layernorm: number[][][] }).post_attention_layernorm[layer] as number[][];
-    const read = (key: string) => checkpoint.readFloat32(`model.layers.${layer}.${key}`);
+    const rows = goldenNormRows(sequence, layer);
+    const read = (key: string) => openCheckpoint().readFloat32(`model.layers.${layer}.${key}`);
     const logits = linear(rows, await read('mlp.gate.weight'), moe.numExperts);
     const chosen = logits.map((z) => z.map((_, e) => e).sort((a, b) => (z[b] as number) - (z[a] as number)).slice(0, moe.expertsPerToken));
     const want = new Map<string, number[]>([['mlp.gate', meanAbs(rows)]]);
