@@ -13,6 +13,7 @@ import type { ImportanceSource } from '../export/recipe-importance.ts';
 import { analysisImportance } from '../pipeline/importance-source.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { UsageError, type CliIo } from './command.ts';
+import { lewisMeasuringJob } from './lewis-flags.ts';
 
 export interface ImportanceFlagValues {
   readonly analysis?: string;
@@ -32,12 +33,5 @@ export async function mergeImportanceFromFlags(method: string, values: Importanc
   if (values.analysis === undefined) throw new UsageError(`--method ${method} needs --analysis DIR (its AIM importance file)`);
   // LEWIS's first merge on this analysis measures both models on the runtime.
   await initBackend();
-  let told = false;
-  return analysisImportance({ method }, values.analysis, {
-    signal,
-    onProgress: () => {
-      if (!told) io.err(`measuring LEWIS importance of Instruct and Thinking on the analysis' prompts (kept in ${values.analysis} for the next merge)`);
-      told = true;
-    },
-  });
+  return analysisImportance({ method }, values.analysis, lewisMeasuringJob(values.analysis, io, signal));
 }

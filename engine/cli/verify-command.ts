@@ -32,6 +32,8 @@ written.
 
 ${EDIT_FLAGS_HELP}
 ${LEWIS_FILES_HELP}
+                        LEWIS without either: the analysis' own pair, measured on Instruct and
+                        Thinking on its D_R + D_A prompts on first use and kept there
 ${RAIN_FLAGS_HELP}
 ${evalFilesHelp(18)}
   --on-calibration  measure on the calibration sets whatever the analysis was given
@@ -51,10 +53,10 @@ export const verifyCommand: CliCommand = {
     const record = await readPipelineRecord(dir);
     const tokens = tokenRowsOf(await loadCheckpointTokenizer(record.instruct));
     const aimImportance = values.method === 'aim' || values.method === 'aim_ties' ? await readAnalysisAimImportance(dir) : undefined;
-    const lewisFiles = await lewisImportancesFromFlags(values);
-    const rain = rainInputsFromFlags(values);
-    const method = rain?.settings ?? editMethodFromFlags(values, tokens, aimImportance, lewisFiles && { base: lewisFiles.base.importance, tuned: lewisFiles.tuned.importance });
     applyMemoryBudgetFlag(values['memory-budget']);
+    const rain = rainInputsFromFlags(values);
+    const lewisFiles = await lewisImportancesFromFlags(values, { dir, io });
+    const method = rain?.settings ?? editMethodFromFlags(values, tokens, aimImportance, lewisFiles && { base: lewisFiles.base.importance, tuned: lewisFiles.tuned.importance });
     await initBackend();
     const bar = new ProgressPrinter(io.err);
     const result = await verifyEdit({ analysisDir: dir, method, ...(rain === undefined ? {} : { rain }), ...(evaluation === undefined ? {} : { evaluation }), ...(io.isTty ? { onProgress: (e) => bar.progress(e) } : {}) });
