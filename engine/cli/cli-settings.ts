@@ -50,7 +50,8 @@ export const EDIT_FLAGS = { ...PARAMETER_FLAGS, ...CRANE_CONTROL_FLAGS };
 /** "--flag V   what (default d); what else (default e)" per flag, in the table's order. */
 function parameterHelp(names: readonly MergeMethodName[]): string[] {
   const byFlag = new Map<string, MethodParameter[]>();
-  for (const p of names.flatMap(parametersOf)) byFlag.set(p.flag, [...(byFlag.get(p.flag) ?? []), p]);
+  // Path parameters (RAIN's calibration files) are documented and read by rain-flags.ts, which requires them.
+  for (const p of names.flatMap(parametersOf).filter((q) => q.kind !== 'path')) byFlag.set(p.flag, [...(byFlag.get(p.flag) ?? []), p]);
   return [...byFlag].map(([flag, params]) => {
     const parts = [...new Set(params.map((p) => `${p.help} (default ${p.kind === 'number' ? p.defaultNote ?? p.default : p.default})`))];
     return `  ${`--${flag} ${flag.slice(0, 1).toUpperCase()}`.padEnd(17)} ${parts.join('; ')}`;
@@ -141,12 +142,12 @@ function parameterValues(values: EditFlagValues, name: MergeMethodName): Partial
   const given: Partial<Record<string, number | string>> = {};
   for (const parameter of parametersOf(name)) {
     const text = values[parameter.flag];
-    if (typeof text === 'string') given[parameter.key] = parameterValue(text, parameter);
+    if (typeof text === 'string' && parameter.kind !== 'path') given[parameter.key] = parameterValue(text, parameter);
   }
   return given;
 }
 
-function parameterValue(text: string, parameter: MethodParameter): number | string {
+function parameterValue(text: string, parameter: Exclude<MethodParameter, { kind: 'path' }>): number | string {
   const flag = `--${parameter.flag}`;
   if (parameter.kind === 'number') return number(text, flag);
   if (!parameter.options.includes(text)) throw new UsageError(`${flag} must be ${parameter.options.join(' or ')}, got "${text}"`);

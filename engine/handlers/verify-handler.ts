@@ -2,7 +2,8 @@
  * verify: build the edited weights of the open project (any method) and measure both
  * calibration losses next to θ_I's on the project's evaluation set (its analysis settings: eval
  * files, a held-out share, or the calibration sets), through engine/pipeline's verifyEdit, with
- * `verify` progress and cancel. The result says which set it was measured on. A CRANE result is
+ * `verify` progress and cancel; RAIN with the project's Base and its calibration files
+ * (rain-inputs.ts). The result says which set it was measured on. A CRANE result is
  * also kept in the project's verified points (the measured dots the preview chart draws beside
  * its prediction).
  */
@@ -14,6 +15,7 @@ import type { EngineSession } from './engine-session.ts';
 import { guarded } from './handler-errors.ts';
 import { log, pipelineCallbacks } from './job-progress.ts';
 import { methodContext } from './method-context.ts';
+import { rainInputsOf } from './rain-inputs.ts';
 
 export function verifyHandler(session: EngineSession) {
   return (params: Params<'verify'>, ctx: HandlerContext): Promise<Result<'verify'>> =>
@@ -23,9 +25,15 @@ export function verifyHandler(session: EngineSession) {
       await ensureBackend();
       const callbacks = pipelineCallbacks(ctx, 'verify');
       callbacks.progress.report(0);
+      // RAIN runs on the project's Base and its two calibration files, not on the pair alone.
+      const rain = params.method.method === 'rain' ? await rainInputsOf(project, params.method) : undefined;
       // LEWIS's first Verify on this analysis measures both models' importance (reported as progress, then cached).
-      const { edit } = await methodContext(session, params.method, { signal: ctx.signal, onProgress: (f) => callbacks.progress.report(f) });
-      const measured = await verifyEdit({ ...callbacks, analysisDir: analysis.analysisDir, method: edit, ...(project.analysis === null ? {} : { evaluation: project.analysis.evaluation }) });
+      const edit = rain?.settings ?? (await methodContext(session, params.method, { signal: ctx.signal, onProgress: (f) => callbacks.progress.report(f) })).edit;
+      const measured = await verifyEdit({
+        ...callbacks, analysisDir: analysis.analysisDir, method: edit,
+        ...(rain === undefined ? {} : { rain: { base: rain.base, calibration: rain.calibration } }),
+        ...(project.analysis === null ? {} : { evaluation: project.analysis.evaluation }),
+      });
       callbacks.progress.report(1);
       for (const note of measured.notes) log(ctx, `verify: ${note}`, 'warn');
       const result: Result<'verify'> = {

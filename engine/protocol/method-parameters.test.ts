@@ -11,11 +11,12 @@ describe('the methods table', () => {
     expect(new Set(METHOD_NAMES)).toEqual(new Set(mergeMethodSchema.options.map((o) => o.shape.method.value)));
   });
 
-  it('lists every setting of each baseline as an editable parameter whose default is the reference default', () => {
+  it('lists every setting of each baseline as an editable parameter whose default is the reference default (files have none)', () => {
     for (const name of baselines) {
-      const keys = parameters(name).map((p) => p.key).sort();
-      expect(keys, name).toEqual(Object.keys(DEFAULT_BASELINES[name]).filter((k) => k !== 'method').sort());
-      for (const p of parameters(name)) expect(p.default, `${name}.${p.key}`).toBe((DEFAULT_BASELINES[name] as Record<string, unknown>)[p.key]);
+      const [files, valued] = [parameters(name).filter((p) => p.kind === 'path'), parameters(name).filter((p) => p.kind !== 'path')];
+      expect(valued.map((p) => p.key).sort(), name).toEqual(Object.keys(DEFAULT_BASELINES[name]).filter((k) => k !== 'method').sort());
+      for (const p of valued) expect(p.default, `${name}.${p.key}`).toBe((DEFAULT_BASELINES[name] as Record<string, unknown>)[p.key]);
+      for (const p of files) expect(Object.hasOwn(DEFAULT_BASELINES[name], p.key), `${name}.${p.key}`).toBe(false);
       expect(methodFromParameters(name, {}, DEFAULT_CRANE_SETTINGS)).toEqual(defaultMethod(name, DEFAULT_CRANE_SETTINGS));
     }
   });
@@ -32,7 +33,7 @@ describe('the methods table', () => {
     for (const name of METHOD_NAMES) {
       for (const p of parameters(name)) {
         const middle = (lo: number, hi: number, integer: boolean) => (integer ? Math.floor((lo + hi) / 2) : (lo + hi) / 2);
-        const inside = p.kind === 'choice' ? p.options.at(-1) : p.max === null ? p.default + p.step : middle(p.min, p.max, p.integer);
+        const inside = p.kind === 'path' ? `/data/${p.key}.json` : p.kind === 'choice' ? p.options.at(-1) : p.max === null ? p.default + p.step : middle(p.min, p.max, p.integer);
         const method = methodFromParameters(name, { [p.key]: inside }, DEFAULT_CRANE_SETTINGS);
         const settings = method.method === 'crane' ? method.settings : method;
         expect((settings as Record<string, unknown>)[p.key], `${name}.${p.key}`).toBe(inside);
@@ -41,6 +42,12 @@ describe('the methods table', () => {
         if (p.kind === 'number') expect(() => methodFromParameters(name, { [p.key]: p.min - 1 }, DEFAULT_CRANE_SETTINGS), `${name}.${p.key}`).toThrow();
       }
     }
+  });
+
+  it("takes a cleared path (RAIN's calibration files) as no file", () => {
+    const rain = methodFromParameters('rain', { reasoningFile: '', instructionsFile: '/data/instructions.jsonl' }, DEFAULT_CRANE_SETTINGS);
+    expect(rain).toMatchObject({ method: 'rain', instructionsFile: '/data/instructions.jsonl' });
+    expect(rain).not.toHaveProperty('reasoningFile');
   });
 
   it('keeps the rest of the CRANE settings it is given', () => {

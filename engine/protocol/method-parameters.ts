@@ -47,7 +47,13 @@ export interface ChoiceParameter<K extends string = string> extends ParameterBas
   readonly default: string;
 }
 
-export type MethodParameter<K extends string = string> = NumberParameter<K> | ChoiceParameter<K>;
+/** A file the method reads; no default, and an empty value is no file (RAIN's calibration files). */
+export interface PathParameter<K extends string = string> extends ParameterBase<K> {
+  readonly kind: 'path';
+  readonly default: '';
+}
+
+export type MethodParameter<K extends string = string> = NumberParameter<K> | ChoiceParameter<K> | PathParameter<K>;
 
 type BaselineName = BaselineMethod['method'];
 type SettingsOf<M extends MergeMethodName> = M extends 'crane' ? CraneSettings : Extract<BaselineMethod, { method: M }>;
@@ -142,6 +148,8 @@ export const METHODS: { readonly [M in MergeMethodName]: MethodEntry<M> } = {
       { kind: 'number', key: 'rhoDu', label: 'ρ (leak)', flag: 'rho-du', help: 'RAIN weight of the leak change against the alignment gain', min: 0, max: 1000, step: 0.05, integer: false, default: DEFAULT_BASELINES.rain.rhoDu },
       { kind: 'number', key: 'qpMaxTokens', label: 'QP prompt tokens', flag: 'qp-max-tokens', help: 'RAIN instruction prompts are cut to this many tokens', min: 1, max: 131_072, step: 1, integer: true, default: DEFAULT_BASELINES.rain.qpMaxTokens },
       { kind: 'number', key: 'seed', label: 'seed', flag: 'seed', help: 'RAIN constraint sites and read-out directions', min: 0, max: null, step: 1, integer: true, default: DEFAULT_BASELINES.rain.seed },
+      { kind: 'path', key: 'reasoningFile', label: 'reasoning file', flag: 'rain-reasoning', help: 'RAIN reasoning_calibration_set.json: LRM prompts whose <think>/</think> features the projection keeps', default: '' },
+      { kind: 'path', key: 'instructionsFile', label: 'instructions file', flag: 'rain-instructions', help: 'RAIN instruction_calibration_set.jsonl: the instruction prompts α is fitted on', default: '' },
     ],
   },
 };
@@ -177,7 +185,8 @@ export function parameterError(name: MergeMethodName, values: ParameterValues, c
 type Checked = { readonly success: true; readonly method: MergeMethod } | { readonly success: false; readonly error: z.ZodError };
 
 function checkParameters(name: MergeMethodName, values: ParameterValues, crane: CraneSettings): Checked {
-  const given = Object.fromEntries(parametersOf(name).flatMap((p) => (values[p.key] === undefined ? [] : [[p.key, values[p.key]]])));
+  // A cleared path field is no file, not an empty path.
+  const given = Object.fromEntries(parametersOf(name).flatMap((p) => (values[p.key] === undefined || (p.kind === 'path' && values[p.key] === '') ? [] : [[p.key, values[p.key]]])));
   if (name === 'crane') {
     const parsed = METHODS.crane.schema.safeParse({ ...crane, ...given });
     return parsed.success ? { success: true, method: { method: 'crane', settings: parsed.data } } : { success: false, error: parsed.error };

@@ -155,7 +155,10 @@ export const lewisSchema = z.strictObject({ method: z.literal('lewis'), lambda: 
  * Base) on the q/k/v/o heads of the last `layersTail` layers; needs a Base checkpoint and two
  * calibration files (engine/pipeline/rain-*.ts). ridge: the null-space projection's λ; radius:
  * the <think>/</think> neighbourhood; priorScalar … rhoDu: the α QP; qpMaxTokens: the instruction
- * prompts' cut; seed: the constraint sites' shuffle and read-out directions.
+ * prompts' cut; seed: the constraint sites' shuffle and read-out directions. reasoningFile /
+ * instructionsFile: the two calibration files as the UI names them (the CLI's --rain-reasoning /
+ * --rain-instructions); a run takes them out of the settings, so a recipe records their SHA-256
+ * (inputs.rainCalibration), never a path.
  */
 export const rainSchema = z.strictObject({
   method: z.literal('rain'),
@@ -171,6 +174,8 @@ export const rainSchema = z.strictObject({
   rhoDu: z.number().min(0).max(1000),
   qpMaxTokens: z.int().min(1).max(131_072),
   seed: z.int().nonnegative(),
+  reasoningFile: pathSchema.optional(),
+  instructionsFile: pathSchema.optional(),
 }).refine((s) => s.boxLo <= s.boxHi, { message: 'RAIN needs box lo ≤ box hi', path: ['boxLo'] });
 
 /** CRANE and the baselines. */

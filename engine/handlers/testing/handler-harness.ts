@@ -42,7 +42,11 @@ export interface Harness extends TinyProject {
 }
 
 export async function harness(root: string): Promise<Harness> {
-  const tiny = await writeTinyProject(root);
+  return harnessOn(root, await writeTinyProject(root));
+}
+
+/** The handlers over a project already written under `root` (a RAIN triple, say). */
+export async function harnessOn<P extends TinyProject>(root: string, tiny: P): Promise<Harness & P> {
   const projectDir = join(root, 'project');
   const dataDir = join(root, 'user-data');
   await Promise.all([mkdir(projectDir), mkdir(dataDir)]);

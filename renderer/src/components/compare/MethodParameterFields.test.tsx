@@ -14,6 +14,7 @@ const field = (method: (typeof METHOD_NAMES)[number], p: MethodParameter) => scr
 /** A value inside the parameter's range that differs from its default. */
 function otherValue(p: MethodParameter): number | string {
   if (p.kind === 'choice') return p.options.find((o) => o !== p.default) ?? p.default;
+  if (p.kind === 'path') return `/data/${p.key}.json`;
   const candidate = p.integer ? p.default + 1 : p.max === null ? p.default * 1.5 : (p.min + p.max) / 2;
   return candidate === p.default ? (p.min + p.default) / 2 : candidate;
 }

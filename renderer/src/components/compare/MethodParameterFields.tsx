@@ -1,6 +1,6 @@
 /**
  * One method's parameters as the methods table lists them (engine/protocol/method-parameters.ts):
- * a number input or a select each. A value the method's schema refuses stays in the input,
+ * a number input, a select or (a file the method reads) a path text input each. A value the method's schema refuses stays in the input,
  * marked invalid with the schema's reason, and is not applied. CRANE's values are the edit
  * settings (shared with the Edit view, undoable); a baseline's are the Methods view's own.
  */
@@ -54,6 +54,16 @@ function ParameterField({ parameter: p, value, owner, apply }: {
         <select aria-label={name} value={String(value)} onChange={(e) => commit(e.currentTarget.value, e.currentTarget.value)}>
           {p.options.map((option) => <option key={option} value={option}>{option}</option>)}
         </select>
+      ) : p.kind === 'path' ? (
+        <input
+          type="text"
+          aria-label={name}
+          aria-invalid={error !== null}
+          placeholder="/path/to/file"
+          spellCheck={false}
+          value={draft ?? String(value)}
+          onChange={(e) => commit(e.currentTarget.value, e.currentTarget.value.trim())}
+        />
       ) : (
         <input
           type="number"
