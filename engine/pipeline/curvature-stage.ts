@@ -57,7 +57,9 @@ export function curvatureKey(ctx: Pick<PipelineContext, 'inputs' | 'settings'>):
 
 export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArtifacts, clock: StageClock): Promise<void> {
   const tokens = await editTokenRows(ctx.instruct.dir, (message) => ctx.callbacks.onLog?.(message));
-  const defaults = defaultResolvedSettings(tokens);
+  // The default edit at the analysed q: the preview's coefficients (gates stage) bake T(δ) in at that q,
+  // and the anchors are predicted through them.
+  const defaults = { ...defaultResolvedSettings(tokens), keepQuantile: ctx.settings.keepQuantile };
   const context = { gate: artifacts.gate, projector: (key: string) => artifacts.projectors.get(key) };
   const basis = editDirections(ctx.instruct.tensors.keys(), defaults, tokens, context);
   const epsilon = basis.directions.map((d) => Math.max(EPSILON_FLOOR, defaultCoefficient(d, defaults, artifacts)));
