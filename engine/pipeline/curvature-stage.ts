@@ -45,7 +45,8 @@ import { stageStatus, type StageKey } from './stage-store.ts';
 
 export const ANCHOR_ALPHAS = [0.25, 1] as const;
 const EPSILON_FLOOR = 0.05;
-const ESTIMATOR = { version: 1, method: 'forward-difference-gradients', epsilonFloor: EPSILON_FLOOR, anchors: ANCHOR_ALPHAS } as const;
+// version 2: the default edit is taken at the analysed q (version 1 took the default q).
+const ESTIMATOR = { version: 2, method: 'forward-difference-gradients', epsilonFloor: EPSILON_FLOOR, anchors: ANCHOR_ALPHAS } as const;
 const SETS = ['reasoning', 'agent'] as const;
 const PASSES_FILE = 'passes.json';
 
