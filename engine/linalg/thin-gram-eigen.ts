@@ -41,14 +41,7 @@ export function thinGramEigen(rows: Float64Array, count: number, dim: number, wa
     const t = tau[j] as number;
     if (t === 0) continue;
     const v = j * dim;
-    for (let i = 0; i < kept; i++) {
-      const y = i * dim;
-      let dot = vectors[y + j] as number;
-      for (let r = j + 1; r < dim; r++) dot += (a[v + r] as number) * (vectors[y + r] as number);
-      const f = t * dot;
-      vectors[y + j] = (vectors[y + j] as number) - f;
-      for (let r = j + 1; r < dim; r++) vectors[y + r] = (vectors[y + r] as number) - f * (a[v + r] as number);
-    }
+    for (let i = 0; i < kept; i++) reflect(a, v, t, vectors, i * dim, j, dim);
   }
   return { values, vectors, count: kept };
 }
@@ -72,12 +65,17 @@ function householderColumn(a: Float64Array, dim: number, count: number, j: numbe
   const scale = 1 / (alpha - beta);
   for (let r = j + 1; r < dim; r++) a[c + r] = (a[c + r] as number) * scale;
   a[c + j] = beta;
-  for (let k = j + 1; k < count; k++) {
-    const col = k * dim;
-    let dot = a[col + j] as number;
-    for (let r = j + 1; r < dim; r++) dot += (a[c + r] as number) * (a[col + r] as number);
-    const f = t * dot;
-    a[col + j] = (a[col + j] as number) - f;
-    for (let r = j + 1; r < dim; r++) a[col + r] = (a[col + r] as number) - f * (a[c + r] as number);
-  }
+  for (let k = j + 1; k < count; k++) reflect(a, c, t, a, k * dim, j, dim);
+}
+
+/**
+ * x ← (I − t·v·vᵀ)·x on entries j.. of the length-dim vector at offset x of `target`, where
+ * v = (1, a[v+j+1], …, a[v+dim−1]) is reflector j as householderColumn stores it.
+ */
+function reflect(a: Float64Array, v: number, t: number, target: Float64Array, x: number, j: number, dim: number): void {
+  let dot = target[x + j] as number;
+  for (let r = j + 1; r < dim; r++) dot += (a[v + r] as number) * (target[x + r] as number);
+  const f = t * dot;
+  target[x + j] = (target[x + j] as number) - f;
+  for (let r = j + 1; r < dim; r++) target[x + r] = (target[x + r] as number) - f * (a[v + r] as number);
 }
