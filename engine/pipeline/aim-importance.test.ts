@@ -1,10 +1,6 @@
-import { rm } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Checkpoint } from '../io/checkpoint.ts';
+import { describe, expect, it } from 'vitest';
 import type { LayerActivations } from '../model/activations.ts';
-import { loadCausalLM, type CausalLM } from '../model/causal-lm.ts';
-import { writeTinyCheckpoint } from '../model/testing/tiny-checkpoint.ts';
-import { initBackend } from '../tensor/backend.ts';
+import { useTinyModel } from '../model/testing/tiny-model-fixture.ts';
 import { relativeError } from '../tensor/testing/relative-error.ts';
 import { AIM_MAX_TOKENS, aimPrompts, computeAimImportance } from './aim-importance.ts';
 import type { CalibrationSequence } from './calibration-sequences.ts';
@@ -31,30 +27,16 @@ describe('aimPrompts', () => {
 });
 
 describe('computeAimImportance on a tiny model', () => {
-  let dir: string;
-  let checkpoint: Checkpoint;
-  let model: CausalLM;
+  const tiny = useTinyModel({ family: 'qwen3', seed: 11, layers: 2 });
   const prompts = [[4, 8, 15, 16, 23, 42, 7], [7, 1, 9]];
 
-  beforeAll(async () => {
-    await initBackend('wasm');
-    dir = await writeTinyCheckpoint({ family: 'qwen3', seed: 11, layers: 2 });
-    checkpoint = await Checkpoint.open(dir);
-    model = loadCausalLM(checkpoint);
-  });
-
-  afterAll(async () => {
-    await checkpoint.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-
   it('is the mean over prompts of each prompt\'s mean |x|, whatever the batch (checked on captureActivations)', async () => {
-    const one = await computeAimImportance(model, prompts, { batch: 1 });
-    const both = await computeAimImportance(model, prompts, { batch: 2 });
-    expect([...one.keys()]).toHaveLength(7 * model.spec.numLayers);
-    const d = model.spec.hiddenSize;
+    const one = await computeAimImportance(tiny.model, prompts, { batch: 1 });
+    const both = await computeAimImportance(tiny.model, prompts, { batch: 2 });
+    expect([...one.keys()]).toHaveLength(7 * tiny.model.spec.numLayers);
+    const d = tiny.model.spec.hiddenSize;
     const perPrompt = new Map<string, Float64Array[]>();
-    await model.captureActivations(prompts.map((ids) => ({ ids, positions: ids.map((_, i) => i) })), (a: LayerActivations) => {
+    await tiny.model.captureActivations(prompts.map((ids) => ({ ids, positions: ids.map((_, i) => i) })), (a: LayerActivations) => {
       for (const [key, rows] of [[`model.layers.${a.layer}.self_attn.k_proj`, a.attnInput], [`model.layers.${a.layer}.mlp.gate_proj`, a.ffnInput]] as const) {
         const mean = new Float64Array(d);
         const count = rows.length / d;
