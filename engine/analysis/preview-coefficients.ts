@@ -8,8 +8,9 @@
  * Tensors are summed into entries, one per (fine block, projector key): every tensor of an
  * entry is edited with the same S (S is resolved per fine block, see resolveScale) and the same
  * mask w (one projector), so the preview is linear in the entry's summed moments and never needs
- * to tell the tensors apart. This is what keeps a 48-layer MoE at a few hundred entries
- * (128 experts' gate_proj are one entry per layer) instead of ~12k tensors × r directions.
+ * to tell the tensors apart. A routed expert's fine block is the expert (gateBlock: S per
+ * expert), so an expert's gate and up are one entry and its down another: a 48-layer,
+ * 128-expert MoE has ~12k entries (its ~18k expert tensors × r directions would be more).
  *
  * A tensor is projected here exactly when craneDelta would project it: it has a GSP key, its
  * projector exists, and its last dimension equals the projector's width.
@@ -21,13 +22,14 @@
  * Only the `crane` rule inside decoder layers is accepted: gradients exist only for layer
  * parameters (the spec), and routers follow SLERP, which is not α·S·T(δ).
  */
+import { gateBlock } from '../crane/gate-accumulator.ts';
 import type { GspProjector } from '../crane/gsp-projector.ts';
 import { projectorKey, type LayerGroup, type TensorClass } from '../crane/tensor-classification.ts';
 import { MOMENTS, tensorMoments, type MomentInputs } from './tensor-moments.ts';
 
 export interface CoefficientEntry {
   readonly group: LayerGroup;
-  /** The fine block (projection) name, as in TensorClass.block. */
+  /** The fine gate block: the projection, or a routed expert's index (gate-accumulator.ts gateBlock). */
   readonly block: string;
   readonly layer: number;
   /** Projector key (`layer_3_attn_input`) or null when the entry is never projected. */
@@ -79,7 +81,7 @@ export class PreviewCoefficientBuilder {
     const moments = tensorMoments(inputs, this.keepQuantile, projected);
     const projectedKey = projected === undefined ? null : (key as string);
     if (projected !== undefined) this.spectra.set(projectedKey as string, spectrumRatios(projected.sigma));
-    const entryKey = `${tensor.group}.${tensor.block}@${tensor.layer}|${projectedKey ?? ''}`;
+    const entryKey = `${tensor.group}.${gateBlock(tensor)}@${tensor.layer}|${projectedKey ?? ''}`;
     let entry = this.entries.get(entryKey);
     if (entry === undefined) {
       entry = { tensor, projector: projectedKey, tensors: 0, coordinates: 0, scalars: new Float64Array(MOMENTS), directions: projected === undefined ? null : new Float64Array(projected.rank * MOMENTS) };
@@ -102,7 +104,7 @@ export class PreviewCoefficientBuilder {
       if (e.directions !== null) directions.set(e.directions, directionOffset * MOMENTS);
       const entry = {
         // A tensor with a layer index always has a layer group (tensor-classification).
-        group: e.tensor.group as LayerGroup, block: e.tensor.block, layer: e.tensor.layer as number, projector: e.projector,
+        group: e.tensor.group as LayerGroup, block: gateBlock(e.tensor), layer: e.tensor.layer as number, projector: e.projector,
         tensors: e.tensors, coordinates: e.coordinates, directionOffset, rank,
       };
       directionOffset += rank;

@@ -7,7 +7,7 @@ import { craneDelta, type CraneContext } from '../crane/crane-edit.ts';
 import { classifyTensor } from '../crane/tensor-classification.ts';
 import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import { InstantPreview, type PreviewSettings } from './preview.ts';
-import { PreviewCoefficientBuilder } from './preview-coefficients.ts';
+import { PreviewCoefficientBuilder, type PreviewCoefficients } from './preview-coefficients.ts';
 import { tinyAnalysis } from './testing/tiny-analysis.ts';
 
 const analysis = tinyAnalysis(2026);
@@ -117,13 +117,14 @@ describe('PreviewCoefficientBuilder', () => {
     expect(entries.filter((e) => e.projector !== null)).toHaveLength(2 * 5); // q, k, v, gate, up per layer
   });
 
-  it('sums routed experts of one projection into one entry', () => {
+  it('sums one routed expert\'s gate and up into one entry, another expert into its own', () => {
     const projector = analysis.projectors.get('layer_0_ffn_input');
     const builder = new PreviewCoefficientBuilder(0.5, () => projector);
     const v = (...x: number[]) => Float32Array.from(x);
+    const gateInputs = { delta: v(0.5, -1, 0.25, 2), gradR: v(1, 0.5, -1, 0.2), gradA: v(-0.3, 0.1, 0.7, 1) };
     const experts = [
-      { name: 'model.layers.0.mlp.experts.0.gate_proj.weight', inputs: { delta: v(0.5, -1, 0.25, 2), gradR: v(1, 0.5, -1, 0.2), gradA: v(-0.3, 0.1, 0.7, 1) } },
-      { name: 'model.layers.0.mlp.experts.1.gate_proj.weight', inputs: { delta: v(-2, 0.1, 1, 0.3), gradR: v(0.2, -0.4, 0.6, 0.8), gradA: v(1, 1, -1, 0.5) } },
+      { name: 'model.layers.0.mlp.experts.0.gate_proj.weight', inputs: gateInputs },
+      { name: 'model.layers.0.mlp.experts.0.up_proj.weight', inputs: { delta: v(-2, 0.1, 1, 0.3), gradR: v(0.2, -0.4, 0.6, 0.8), gradA: v(1, 1, -1, 0.5) } },
     ];
     const single = experts.map(({ name, inputs }) => {
       const one = new PreviewCoefficientBuilder(0.5, () => projector);
@@ -131,9 +132,17 @@ describe('PreviewCoefficientBuilder', () => {
       return one.build();
     });
     for (const { name, inputs } of experts) builder.add(classifyTensor(name), [1, 4], inputs);
+    builder.add(classifyTensor('model.layers.0.mlp.experts.1.gate_proj.weight'), [1, 4], gateInputs);
     const both = builder.build();
-    expect(both.entries).toEqual([expect.objectContaining({ group: 'expert', block: 'gate', tensors: 2, coordinates: 8, projector: 'layer_0_ffn_input' })]);
-    both.scalars.forEach((v, i) => expect(v).toBeCloseTo((single[0]?.scalars[i] as number) + (single[1]?.scalars[i] as number), 12));
-    both.directions.forEach((v, i) => expect(v).toBeCloseTo((single[0]?.directions[i] as number) + (single[1]?.directions[i] as number), 12));
+    expect(both.entries).toEqual([
+      expect.objectContaining({ group: 'expert', block: '0', tensors: 2, coordinates: 8, projector: 'layer_0_ffn_input' }),
+      expect.objectContaining({ group: 'expert', block: '1', tensors: 1, coordinates: 4, projector: 'layer_0_ffn_input' }),
+    ]);
+    const [gate, up] = single as [PreviewCoefficients, PreviewCoefficients];
+    const [scalars, directions] = [gate.scalars.length, gate.directions.length];
+    both.scalars.subarray(0, scalars).forEach((v, i) => expect(v).toBeCloseTo((gate.scalars[i] as number) + (up.scalars[i] as number), 12));
+    both.directions.subarray(0, directions).forEach((v, i) => expect(v).toBeCloseTo((gate.directions[i] as number) + (up.directions[i] as number), 12));
+    expect(both.scalars.subarray(scalars)).toEqual(gate.scalars);
+    expect(both.directions.subarray(directions)).toEqual(gate.directions);
   });
 });

@@ -3,7 +3,8 @@
  *
  *   const acc = new GateAccumulator();
  *   acc.add(classifyTensor(name), { thetaI, delta, gradR, gradA });   // any number of times
- *   acc.blocks()   → every block's GateSums, coarse (group, layer) and fine (group.block, layer)
+ *   acc.blocks()   → every block's GateSums, coarse (group, layer) and fine (group.block, layer;
+ *                    a routed expert's block is the expert, see gateBlock)
  *
  * Per scalar coordinate j, with raw δ (no thresholding):
  *   s_R = −g_R·δ,  s_A = −g_A·δ,  p = max(0, min(s_R, s_A))
@@ -50,7 +51,17 @@ export interface BlockId {
   readonly layer: number | null;
 }
 
-/** Stable string key of a block: `attention@3`, `attention.q@3`, `attention@*` (global). */
+/**
+ * A tensor's fine gate block: its projection (q, gate, …), except a routed expert's own tensors,
+ * whose fine block is the expert (`expert.17@3`): S per expert, pooled over its gate/up/down, as
+ * the layer × expert views show it. Fused expert tensors hold every expert in one tensor and keep
+ * their projection block (`gate_up`, `down`).
+ */
+export function gateBlock(tensor: Pick<TensorClass, 'block' | 'expert'>): string {
+  return tensor.expert === null ? tensor.block : String(tensor.expert);
+}
+
+/** Stable string key of a block: `attention@3`, `attention.q@3`, `expert.17@3`, `attention@*` (global). */
 export function blockKey(id: BlockId): string {
   return `${id.group}${id.block === null ? '' : `.${id.block}`}@${id.layer ?? '*'}`;
 }
@@ -106,7 +117,7 @@ export class GateAccumulator {
     }
     const slice = gateSums(inputs);
     this.merge({ group: tensor.group, block: null, layer: tensor.layer }, slice);
-    this.merge({ group: tensor.group, block: tensor.block, layer: tensor.layer }, slice);
+    this.merge({ group: tensor.group, block: gateBlock(tensor), layer: tensor.layer }, slice);
   }
 
   /** Every block fed so far (coarse and fine, per layer); globals are derived in gate-scales. */

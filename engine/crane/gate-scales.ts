@@ -15,6 +15,12 @@
  * - sqrt(Σθ_I²) = 0 (an all-zero block) is floored at 1e-12 like the other denominator.
  * - Fine blocks (one per projection) are normalised by the layer's COARSE reference block, so
  *   coarse and fine values share one scale; the fine reference projections are not forced to 1.
+ * - A routed expert's fine block (`expert.17@3`, S per expert) is normalised by the layer's
+ *   typical expert, S_raw(expert, l) / sqrt(n_l) with n_l the experts scored in the layer: Σp
+ *   grows with a block's size and ‖θ_I‖ with its square root, so one expert of n alike ones has
+ *   S_raw(expert, l)/sqrt(n); this way experts that are all alike get S = 1 each, the coarse
+ *   value, instead of 1/sqrt(128) ≈ 0.09 on a 128-expert model. An expert no scored token
+ *   helps (Σp = 0) gets S = 0 as any block does.
  * - A layer that has no reference block at all (e.g. a dense layer inside an MoE stack) is
  *   normalised by the global reference S_raw instead of by 1e-12, which would multiply its
  *   deltas by ~1e12. A reference block that exists but has Σp = 0 still gets the 1e-12 rule.
@@ -25,7 +31,7 @@
  */
 import { blockScale } from '../protocol/block-scale.ts';
 import type { Granularity } from '../protocol/settings-schemas.ts';
-import { addSums, blockKey, EMPTY_SUMS, type BlockId, type GateSums } from './gate-accumulator.ts';
+import { addSums, blockKey, EMPTY_SUMS, gateBlock, type BlockId, type GateSums } from './gate-accumulator.ts';
 import type { LayerGroup, TensorClass } from './tensor-classification.ts';
 
 export const DENOMINATOR_FLOOR = 1e-12;
@@ -82,6 +88,12 @@ export function computeGateTable(
     const sums = own ?? fallback;
     return sums === undefined ? 0 : rawScore(sums.sums);
   };
+  const expertsPerLayer = new Map<number | null, number>();
+  for (const { id } of all.values()) if (isExpertBlock(id)) expertsPerLayer.set(id.layer, (expertsPerLayer.get(id.layer) ?? 0) + 1);
+  const denominator = (id: BlockId): number => {
+    const experts = isExpertBlock(id) ? (expertsPerLayer.get(id.layer) as number) : 1;
+    return floorDenominator(referenceRaw(id.layer) / Math.sqrt(experts));
+  };
   const scores = new Map<string, BlockScore>();
   for (const [key, { id, sums }] of all) {
     const sRaw = rawScore(sums);
@@ -90,13 +102,18 @@ export function computeGateTable(
       id,
       sums,
       sRaw,
-      scale: isReference ? 1 : sRaw / floorDenominator(referenceRaw(id.layer)),
+      scale: isReference ? 1 : sRaw / denominator(id),
       conflictShare: sums.totalMass > 0 ? sums.conflictMass / sums.totalMass : 0,
       deltaNorm: Math.sqrt(sums.deltaSquared),
       thetaNorm: Math.sqrt(sums.thetaSquared),
     });
   }
   return { reference, scores };
+}
+
+/** A routed expert's own fine block (`expert.17@3`), as gateBlock names it. */
+export function isExpertBlock(id: BlockId): boolean {
+  return id.group === 'expert' && id.block !== null && /^\d+$/.test(id.block);
 }
 
 /** S for one tensor (protocol/block-scale.ts's rule). `table` null means the gate is switched off. */
@@ -120,14 +137,14 @@ export function overrideKeys(tensor: TensorClass): string[] {
 
 /**
  * Blocks that may hold a tensor's S, best first: layer before global, and in fine mode the
- * projection's block before its group's. The final norm has only the global `norm` value;
+ * projection's (a routed expert's: the expert's) block before its group's. The final norm has only the global `norm` value;
  * embeddings and lm_head have none (their rules do not use S).
  */
 function lookupOrder(tensor: TensorClass, granularity: Granularity): { key: string; source: 'layer' | 'global' }[] {
   if (tensor.group === 'final_norm') return [{ key: blockKey({ group: 'norm', block: null, layer: null }), source: 'global' }];
   if (tensor.group === 'embed' || tensor.group === 'lm_head') return [];
   const { group } = tensor;
-  const blocks = granularity === 'fine' ? [tensor.block, null] : [null];
+  const blocks = granularity === 'fine' ? [gateBlock(tensor), null] : [null];
   const layers = tensor.layer === null ? [null] : [tensor.layer, null];
   return layers.flatMap((layer) => blocks.map((block) => ({
     key: blockKey({ group, block, layer }),

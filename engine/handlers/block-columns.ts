@@ -11,10 +11,12 @@
  * Coarse columns are the engine's group names. Fine columns name one projection: the bare block
  * name where the UI expects it (q, k, v, o, q_norm, gate, up, down of a dense FFN, input_norm, …),
  * prefixed where the same projection exists in several groups of one model (expert_gate,
- * shared_gate) — the protocol's block names are one token, and they must stay unambiguous.
+ * shared_gate) — the protocol's block names are one token, and they must stay unambiguous. A
+ * routed expert's own block is `expert.17` (the protocol's group with an expert index), and
+ * expert columns run in expert order.
  */
 import { blockKey } from '../crane/gate-accumulator.ts';
-import type { BlockScore, GateTable } from '../crane/gate-scales.ts';
+import { isExpertBlock, type BlockScore, type GateTable } from '../crane/gate-scales.ts';
 import type { LayerGroup } from '../crane/tensor-classification.ts';
 import type { Granularity } from '../protocol/settings-schemas.ts';
 
@@ -43,13 +45,20 @@ const GROUP_ORDER: readonly LayerGroup[] = ['attention', 'linear_attn', 'ffn', '
 const FINE_PREFIX: Partial<Record<LayerGroup, string>> = { expert: 'expert_', shared_expert: 'shared_', other: 'other_' };
 
 export function fineColumnName(group: LayerGroup, block: string): string {
+  if (group === 'expert' && /^\d+$/.test(block)) return `expert.${Number(block)}`;
   return `${FINE_PREFIX[group] ?? ''}${block}`.toLowerCase().replace(/[^a-z_]/g, '_');
+}
+
+/** Group order, then expert order among a layer group's expert blocks; others keep their order. */
+function columnOrder(a: BlockScore, b: BlockScore): number {
+  const byGroup = GROUP_ORDER.indexOf(a.id.group) - GROUP_ORDER.indexOf(b.id.group);
+  return byGroup !== 0 || !isExpertBlock(a.id) || !isExpertBlock(b.id) ? byGroup : Number(a.id.block) - Number(b.id.block);
 }
 
 export function blockColumns(table: GateTable, granularity: Granularity): BlockColumns {
   const layered = [...table.scores.values()].filter((s) => s.id.layer !== null && (granularity === 'coarse') === (s.id.block === null));
   const layers = layered.reduce((max, s) => Math.max(max, (s.id.layer as number) + 1), 0);
-  const ordered = [...layered].sort((a, b) => GROUP_ORDER.indexOf(a.id.group) - GROUP_ORDER.indexOf(b.id.group));
+  const ordered = [...layered].sort(columnOrder);
   const byName = new Map<string, ColumnBlock>();
   const nameOf = new Map<string, string>();
   for (const { id } of ordered) {

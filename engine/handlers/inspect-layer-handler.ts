@@ -9,6 +9,7 @@
  * of a large MoE layer can hold hundreds of expert tensors: the first MAX_TENSORS are shown.
  */
 import { craneDelta } from '../crane/crane-edit.ts';
+import { gateBlock } from '../crane/gate-accumulator.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { magnitudeThreshold } from '../crane/magnitude-threshold.ts';
 import { classifyTensor, type TensorClass } from '../crane/tensor-classification.ts';
@@ -49,11 +50,11 @@ export function inspectLayerHandler(session: EngineSession) {
     }, ctx.signal);
 }
 
-/** A column name matches a coarse group or one projection (with or without its group prefix). */
+/** A column name matches a coarse group, one projection (with or without its group prefix) or one routed expert (`expert.17`). */
 export function inBlock(tensor: TensorClass, block: Params<'inspectLayer'>['block']): boolean {
   if (tensor.layer !== block.layer || tensor.group === 'embed' || tensor.group === 'lm_head' || tensor.group === 'final_norm') return false;
   if (tensor.group === block.group) return true;
-  const fine = fineColumnName(tensor.group, tensor.block);
+  const fine = fineColumnName(tensor.group, gateBlock(tensor));
   return fine === block.group || `${tensor.group}_${fine}` === block.group;
 }
 
