@@ -12,6 +12,7 @@ import { analyzeHandler } from './analyze-handler.ts';
 import { withCheckpointDirs } from './checkpoint-dirs.ts';
 import { checkpointSummary, tensorRows } from './checkpoint-views.ts';
 import { EngineSession } from './engine-session.ts';
+import { expertMetricsHandler } from './expert-metrics-handler.ts';
 import { exportHandler } from './export-handler.ts';
 import { gateMetricsHandler } from './gate-metrics-handler.ts';
 import { inspectLayerHandler } from './inspect-layer-handler.ts';
@@ -40,6 +41,7 @@ export function createEngineHandlers(options: EngineHandlerOptions = {}): Handle
     analyze: analyzeHandler(session),
     openReferenceRun: referenceRunHandler(session),
     getGateMetrics: gateMetricsHandler(session),
+    getExpertMetrics: expertMetricsHandler(session),
     preview: previewHandler(session),
     spectrum: spectrumHandler(session),
     inspectLayer: inspectLayerHandler(session),

@@ -18,6 +18,7 @@ import {
 } from './analysis-schemas.ts';
 import { checkpointDetailSchema, pairSummarySchema } from './checkpoint-schemas.ts';
 import { blockSchema, exportDtypeSchema, logLevelSchema, pathSchema, requestIdSchema, stageSchema } from './common-schemas.ts';
+import { expertMetricsSchema } from './expert-schemas.ts';
 import { exportSummarySchema, projectFileSchema, projectStateSchema } from './project-schemas.ts';
 import { analysisSettingsSchema, craneSettingsSchema, granularitySchema, mergeMethodSchema, strengthSchema } from './settings-schemas.ts';
 
@@ -50,6 +51,8 @@ export const REQUESTS = {
     referenceRunSummarySchema,
   ),
   getGateMetrics: request(z.strictObject({ granularity: granularitySchema }), gateMetricsSchema),
+  /** The layer × expert views of an MoE analysis (expert-schemas.ts); null for a model without routed experts. */
+  getExpertMetrics: request(none, expertMetricsSchema.nullable()),
   /** Instant: first-order ΔL at these settings and along `alphas`. */
   preview: request(z.strictObject({ settings: craneSettingsSchema, alphas: z.array(strengthSchema).max(1024) }), previewSchema),
   spectrum: request(

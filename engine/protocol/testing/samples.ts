@@ -46,6 +46,7 @@ export const SAMPLE_PARAMS: { readonly [K in RequestName]: Params<K> } = {
   analyze: { projectDir: '/p', settings: ANALYSIS },
   openReferenceRun: { projectDir: '/p', source: '/runs/qwen3-30b', projectors: null, projectorsLinattn: null },
   getGateMetrics: { granularity: 'fine' },
+  getExpertMetrics: {},
   preview: { settings: SETTINGS, alphas: [0, 0.25, 0.5] },
   spectrum: { layer: 1, key: 'ffn_input', tau: 0.03, steepness: 153 },
   inspectLayer: { block: { layer: 0, group: 'gate.17' }, method: { method: 'dare', lambda: 0.3, dropProbability: 0.9, seed: 1 }, bins: 64, mapSize: 128 },
@@ -78,6 +79,10 @@ export const SAMPLE_RESULTS: { readonly [K in RequestName]: Result<K> } = {
   analyze: { projectDir: '/p', stages: [{ stage: 'gradients', cached: false, seconds: 31.5 }] },
   openReferenceRun: { projectDir: '/p', files: ['/runs/qwen3-30b/phase2_stats.json', '/runs/qwen3-30b/format_projectors.pt'], gateBlocks: 480, projectors: 96 },
   getGateMetrics: { layers: 2, groups: ['attention', 'ffn', 'norm'], gate: matrix(2, 3), sumReasoning: matrix(2, 3), sumAgent: matrix(2, 3), conflictShare: matrix(2, 3), relativeDelta: matrix(2, 3) },
+  getExpertMetrics: {
+    layers: 2, experts: 4, expertsPerToken: 2, gate: matrix(2, 4), sumReasoning: matrix(2, 4), sumAgent: matrix(2, 4), conflictShare: matrix(2, 4), relativeDelta: matrix(2, 4),
+    routing: { reasoning: { tokens: 30, routed: matrix(2, 4), meanProbability: matrix(2, 4) }, agent: null, format: null },
+  },
   preview: {
     deltaLossReasoning: -0.12,
     deltaLossAgent: 0.004,
