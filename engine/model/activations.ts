@@ -4,6 +4,7 @@
  * chosen positions of each sequence, streamed to a consumer layer by layer, sequence by sequence.
  * Nothing is kept after the consumer returns; the forward is layer-major over the given
  * sequences, so memory is one layer's weights plus the sequences' current hidden states.
+ * A looped model (loop-config.ts) streams each layer once per pass, tagged with the pass.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { embedTokens, forwardLayers, type ModelContext } from './forward.ts';
@@ -16,6 +17,8 @@ export interface CaptureSequence {
 
 export interface LayerActivations {
   readonly layer: number;
+  /** Pass of the decoder stack (0 unless the model is looped). */
+  readonly pass: number;
   /** Index of the sequence in the request. */
   readonly sequence: number;
   readonly positions: readonly number[];
@@ -27,7 +30,7 @@ export interface LayerActivations {
 export type ActivationConsumer = (activations: LayerActivations) => void | Promise<void>;
 
 export interface CaptureOptions {
-  /** Stop after this many layers (default: all). */
+  /** Stop after this many layers of the first pass (default: all layers of every pass). */
   readonly layers?: number;
 }
 
@@ -42,13 +45,14 @@ export async function captureActivations(ctx: ModelContext, sequences: readonly 
   const hidden = sequences.map((s) => embedTokens(embedding, s.ids, spec.hiddenSize));
   let pending: LayerActivations[] = [];
   await forwardLayers(ctx, hidden, {
-    to: Math.min(options.layers ?? spec.numLayers, spec.numLayers),
-    hook: (layer, sequence, output) => {
+    ...(options.layers === undefined ? {} : { to: Math.min(options.layers, spec.numLayers) }),
+    hook: (layer, sequence, output, pass) => {
       const positions = (sequences[sequence] as CaptureSequence).positions;
       if (positions.length === 0) return;
       const index = tf.tensor1d(positions as number[], 'int32');
       pending.push({
         layer,
+        pass,
         sequence,
         positions,
         attnInput: tf.gather(output.attnInput, index).dataSync() as Float32Array,

@@ -5,6 +5,7 @@
  *   forwardLogits(ids, positions?)                 logits [rows, vocab]
  *   sequenceLosses(batch)                          per-sequence masked mean CE (no gradients)
  *   lossAndLayerGrads(batch, onLayer, options?)    loss + per-layer parameter gradients, streamed
+ *   lossAndPassGrads(batch, onPart, options?)      the same, one part per (pass, layer) of a looped model
  *   captureActivations(sequences, consumer)        attn/ffn inputs at chosen positions, streamed
  *   linearInputMeans(sequences, consumer, statistic?)  mean |x| (or x²) at every Linear's input per sequence, streamed
  *   greedyDecode(prompt, options)                  argmax decoding with a KV cache
@@ -15,7 +16,8 @@
 import { parseModelSpec, type ModelSpec } from './config.ts';
 import { greedyDecode, type DecodeOptions, type DecodeResult } from './decode.ts';
 import { createContext, type ModelContext } from './forward.ts';
-import { lossAndLayerGrads, type LayerGradsCallback, type LayerGradsOptions, type LossResult, type LossSequence } from './layer-grads.ts';
+import { lossAndLayerGrads, lossAndPassGrads, type LayerGradsCallback, type LayerGradsOptions, type LossResult, type LossSequence } from './layer-grads.ts';
+import type { PassGradsCallback } from './loop-grad-sums.ts';
 import { forwardLogits, sequenceLosses, type Logits, type SequenceScore } from './scoring.ts';
 import { captureActivations, type ActivationConsumer, type CaptureOptions, type CaptureSequence } from './activations.ts';
 import { linearInputMeans, type LinearInputMeans, type LinearInputStatistic } from './linear-inputs.ts';
@@ -27,6 +29,7 @@ export interface CausalLM {
   forwardLogits(ids: ArrayLike<number>, positions?: readonly number[]): Promise<Logits>;
   sequenceLosses(batch: readonly LossSequence[]): Promise<SequenceScore[]>;
   lossAndLayerGrads(batch: readonly LossSequence[], onLayer: LayerGradsCallback, options?: LayerGradsOptions): Promise<LossResult>;
+  lossAndPassGrads(batch: readonly LossSequence[], onPart: PassGradsCallback, options?: LayerGradsOptions): Promise<LossResult>;
   captureActivations(sequences: readonly CaptureSequence[], consumer: ActivationConsumer, options?: CaptureOptions): Promise<void>;
   linearInputMeans(sequences: readonly ArrayLike<number>[], consumer: (m: LinearInputMeans) => void | Promise<void>, statistic?: LinearInputStatistic): Promise<void>;
   greedyDecode(prompt: ArrayLike<number>, options: DecodeOptions): Promise<DecodeResult>;
@@ -41,6 +44,7 @@ export function loadCausalLM(checkpoint: WeightSource): CausalLM {
     forwardLogits: (ids, positions) => forwardLogits(context, ids, positions),
     sequenceLosses: (batch) => sequenceLosses(context, batch),
     lossAndLayerGrads: (batch, onLayer, options) => lossAndLayerGrads(context, batch, onLayer, options),
+    lossAndPassGrads: (batch, onPart, options) => lossAndPassGrads(context, batch, onPart, options),
     captureActivations: (sequences, consumer, options) => captureActivations(context, sequences, consumer, options),
     linearInputMeans: (sequences, consumer, statistic) => linearInputMeans(context, sequences, consumer, statistic),
     greedyDecode: (prompt, options) => greedyDecode(context, prompt, options),

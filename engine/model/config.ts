@@ -1,8 +1,9 @@
 /**
  * ModelSpec: the architecture facts the runtime needs, read from a Hugging Face config.json.
  * Supported: Qwen3ForCausalLM (dense), Qwen3MoeForCausalLM (Qwen3 attention, mixture-of-experts
- * MLPs: moe-config.ts), Qwen2ForCausalLM, LlamaForCausalLM. Anything else is a CheckpointError
- * naming config.json and the architecture.
+ * MLPs: moe-config.ts), Qwen2ForCausalLM, LlamaForCausalLM, NanbeigeForCausalLM (Llama layers
+ * run num_loops times: loop-config.ts). Anything else is a CheckpointError naming config.json
+ * and the architecture.
  *
  * Variations between the three:
  *   qwen3  per-head q_norm/k_norm (RMSNorm over head_dim, before RoPE); biases iff attention_bias
@@ -12,6 +13,7 @@
 import { join } from 'node:path';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import type { ModelConfig } from '../io/checkpoint.ts';
+import { parseLoopSpec, type LoopSpec } from './loop-config.ts';
 import { parseMoeSpec, type MoeSpec } from './moe-config.ts';
 
 export type ArchitectureFamily = 'qwen3' | 'qwen2' | 'llama';
@@ -21,6 +23,7 @@ export const SUPPORTED_ARCHITECTURES: Readonly<Record<string, ArchitectureFamily
   Qwen3MoeForCausalLM: 'qwen3',
   Qwen2ForCausalLM: 'qwen2',
   LlamaForCausalLM: 'llama',
+  NanbeigeForCausalLM: 'llama',
 };
 
 /** Llama 3.1-style frequency-dependent rescaling of the RoPE inverse frequencies. */
@@ -53,6 +56,8 @@ export interface ModelSpec {
   readonly eosTokenIds: readonly number[];
   /** Present for mixture-of-experts models (Qwen3MoeForCausalLM) only. */
   readonly moe?: MoeSpec;
+  /** Present for looped models (NanbeigeForCausalLM) only. */
+  readonly loop?: LoopSpec;
 }
 
 export function parseModelSpec(config: ModelConfig, dir = '.'): ModelSpec {
@@ -111,6 +116,7 @@ export function parseModelSpec(config: ModelConfig, dir = '.'): ModelSpec {
     mlpBias: family === 'llama' && flag('mlp_bias'),
     eosTokenIds: (Array.isArray(eos) ? eos : [eos]).filter((v): v is number => typeof v === 'number'),
     ...(architecture === 'Qwen3MoeForCausalLM' ? { moe: parseMoeSpec(config, numLayers, fail) } : {}),
+    ...(architecture === 'NanbeigeForCausalLM' ? { loop: parseLoopSpec(config, fail) } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 /**
- * greedyDecode: argmax decoding from a prompt, with a per-layer KV cache (default) or by
+ * greedyDecode: argmax decoding from a prompt, with a per-layer KV cache (default; a looped
+ * model keeps one per (pass, layer): loop-passes.ts kvSlot) or by
  * recomputing the whole prefix every step (useCache: false — the reference the cache is tested
  * against). Stops after a stop token (included in the output, since calibration losses cover the
  * end-of-turn token) or after maxNewTokens. All layer weights stay in tfjs memory for the call.
@@ -8,6 +9,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import { decoderLayer, type KvEntry } from './decoder-layer.ts';
 import { embedTokens, type ModelContext } from './forward.ts';
 import { disposeHead, headLogits, readHead, type HeadWeights } from './head.ts';
+import { kvSlot, throughPasses } from './loop-passes.ts';
+import { rmsNorm } from './ops.ts';
 import { ropeTables } from './rope.ts';
 import { disposeLayer, readLayer, type LayerWeights } from './weights.ts';
 
@@ -45,12 +48,13 @@ export async function greedyDecode(ctx: ModelContext, prompt: ArrayLike<number>,
       const h = head as HeadWeights;
       return tf.tidy(() => {
         const rope = ropeTables(spec, start, ids.length);
-        let x = tf.tensor2d(embedTokens(embedding, ids, spec.hiddenSize), [ids.length, spec.hiddenSize]);
-        const kv = layers.map((p, l) => {
-          const o = decoderLayer(spec, p.params, x, rope, past?.[l]);
-          x = o.out;
-          return o.kv;
-        });
+        const kv: KvEntry[] = [];
+        const input = tf.tensor2d(embedTokens(embedding, ids, spec.hiddenSize), [ids.length, spec.hiddenSize]);
+        const x = throughPasses(spec, input, (hidden, pass, l) => {
+          const o = decoderLayer(spec, (layers[l] as LayerWeights).params, hidden, rope, past?.[kvSlot(spec, pass, l)]);
+          kv[kvSlot(spec, pass, l)] = o.kv;
+          return o.out;
+        }, (hidden) => rmsNorm(hidden, h.norm, spec.rmsNormEps));
         const last = tf.slice(x, [ids.length - 1, 0], [1, spec.hiddenSize]);
         const next = argmax(headLogits(spec, h, last));
         return { next, kv: kv.map((e) => ({ k: tf.keep(e.k), v: tf.keep(e.v) })) };

@@ -9,6 +9,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import { tidyValues } from '../tensor/tidy-values.ts';
 import type { ModelSpec } from './config.ts';
 import { decoderLayer, type LayerOutput } from './decoder-layer.ts';
+import { passCount } from './loop-config.ts';
+import { betweenPasses } from './loop-passes.ts';
 import { ropeTables, type RopeTables } from './rope.ts';
 import { EMBED_NAME, disposeLayer, readChecked, readLayer, type LayerParams, type WeightSource } from './weights.ts';
 
@@ -64,29 +66,37 @@ export class RopeCache {
 }
 
 /** Called after each layer with its parameters still alive, per sequence, inside a tf.tidy. */
-export type LayerHook = (layer: number, sequence: number, output: LayerOutput) => void;
+export type LayerHook = (layer: number, sequence: number, output: LayerOutput, pass: number) => void;
 
 /**
  * Pushes `hidden` (one [T·hidden] array per sequence) through layers from..to−1 in place,
  * layer-major. `keep` receives each layer's inputs before they are replaced (for recompute).
+ *
+ * A looped model (loop-config.ts) asked for no range runs every pass, each reading its layers
+ * from disk again, with the step between passes of loop-passes.ts; `keep` then also receives a
+ * pass's output before a norm between passes, as layer numLayers. A range is of the first pass.
  */
 export async function forwardLayers(
   ctx: ModelContext,
   hidden: Float32Array[],
-  options: { from?: number; to?: number; hook?: LayerHook; keep?: (layer: number, inputs: readonly Float32Array[]) => void; onLayerDone?: (layer: number) => Promise<void> } = {},
+  options: { from?: number; to?: number; hook?: LayerHook; keep?: (layer: number, inputs: readonly Float32Array[], pass: number) => void; onLayerDone?: (layer: number, pass: number) => Promise<void> } = {},
 ): Promise<void> {
   const { spec } = ctx;
   const ropes = new RopeCache(spec);
+  const passes = options.from === undefined && options.to === undefined ? passCount(spec) : 1;
   try {
-    for (let layer = options.from ?? 0; layer < (options.to ?? spec.numLayers); layer++) {
-      options.keep?.(layer, [...hidden]);
-      const weights = await readLayer(ctx.checkpoint, spec, layer);
-      try {
-        for (let s = 0; s < hidden.length; s++) hidden[s] = layerOnSequence(spec, weights.params, hidden[s] as Float32Array, ropes, (o) => options.hook?.(layer, s, o));
-      } finally {
-        disposeLayer(weights);
+    for (let pass = 0; pass < passes; pass++) {
+      if (pass > 0) await betweenPasses(ctx, hidden, (inputs) => options.keep?.(spec.numLayers, inputs, pass - 1));
+      for (let layer = options.from ?? 0; layer < (options.to ?? spec.numLayers); layer++) {
+        options.keep?.(layer, [...hidden], pass);
+        const weights = await readLayer(ctx.checkpoint, spec, layer);
+        try {
+          for (let s = 0; s < hidden.length; s++) hidden[s] = layerOnSequence(spec, weights.params, hidden[s] as Float32Array, ropes, (o) => options.hook?.(layer, s, o, pass));
+        } finally {
+          disposeLayer(weights);
+        }
+        await options.onLayerDone?.(layer, pass);
       }
-      await options.onLayerDone?.(layer);
     }
   } finally {
     ropes.dispose();

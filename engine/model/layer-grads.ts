@@ -19,11 +19,20 @@
  * (HEAD_GRADS_LAYER): model.norm.weight, and lm_head.weight — or, when tied,
  * model.embed_tokens.weight as the sum of the lm_head and embedding-lookup gradients (an untied
  * model also gets model.embed_tokens.weight). These are vocab-sized: only ask when needed.
+ *
+ * A looped model (loop-config.ts) runs the layers once per pass: lossAndPassGrads reports every
+ * (pass, layer) part — the last pass first, each pass from its last layer down, then the head
+ * parts of every pass (model.norm after pass p; the embedding lookup in pass 0; lm_head, or the
+ * tied embedding's lm_head use, and the last norm in the last pass) — and lossAndLayerGrads
+ * their sums over passes (loop-grad-sums.ts). A model without a loop has one pass, 0.
  */
 import { RopeCache, embedTokens, forwardLayers, type ModelContext } from './forward.ts';
 import { backwardLayer } from './layer-backward.ts';
 import { disposeHead, readHead, targetRows } from './head.ts';
 import { headLossAndGrads, type HeadGrads } from './head-loss.ts';
+import { passCount } from './loop-config.ts';
+import { sumOverPasses, type PassGradsCallback } from './loop-grad-sums.ts';
+import { betweenPassesBackward } from './loop-passes.ts';
 import { planMemory } from './memory-plan.ts';
 import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME } from './weights.ts';
 
@@ -56,6 +65,11 @@ export interface LossResult {
 }
 
 export async function lossAndLayerGrads(ctx: ModelContext, batch: readonly LossSequence[], onLayer: LayerGradsCallback, options: LayerGradsOptions = {}): Promise<LossResult> {
+  return lossAndPassGrads(ctx, batch, sumOverPasses(passCount(ctx.spec), onLayer), options);
+}
+
+/** lossAndLayerGrads with each weight's gradient in one part per pass (keyed by pass, layer, tensor). */
+export async function lossAndPassGrads(ctx: ModelContext, batch: readonly LossSequence[], onPart: PassGradsCallback, options: LayerGradsOptions = {}): Promise<LossResult> {
   const { spec } = ctx;
   const seqs = batch.map((s, i) => {
     const t = targetRows(s.ids, s.targets);
@@ -74,8 +88,11 @@ export async function lossAndLayerGrads(ctx: ModelContext, batch: readonly LossS
     disposeHead(head);
   }
 
-  const dEmbedOut = await backwardLayers(ctx, stash, result.dHidden, onLayer);
-  if (options.headGrads === true) await onLayer(HEAD_GRADS_LAYER, headGradMap(ctx, embedding, batch, dEmbedOut, result));
+  const { dEmbedOut, dNorms } = await backwardLayers(ctx, stash, result.dHidden, onPart);
+  if (options.headGrads === true) {
+    const parts = headGradParts(ctx, embedding, batch, dEmbedOut, result, dNorms);
+    for (let pass = parts.length - 1; pass >= 0; pass--) await onPart(pass, HEAD_GRADS_LAYER, parts[pass] as Map<string, Float32Array>);
+  }
   const { sequenceLosses } = result;
   const loss = sequenceLosses.reduce((a, b) => a + b, 0) * scale;
   return { loss, sequenceLosses, targetCounts: seqs.map((s) => s.rows.length) };
@@ -83,24 +100,35 @@ export async function lossAndLayerGrads(ctx: ModelContext, batch: readonly LossS
 
 /**
  * Walks down from d objective / d final hidden (`dFinal`, one [T·hidden] per sequence) through
- * every layer, given each layer's stashed inputs (released as it goes); returns d / d embedding
- * output.
+ * every pass and layer, given each (pass, layer)'s stashed inputs (released as it goes); returns
+ * d / d embedding output and, per pass, the model.norm part of a norm after it (between passes).
  */
-async function backwardLayers(ctx: ModelContext, stash: LayerInputs, dFinal: Float32Array[], onLayer: LayerGradsCallback): Promise<Float32Array[]> {
+async function backwardLayers(ctx: ModelContext, stash: PassInputs, dFinal: Float32Array[], onPart: PassGradsCallback): Promise<{ dEmbedOut: Float32Array[]; dNorms: (Float32Array | undefined)[] }> {
+  const { numLayers } = ctx.spec;
   let grads = dFinal;
+  const dNorms: (Float32Array | undefined)[] = [];
   const ropes = new RopeCache(ctx.spec);
   try {
-    for (let layer = ctx.spec.numLayers - 1; layer >= 0; layer--) {
-      const inputs = stash[layer] as readonly Float32Array[];
-      stash[layer] = undefined;
-      const layerGrads = await backwardLayer(ctx, layer, inputs, grads, ropes);
-      grads = layerGrads.dInputs;
-      await onLayer(layer, layerGrads.grads);
+    for (let pass = passCount(ctx.spec) - 1; pass >= 0; pass--) {
+      const inputs = stash[pass] as LayerInputs;
+      const normInputs = inputs[numLayers];
+      if (normInputs !== undefined) {
+        const norm = await betweenPassesBackward(ctx, normInputs, grads);
+        grads = norm.dInputs;
+        dNorms[pass] = norm.dNorm;
+      }
+      for (let layer = numLayers - 1; layer >= 0; layer--) {
+        const layerInputs = inputs[layer] as readonly Float32Array[];
+        inputs[layer] = undefined;
+        const layerGrads = await backwardLayer(ctx, layer, layerInputs, grads, ropes);
+        grads = layerGrads.dInputs;
+        await onPart(pass, layer, layerGrads.grads);
+      }
     }
   } finally {
     ropes.dispose();
   }
-  return grads;
+  return { dEmbedOut: grads, dNorms };
 }
 
 /**
@@ -109,27 +137,36 @@ async function backwardLayers(ctx: ModelContext, stash: LayerInputs, dFinal: Flo
  * lossAndLayerGrads with the head left out (measurement tools feed it a reference head gradient).
  */
 export async function layerGradsFromHidden(ctx: ModelContext, batch: readonly LossSequence[], dFinal: Float32Array[], onLayer: LayerGradsCallback): Promise<void> {
-  await backwardLayers(ctx, (await forwardWithStash(ctx, batch)).stash, dFinal, onLayer);
+  await backwardLayers(ctx, (await forwardWithStash(ctx, batch)).stash, dFinal, sumOverPasses(passCount(ctx.spec), onLayer));
 }
 
+/** Per layer, its inputs; at index numLayers, the pass's output before a norm between passes. */
 type LayerInputs = (readonly Float32Array[] | undefined)[];
+/** LayerInputs per pass. */
+type PassInputs = LayerInputs[];
 
-/** Final hidden states of the batch, and every layer's inputs kept for the recompute. */
-async function forwardWithStash(ctx: ModelContext, batch: readonly LossSequence[]): Promise<{ embedding: Float32Array; hidden: Float32Array[]; stash: LayerInputs }> {
+/** Final hidden states of the batch, and every (pass, layer)'s inputs kept for the recompute. */
+async function forwardWithStash(ctx: ModelContext, batch: readonly LossSequence[]): Promise<{ embedding: Float32Array; hidden: Float32Array[]; stash: PassInputs }> {
   const embedding = await ctx.embedding();
   const hidden = batch.map((s) => embedTokens(embedding, s.ids, ctx.spec.hiddenSize));
-  const stash: LayerInputs = [];
-  await forwardLayers(ctx, hidden, { keep: (layer, inputs) => (stash[layer] = inputs) });
+  const stash: PassInputs = [];
+  await forwardLayers(ctx, hidden, { keep: (layer, inputs, pass) => ((stash[pass] ??= [])[layer] = inputs) });
   return { embedding, hidden, stash };
 }
 
-/** model.norm, lm_head and embedding gradients (embedding = lookup scatter [+ lm_head if tied]). */
-function headGradMap(ctx: ModelContext, embedding: Float32Array, batch: readonly LossSequence[], dEmbedOut: readonly Float32Array[], head: HeadGrads): Map<string, Float32Array> {
+/**
+ * model.norm, lm_head and embedding gradients, one map per pass: the lookup scatter in pass 0,
+ * the head (norm, lm_head — into the embedding when tied) in the last pass, model.norm's part
+ * from a norm between passes (`dNorms`) in the pass before it. One pass: everything in one map.
+ */
+function headGradParts(ctx: ModelContext, embedding: Float32Array, batch: readonly LossSequence[], dEmbedOut: readonly Float32Array[], head: HeadGrads, dNorms: readonly (Float32Array | undefined)[]): Map<string, Float32Array>[] {
   const width = ctx.spec.hiddenSize;
-  const out = new Map<string, Float32Array>();
+  const passes = passCount(ctx.spec);
+  const parts = Array.from({ length: passes }, (_, pass) => new Map<string, Float32Array>(dNorms[pass] === undefined ? [] : [[FINAL_NORM_NAME, dNorms[pass] as Float32Array]]));
+  const out = parts[passes - 1] as Map<string, Float32Array>;
   const dHead = head.dLmHead ?? new Float32Array(embedding.length);
   if (head.dNorm !== undefined) out.set(FINAL_NORM_NAME, head.dNorm);
-  const dEmbed = ctx.spec.tiedEmbeddings ? dHead : new Float32Array(embedding.length);
+  const dEmbed = ctx.spec.tiedEmbeddings && passes === 1 ? dHead : new Float32Array(embedding.length);
   batch.forEach((s, i) => {
     const g = dEmbedOut[i] as Float32Array;
     for (let t = 0; t < s.ids.length; t++) {
@@ -138,6 +175,7 @@ function headGradMap(ctx: ModelContext, embedding: Float32Array, batch: readonly
     }
   });
   if (!ctx.spec.tiedEmbeddings) out.set(LM_HEAD_NAME, dHead);
-  out.set(EMBED_NAME, dEmbed);
-  return out;
+  else if (passes > 1) out.set(EMBED_NAME, dHead);
+  (parts[0] as Map<string, Float32Array>).set(EMBED_NAME, dEmbed);
+  return parts;
 }

@@ -10,7 +10,8 @@
  *
  * Projections that read the same tensor get the same vector (one reduction, shared). Means are
  * taken in fp32 by the runtime; nothing is kept after the consumer returns. `statistic` 'square'
- * gives the mean of x² instead, what LEWIS's Wanda score reads (E[x_j²]).
+ * gives the mean of x² instead, what LEWIS's Wanda score reads (E[x_j²]). A looped model
+ * (loop-config.ts) gives one set per (pass, layer, sequence), tagged with the pass.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { LayerOutput } from './decoder-layer.ts';
@@ -19,6 +20,8 @@ import { expertLinearInputs } from './moe-linear-inputs.ts';
 
 export interface LinearInputMeans {
   readonly layer: number;
+  /** Pass of the decoder stack (0 unless the model is looped). */
+  readonly pass: number;
   /** Index of the sequence in the request. */
   readonly sequence: number;
   /** `model.layers.{layer}.self_attn.q_proj` … → mean |x_j| over the sequence's positions. */
@@ -47,7 +50,7 @@ export async function linearInputMeans(
   const hidden = sequences.map((ids) => embedTokens(embedding, ids, ctx.spec.hiddenSize));
   let pending: LinearInputMeans[] = [];
   await forwardLayers(ctx, hidden, {
-    hook: (layer, sequence, output) => {
+    hook: (layer, sequence, output, pass) => {
       const reduced = new Map<string, Float32Array>();
       const means = new Map<string, Float32Array>();
       const reduce = (x: tf.Tensor2D): Float32Array => tf.mean(statistic === 'abs' ? tf.abs(x) : tf.square(x), 0).dataSync() as Float32Array;
@@ -63,7 +66,7 @@ export async function linearInputMeans(
       if (output.moe !== undefined) {
         for (const [module, mean] of expertLinearInputs(output.ffnInput, output.moe, reduce)) means.set(`model.layers.${layer}.${module}`, mean);
       }
-      pending.push({ layer, sequence, means });
+      pending.push({ layer, pass, sequence, means });
     },
     onLayerDone: async () => {
       const ready = pending;

@@ -11,6 +11,9 @@ Writes engine/model/testdata/<name>/{config.json, model.safetensors} (F32) for:
                        top-2, norm_topk_prob, 3 layers with mlp_only_layers [1] (layer 1 dense)
   qwen3_moe_fused      Qwen3MoeForCausalLM, fused 3-D mlp.experts.gate_up_proj / down_proj (transformers
                        v5), 6 experts top-3, no renormalisation, 4 layers, decoder_sparse_step 2 (1, 3 sparse)
+  nanbeige_looped      NanbeigeForCausalLM (looped Llama layers), num_loops 2, model.norm between passes
+                       (skip_loop_final_norm false, as Nanbeige4.2-3B), head_dim 16 != hidden/heads, untied
+  nanbeige_skipnorm    NanbeigeForCausalLM, num_loops 3, skip_loop_final_norm true (no norm between passes), tied
 
 Run: /usr/bin/python3 tools/reference/make_tiny_checkpoints.py   (from the repository root)
 """
@@ -31,6 +34,10 @@ BASE = dict(vocab_size=64, hidden_size=32, num_hidden_layers=2, num_attention_he
             num_key_value_heads=2, intermediate_size=48, rms_norm_eps=1e-6,
             max_position_embeddings=128, hidden_act="silu", bos_token_id=1, eos_token_id=2,
             initializer_range=0.02, torch_dtype="float32")
+
+NANBEIGE_OFF = dict(attention_bias=False, mlp_bias=False, attention_dropout=0.0, rope_scaling=None,
+                    loop_loss_weights=None, enable_double_loop_split=False, enable_hyper_connection=False,
+                    enable_mhc=False, enable_depth_attention=False, emb_neighbor_num=None, qk_layernorm=False)
 
 VARIANTS = {
     # tied models: embed std 0.25 keeps tied logits O(1-5) instead of saturating the softmax
@@ -64,6 +71,13 @@ VARIANTS = {
         tie_word_embeddings=True, use_sliding_window=False, sliding_window=None, max_window_layers=4,
         num_experts=6, num_experts_per_tok=3, norm_topk_prob=False, moe_intermediate_size=12,
         decoder_sparse_step=2, mlp_only_layers=[], router_aux_loss_coef=0.001, output_router_logits=False)),
+    # Nanbeige4.2's config keys (architectures.md section 6.2) with its extras written out as off
+    "nanbeige_looped": dict(seed=21, family="llama", config=dict(NANBEIGE_OFF,
+        architectures=["NanbeigeForCausalLM"], model_type="nanbeige", num_loops=2, skip_loop_final_norm=False,
+        head_dim=16, rms_norm_eps=1e-5, rope_theta=70000000.0, tie_word_embeddings=False)),
+    "nanbeige_skipnorm": dict(seed=22, family="llama", embed_std=0.25, config=dict(NANBEIGE_OFF,
+        architectures=["NanbeigeForCausalLM"], model_type="nanbeige", num_loops=3, skip_loop_final_norm=True,
+        head_dim=16, rms_norm_eps=1e-5, rope_theta=10000.0, tie_word_embeddings=True)),
 }
 
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Independent float64 reference forward pass for Qwen3 dense / Qwen3-MoE / Qwen2 / Llama (no transformers).
+"""Independent float64 reference forward pass for Qwen3 dense / Qwen3-MoE / Qwen2 / Llama / looped
+Nanbeige4.2 (no transformers).
 
 For every checkpoint in engine/model/testdata/<name>/ (config.json + model.safetensors) writes
 golden.json (and, for qwen3_tied, grads.safetensors). Runs self-checks (asserts) first.
@@ -36,7 +37,10 @@ TARGET_MASKS = [
     [0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1],
 ]
 GREEDY_NEW_TOKENS = 8
-GRADS_FOR = {"qwen3_tied", "qwen3_moe_experts", "qwen3_moe_fused"}
+GRADS_FOR = {"qwen3_tied", "qwen3_moe_experts", "qwen3_moe_fused", "nanbeige_looped", "nanbeige_skipnorm"}
+# Looped models also get pass_grads.safetensors: each pass's part of every gradient.
+NANBEIGE_OFF = ("enable_double_loop_split", "loop_middle_layers", "loop_share_kv", "enable_hyper_connection",
+                "enable_mhc", "enable_depth_attention", "emb_neighbor_num", "loop_loss_weights", "qk_layernorm")
 # A sparse layer's top-k choice must not be a near tie, or float32 could route differently.
 MIN_ROUTING_GAP = 1e-3
 
@@ -48,7 +52,13 @@ class Model:
         self.cfg = cfg
         self.w = {k: torch.tensor(v) for k, v in weights.items()}
         mt = cfg["model_type"]
-        assert mt in ("qwen3", "qwen2", "llama", "qwen3_moe"), mt
+        assert mt in ("qwen3", "qwen2", "llama", "qwen3_moe", "nanbeige"), mt
+        # Nanbeige4.2 (architectures.md section 6.4): the same layers run num_loops times, model.norm
+        # after every pass unless skip_loop_final_norm (then only after the last). Its extras stay off.
+        self.loops = cfg.get("num_loops", 1) if mt == "nanbeige" else 1
+        self.norm_between = not cfg.get("skip_loop_final_norm", False)
+        assert not any(cfg.get(k) for k in NANBEIGE_OFF), "this reference implements the plain loop only"
+        self.pw = None  # per-pass copies of every weight (pass_gradients), else every pass reads self.w
         self.H = cfg["hidden_size"]
         self.nh = cfg["num_attention_heads"]
         self.nkv = cfg["num_key_value_heads"]
@@ -86,8 +96,13 @@ class Model:
             return gu[:half], gu[half:], self.w[p + "mlp.experts.down_proj"][e]
         return tuple(self.w[p + f"mlp.experts.{e}.{n}_proj.weight"] for n in ("gate", "up", "down"))
 
-    def lm_head(self):
-        return self.w["model.embed_tokens.weight"] if self.tied else self.w["lm_head.weight"]
+    def weights(self, loop):
+        """The weights pass `loop` reads: its own copies while per-pass gradients are taken."""
+        return self.w if self.pw is None else self.pw[loop]
+
+    def lm_head(self, w=None):
+        w = self.w if w is None else w
+        return w["model.embed_tokens.weight"] if self.tied else w["lm_head.weight"]
 
 
 def rms_norm(x, w, eps):
@@ -110,9 +125,9 @@ def apply_rope(x, cos, sin):  # x [heads, T, d]
     return x * cos + rotate_half(x) * sin
 
 
-def linear(x, m, name, bias=False):
-    y = x @ m.w[name + ".weight"].T
-    return y + m.w[name + ".bias"] if bias else y
+def linear(x, w, name, bias=False):
+    y = x @ w[name + ".weight"].T
+    return y + w[name + ".bias"] if bias else y
 
 
 def moe_mlp(m, p, h2):
@@ -138,23 +153,38 @@ def moe_mlp(m, p, h2):
 
 def forward(m, ids, capture=None):
     """Vectorised forward. ids: list[int]. Returns logits [T, V] (float64).
-    capture (optional dict) receives residual stream and the two layernorm outputs per layer."""
+    capture (optional dict) receives residual stream and the two layernorm outputs per layer, a looped
+    model's indexed by effective layer loop * L + i (the residual entering (loop, 0) is after the norm
+    between passes)."""
     T = len(ids)
-    x = m.w["model.embed_tokens.weight"][torch.tensor(ids)]
+    x = m.weights(0)["model.embed_tokens.weight"][torch.tensor(ids)]
     cos, sin = (t.to(x.dtype) for t in rope_cos_sin(torch.arange(T), m.d, m.theta))
     causal = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
-    group = m.nh // m.nkv
     if capture is not None:
         capture.update(residual=[x], input_layernorm=[], post_attention_layernorm=[])
+    for loop in range(m.loops):
+        if loop > 0 and m.norm_between:
+            x = rms_norm(x, m.weights(loop - 1)["model.norm.weight"], m.eps)
+            if capture is not None:
+                capture["residual"][-1] = x
+        x = decoder_stack(m, m.weights(loop), x, cos, sin, causal, capture)
+    w = m.weights(m.loops - 1)
+    return rms_norm(x, w["model.norm.weight"], m.eps) @ m.lm_head(w).T
+
+
+def decoder_stack(m, w, x, cos, sin, causal, capture):
+    """Layers 0..L-1 once (one pass), each with its own K/V, reading weights from `w`."""
+    T = x.shape[0]
+    group = m.nh // m.nkv
     for i in range(m.L):
         p = f"model.layers.{i}."
-        h = rms_norm(x, m.w[p + "input_layernorm.weight"], m.eps)
-        q = linear(h, m, p + "self_attn.q_proj", m.qkv_bias).view(T, m.nh, m.d).transpose(0, 1)
-        k = linear(h, m, p + "self_attn.k_proj", m.qkv_bias).view(T, m.nkv, m.d).transpose(0, 1)
-        v = linear(h, m, p + "self_attn.v_proj", m.qkv_bias).view(T, m.nkv, m.d).transpose(0, 1)
+        h = rms_norm(x, w[p + "input_layernorm.weight"], m.eps)
+        q = linear(h, w, p + "self_attn.q_proj", m.qkv_bias).view(T, m.nh, m.d).transpose(0, 1)
+        k = linear(h, w, p + "self_attn.k_proj", m.qkv_bias).view(T, m.nkv, m.d).transpose(0, 1)
+        v = linear(h, w, p + "self_attn.v_proj", m.qkv_bias).view(T, m.nkv, m.d).transpose(0, 1)
         if m.qk_norm:  # per-head RMSNorm over head_dim, BEFORE RoPE
-            q = rms_norm(q, m.w[p + "self_attn.q_norm.weight"], m.eps)
-            k = rms_norm(k, m.w[p + "self_attn.k_norm.weight"], m.eps)
+            q = rms_norm(q, w[p + "self_attn.q_norm.weight"], m.eps)
+            k = rms_norm(k, w[p + "self_attn.k_norm.weight"], m.eps)
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
         if m.kv_map == "grouped":  # repeat_kv: [kv0,kv0,kv1,kv1] for group 2
             k, v = k.repeat_interleave(group, 0), v.repeat_interleave(group, 0)
@@ -163,28 +193,29 @@ def forward(m, ids, capture=None):
         s = (q @ k.transpose(1, 2)) / math.sqrt(m.d)
         s = s.masked_fill(causal, float("-inf"))
         a = torch.softmax(s, -1) @ v  # [nh, T, d]
-        x = x + linear(a.transpose(0, 1).reshape(T, m.nh * m.d), m, p + "self_attn.o_proj")
-        h2 = rms_norm(x, m.w[p + "post_attention_layernorm.weight"], m.eps)
+        x = x + linear(a.transpose(0, 1).reshape(T, m.nh * m.d), w, p + "self_attn.o_proj")
+        h2 = rms_norm(x, w[p + "post_attention_layernorm.weight"], m.eps)
         if m.sparse(i):
             x = x + moe_mlp(m, p, h2)
         else:
-            g = linear(h2, m, p + "mlp.gate_proj")
-            x = x + linear(torch.nn.functional.silu(g) * linear(h2, m, p + "mlp.up_proj"), m, p + "mlp.down_proj")
+            g = linear(h2, w, p + "mlp.gate_proj")
+            x = x + linear(torch.nn.functional.silu(g) * linear(h2, w, p + "mlp.up_proj"), w, p + "mlp.down_proj")
         if capture is not None:
             capture["input_layernorm"].append(h)
             capture["post_attention_layernorm"].append(h2)
             capture["residual"].append(x)
-    return rms_norm(x, m.w["model.norm.weight"], m.eps) @ m.lm_head().T
+    return x
 
 
 def naive_step_forward(m, ids):
     """Second implementation, written differently on purpose: one token at a time with a KV cache,
-    explicit loops over heads, RoPE as pairwise rotation of (x[j], x[j+d/2]), explicit softmax.
+    explicit loops over heads, RoPE as pairwise rotation of (x[j], x[j+d/2]), explicit softmax; a
+    looped model keeps one cache per (pass, layer), slot layer + pass * L as modeling_nanbeige.py.
     Returns logits [T, V]."""
     W = m.w
     half = m.d // 2
     group = m.nh // m.nkv
-    cache = [([], []) for _ in range(m.L)]  # per layer: lists of k [nkv,d], v [nkv,d]
+    cache = [([], []) for _ in range(m.L * m.loops)]  # per slot: lists of k [nkv,d], v [nkv,d]
 
     def norm(vec, w):
         return w * vec / math.sqrt(float((vec * vec).sum()) / vec.shape[-1] + m.eps)
@@ -201,7 +232,10 @@ def naive_step_forward(m, ids):
     logits = []
     for pos, tok in enumerate(ids):
         x = W["model.embed_tokens.weight"][tok].clone()
-        for i in range(m.L):
+        for slot in range(m.L * m.loops):
+            i = slot % m.L
+            if i == 0 and slot > 0 and m.norm_between:
+                x = norm(x, W["model.norm.weight"])
             p = f"model.layers.{i}.self_attn."
             h = norm(x, W[f"model.layers.{i}.input_layernorm.weight"])
             proj = {n: W[p + n + "_proj.weight"] @ h + (W[p + n + "_proj.bias"] if m.qkv_bias else 0)
@@ -214,16 +248,16 @@ def naive_step_forward(m, ids):
                 k = torch.stack([norm(k[j], W[p + "k_norm.weight"]) for j in range(m.nkv)])
             q = torch.stack([rot(q[j], pos) for j in range(m.nh)])
             k = torch.stack([rot(k[j], pos) for j in range(m.nkv)])
-            cache[i][0].append(k)
-            cache[i][1].append(v)
+            cache[slot][0].append(k)
+            cache[slot][1].append(v)
             heads = []
             for hq in range(m.nh):
                 kv = hq // group
-                sc = [float(q[hq] @ kk[kv]) / math.sqrt(m.d) for kk in cache[i][0]]
+                sc = [float(q[hq] @ kk[kv]) / math.sqrt(m.d) for kk in cache[slot][0]]
                 mx = max(sc)
                 e = [math.exp(s_ - mx) for s_ in sc]
                 z = sum(e)
-                heads.append(sum((e_ / z) * vv[kv] for e_, vv in zip(e, cache[i][1])))
+                heads.append(sum((e_ / z) * vv[kv] for e_, vv in zip(e, cache[slot][1])))
             x = x + W[p + "o_proj.weight"] @ torch.cat(heads)
             mp = f"model.layers.{i}.mlp."
             h2 = norm(x, W[f"model.layers.{i}.post_attention_layernorm.weight"])
@@ -319,6 +353,9 @@ def self_checks(name, m):
         sens["no q/k norm"] = diff_with(qk_norm=False)
     if m.qkv_bias:
         sens["no q/k/v bias"] = diff_with(qkv_bias=False)
+    if m.loops > 1:
+        sens["one pass instead of num_loops"] = diff_with(loops=1)
+        sens["skip_loop_final_norm flipped"] = diff_with(norm_between=not m.norm_between)
     if m.moe:
         sens["norm_topk_prob flipped"] = diff_with(norm_topk=not m.norm_topk)
         sens["top-(k-1) routing"] = diff_with(k=m.k - 1)
@@ -376,10 +413,53 @@ def gradient_file(name, m):
     for t in m.w.values():
         t.requires_grad_(False)
         t.grad = None
+    if m.loops > 1:
+        pass_gradient_file(name, m, grads)
     path = os.path.join(TESTDATA, name, "grads.safetensors")
     write_safetensors(path, {k: v.numpy() for k, v in grads.items()},
                       metadata={"what": "d batch_masked_loss / d param (golden.json)", "generated_by": COMMAND})
     return float(loss)
+
+
+def pass_gradient_file(name, m, summed):
+    """Each pass's part of d(batch_masked_loss)/d(param): autograd through per-pass copies of every
+    weight (pass p reads only its copies; the embedding lookup is pass 0's, the head the last pass's,
+    the norm between passes p and p+1 pass p's). Written as pass_grads.safetensors, names
+    "pass{p}.{tensor}", only the tensors a pass uses. The parts must sum to `summed`."""
+    m.pw = [{k: v.clone().requires_grad_(True) for k, v in m.w.items()} for _ in range(m.loops)]
+
+    def batch_loss():
+        return torch.stack([masked_loss(forward(m, s), s, mk) for s, mk in zip(SEQUENCES, TARGET_MASKS)]).mean()
+
+    try:
+        batch_loss().backward()
+        parts = [{k: t.grad.detach().clone() for k, t in pw.items() if t.grad is not None} for pw in m.pw]
+        for k, g in summed.items():
+            total = sum(part[k] for part in parts if k in part)
+            assert (total - g).abs().max() < 1e-12 * max(1.0, float(g.abs().max())), k
+        # spot-check each part against central differences that move only that pass's copy
+        rng = np.random.default_rng(1)
+        for loop, part in enumerate(parts):
+            for key in sorted(part):
+                w = m.pw[loop][key]
+                idx = tuple(int(rng.integers(s)) for s in w.shape)
+                if key == "model.embed_tokens.weight":
+                    idx = (SEQUENCES[1][5], idx[1])
+                with torch.no_grad():
+                    orig = float(w[idx])
+                    vals = []
+                    for h in (1e-5, -1e-5):
+                        w[idx] = orig + h
+                        vals.append(float(batch_loss()))
+                    w[idx] = orig
+                fd = (vals[0] - vals[1]) / 2e-5
+                assert abs(fd - float(part[key][idx])) < 1e-7 * max(1.0, abs(fd)), (loop, key, fd, float(part[key][idx]))
+    finally:
+        m.pw = None
+    path = os.path.join(TESTDATA, name, "pass_grads.safetensors")
+    write_safetensors(path, {f"pass{p}.{k}": v.numpy() for p, part in enumerate(parts) for k, v in part.items()},
+                      metadata={"what": "per-pass parts of d batch_masked_loss / d param (golden.json)", "generated_by": COMMAND})
+    print(f"  {name}: {sum(len(p) for p in parts)} per-pass gradient parts over {m.loops} passes sum to the gradient")
 
 
 def main():
@@ -425,6 +505,10 @@ def main():
             bl = gradient_file(name, m)
             assert abs(bl - golden["batch_masked_loss"]) < 1e-6 * max(1.0, abs(bl))
             golden["grads_file"] = "grads.safetensors: d batch_masked_loss / d param, F32, same tensor names as model.safetensors"
+            if m.loops > 1:
+                golden["pass_grads_file"] = ("pass_grads.safetensors: pass p's part of d batch_masked_loss / d param as "
+                                             "'pass{p}.{tensor}', F32, only the tensors pass p uses; parts sum to grads_file")
+                golden["num_loops"] = m.loops
         with open(os.path.join(TESTDATA, name, "golden.json"), "w") as f:
             f.write("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v, separators=(',', ':'))}"
                                         for k, v in golden.items()) + "\n}\n")
