@@ -18,6 +18,7 @@ export * from './protocol/message-port-transport.ts';
 export * from './protocol/methods.ts';
 export * from './protocol/project-schemas.ts';
 export * from './protocol/protected-tokens.ts';
+export * from './protocol/reference-only.ts';
 export * from './protocol/seeded-random.ts';
 export * from './protocol/block-scale.ts';
 export * from './protocol/gsp-mask.ts';

@@ -40,7 +40,7 @@ describe('classifyTensor', () => {
     ['model.layers.0.linear_attn.dt_bias', 0, 'linear_attn', 'dt_bias', null, null, 'crane'],
     ['model.layers.0.linear_attn.A_log', 0, 'linear_attn', 'A_log', null, null, 'crane'],
     ['model.layers.0.linear_attn.norm.weight', 0, 'linear_attn', 'norm', null, null, 'crane'],
-    ['model.layers.0.linear_attn.out_proj.weight', 0, 'linear_attn', 'out_proj', null, null, 'crane'],
+    ['model.layers.0.linear_attn.out_proj.weight', 0, 'linear_attn', 'out_proj', null, 'linattn_inner', 'crane'],
     ['model.layers.4.mlp.shared_expert.gate_proj.weight', 4, 'shared_expert', 'gate', null, 'ffn_input', 'crane'],
     ['model.layers.4.mlp.shared_expert.up_proj.weight', 4, 'shared_expert', 'up', null, 'ffn_input', 'crane'],
     ['model.layers.4.mlp.shared_expert.down_proj.weight', 4, 'shared_expert', 'down', null, null, 'crane'],

@@ -13,6 +13,11 @@
  * - `shared_expert_gate` belongs to the router group and follows the router rule (SLERP).
  * - `linear_attn.in_proj_qkvz` / `in_proj_ba` read the input_layernorm output like q/k/v do,
  *   so they are projected with the `attn_input` key (the reference does the same).
+ * - `linear_attn.out_proj` reads the gated DeltaNet's inner output (value_dim wide, not the
+ *   hidden size): the reference projects it with its own `linattn_inner` projector
+ *   (crane_gsp_linattn_inner.py), which only an imported reference run carries.
+ * - Qwen3-Next's zero-centred norms store w of (1 + w): δ is the same on either reading, so the
+ *   edit treats them as any norm (only a gate computed here would see ‖θ_I‖ differ).
  * - Unknown tensors are `other`: inside a layer they form their own gate block (other, l);
  *   outside layers they use the global `other` scale if one was scored, else S = 1. They get
  *   T(δ) and α like any layer tensor and are never projected.
@@ -25,7 +30,7 @@ export type LayerGroup = 'attention' | 'ffn' | 'expert' | 'shared_expert' | 'rou
 export type TensorGroup = LayerGroup | 'embed' | 'lm_head' | 'final_norm';
 
 /** Which captured activation a tensor's input side reads (its GSP projector key). */
-export type GspKey = 'attn_input' | 'ffn_input';
+export type GspKey = 'attn_input' | 'ffn_input' | 'linattn_inner';
 
 /** Which edit rule applies to the tensor. */
 export type EditRule = 'crane' | 'embedding' | 'lm_head' | 'router';
@@ -64,7 +69,8 @@ const LAYER_PATTERNS: readonly LayerPattern[] = [
   { match: /^self_attn\.o_proj\.weight$/, group: 'attention', block: 'o' },
   { match: /^self_attn\.([qk])_norm\.weight$/, group: 'attention', block: '$1_norm' },
   { match: /^linear_attn\.(in_proj_qkvz|in_proj_ba)\.weight$/, group: 'linear_attn', block: '$1', gspKey: 'attn_input' },
-  { match: /^linear_attn\.(out_proj|conv1d|norm)\.weight$/, group: 'linear_attn', block: '$1' },
+  { match: /^linear_attn\.out_proj\.weight$/, group: 'linear_attn', block: 'out_proj', gspKey: 'linattn_inner' },
+  { match: /^linear_attn\.(conv1d|norm)\.weight$/, group: 'linear_attn', block: '$1' },
   { match: /^linear_attn\.(dt_bias|A_log)$/, group: 'linear_attn', block: '$1' },
   { match: /^mlp\.gate\.weight$/, group: 'router', block: 'router', rule: 'router' },
   { match: /^mlp\.shared_expert_gate\.weight$/, group: 'router', block: 'shared_expert_gate', rule: 'router' },

@@ -7,7 +7,9 @@ import { compareBase, type BaseReport } from './base-report.ts';
 import { CheckpointError } from './checkpoint-error.ts';
 import type { Checkpoint, CheckpointTensor } from './checkpoint.ts';
 import { canonicalJson, summarizeTokenizer, type TokenizerSummary } from './tokenizer-files.ts';
+import { isQwen3Next, unknownQwen3NextTensors } from './qwen3-next-names.ts';
 import { tokenRowsFromAdded } from '../protocol/protected-tokens.ts';
+import { referenceOnlyNote } from '../protocol/reference-only.ts';
 import type { TokenRows } from '../protocol/settings-schemas.ts';
 
 export type Severity = 'error' | 'warning' | 'info';
@@ -79,6 +81,7 @@ export async function comparePair(instruct: Checkpoint, thinking: Checkpoint, ba
   const findings: PairFinding[] = [];
   compareConfigs(instruct.config, thinking.config, findings);
   const tensors = compareTensors(instruct.tensors, thinking.tensors, findings);
+  checkReferenceOnly(instruct, thinking, findings);
   const baseReport = base === undefined ? undefined : compareBase(base, { instruct, thinking }, STRUCTURAL_FIELDS, findings);
   const instructTokenizer = await summarizeTokenizer(instruct);
   compareTokenizers(instructTokenizer, await summarizeTokenizer(thinking), findings);
@@ -153,6 +156,23 @@ function compareTensors(
   }
   const shared = [...a.keys()].filter((n) => b.has(n)).length;
   return { sharedTensors: shared, onlyInInstruct, onlyInThinking, shapeMismatches, dtypeMismatches };
+}
+
+/**
+ * An architecture the studio has no runtime for (Qwen3-Next) is merged from a reference run: say
+ * so, and refuse by name every tensor of either side it would not know how to edit.
+ */
+function checkReferenceOnly(instruct: Checkpoint, thinking: Checkpoint, findings: PairFinding[]): void {
+  const architectures = instruct.config['architectures'];
+  const note = referenceOnlyNote(Array.isArray(architectures) ? architectures.filter((a) => typeof a === 'string') : []);
+  if (note !== null) findings.push({ severity: 'info', code: 'reference-only', message: note });
+  if (!isQwen3Next(instruct.config)) return;
+  const names = new Set([...instruct.tensors.keys(), ...thinking.tensors.keys()]);
+  const unknown = unknownQwen3NextTensors(names, instruct.config);
+  for (const { name, reason } of unknown.slice(0, 5)) {
+    findings.push({ severity: 'error', code: 'tensor-unknown', message: `tensor ${name} ${reason}: the studio does not know how to edit it` });
+  }
+  if (unknown.length > 5) findings.push({ severity: 'error', code: 'tensor-unknown', message: `… and ${unknown.length - 5} more tensors Qwen3-Next does not have` });
 }
 
 function compareTokenizers(a: TokenizerSummary, b: TokenizerSummary, findings: PairFinding[]): void {

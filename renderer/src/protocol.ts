@@ -35,6 +35,8 @@ export {
 export { METHODS, METHOD_NAMES, methodFromParameters, parameterError, parametersOf } from '../../engine/protocol.ts';
 // The protected lm_head rows: derived from the pair's added tokens, edited by the user.
 export { applyProtectedEdits, formatIdRanges, formatProtectedEdits, parseProtectedEdits } from '../../engine/protocol.ts';
+// Architectures merged only from a reference run (Qwen3-Next): the note the pair report and Analysis show.
+export { referenceOnlyNote } from '../../engine/protocol.ts';
 
 export type Block = Params<'inspectLayer'>['block'];
 export type ActivationKey = Params<'spectrum'>['key'];

@@ -1,4 +1,8 @@
-/** Run the analysis: calibration sets, each stage's progress and cache state, cancel, logs; or open a reference run's. */
+/**
+ * Run the analysis: calibration sets, each stage's progress and cache state, cancel, logs; or open a reference run's.
+ * On a pair the studio has no runtime for (Qwen3-Next), Analyze is off and the reference run is the way in.
+ */
+import { referenceOnlyNote } from '../../protocol.ts';
 import { checkPath } from '../../lib/path-check.ts';
 import { useActions, useApp } from '../../store/app-context.tsx';
 import { EngineNotice } from '../common/EngineNotice.tsx';
@@ -12,7 +16,9 @@ export function AnalysisView() {
   const analysis = useApp((s) => s.analysis);
   const projectDir = useApp((s) => s.project.dir);
   const running = analysis.status === 'running';
-  const canRun = checkPath(projectDir).ok;
+  const architectures = useApp((s) => s.pair.summary.result?.instruct.architectures);
+  const referenceOnly = referenceOnlyNote(architectures ?? []);
+  const canRun = checkPath(projectDir).ok && referenceOnly === null;
   return (
     <div className="two-col wide-left">
       <section className="panel" aria-labelledby="analysis-title">
@@ -30,7 +36,12 @@ export function AnalysisView() {
             )}
           </div>
         </header>
-        {!canRun && <p className="small muted">Set a project folder (Pair & project) — the analysis cache lives there.</p>}
+        {referenceOnly !== null && (
+          <p className="small" data-testid="reference-only-note">
+            {referenceOnly}
+          </p>
+        )}
+        {!checkPath(projectDir).ok && <p className="small muted">Set a project folder (Pair & project) — the analysis cache lives there.</p>}
         <p className="small muted">Cached stages are reused; stale ones (other inputs or settings) run again. A cancelled run resumes.</p>
         <EngineNotice error={analysis.error} what="Analysis" />
         <StageList stages={analysis.stages} />
