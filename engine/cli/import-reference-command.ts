@@ -19,7 +19,7 @@ on it (verify measures the real losses). The .pt files are read as data, never e
 Options:
   --stats F                 phase2_stats.json (per_layer_S_reason, per_component_S_reason, metadata)
   --projectors F            format_projectors.pt ({layer_{l}_attn_input|ffn_input: {V_r, sigma}})
-  --projectors-linattn F    format_projectors_linattn_inner.pt (Qwen3-Next; kept, see the README)
+  --projectors-linattn F    format_projectors_linattn_inner.pt (Qwen3-Next: projects linear_attn.out_proj)
   --out DIR                 the analysis folder to write (must not exist unless --overwrite)
   --overwrite               replace DIR (only an analysis folder) once the new analysis is complete
   --json                    machine-readable summary
