@@ -6,8 +6,11 @@
  *     if the checkpoint has one, else tokenizer_config.json `chat_template` (a string, or a list of
  *     {name, template}: `name`, else "tool_use" when rendering tools and one exists, else "default").
  *   `new ChatTemplate(source, label, specialTokens?, limits?)`, `readBuiltinChatTemplate()` (ours, in assets/).
- *   `template.render(messages, {tools?, addGenerationPrompt?, enableThinking?, extra?})` → text.
- * `enableThinking` is passed only when set, so templates can tell "not given" (`is defined`) from false.
+ *   `template.render(messages, {tools?, addGenerationPrompt?, enableThinking?, preserveThinking?, toolCallFormat?, extra?})` → text.
+ *   `NANBEIGE_STYLE_TEMPLATE_PATH`: our Nanbeige4.2-style template (assets/templates/nanbeige-style.jinja).
+ * The template options (ChatTemplateOptions: enable_thinking, Nanbeige's preserve_thinking and
+ * tool_call_format) are passed only when set, so templates can tell "not given" (`is defined`)
+ * from false and apply their own default.
  * The special tokens of tokenizer_config.json (bos_token, eos_token, …) are in scope, as with
  * transformers' apply_chat_template, next to the jinja globals (`raise_exception(msg)`,
  * `strftime_now`, `range`); any render failure becomes a CalibrationError naming the template.
@@ -19,19 +22,31 @@ import { fileURLToPath } from 'node:url';
 import { Template } from '@huggingface/jinja';
 import { DEFAULT_RENDER_LIMITS, renderBounded, TemplateLimitError, type RenderLimits } from './bounded-render.ts';
 import { CalibrationError } from './calibration-error.ts';
+import type { ChatTemplateOptions } from '../protocol/settings-schemas.ts';
 import type { ChatMessage, Tool } from './chat-schema.ts';
 import type { ModelTokenizer } from './tokenizer.ts';
 
+export type { ChatTemplateOptions };
+
 export const BUILTIN_TEMPLATE_PATH = fileURLToPath(new URL('../../assets/templates/chatml-tools.jinja', import.meta.url));
+export const NANBEIGE_STYLE_TEMPLATE_PATH = fileURLToPath(new URL('../../assets/templates/nanbeige-style.jinja', import.meta.url));
+
+/** The template variable each option sets. */
+const OPTION_VARIABLES = { enableThinking: 'enable_thinking', preserveThinking: 'preserve_thinking', toolCallFormat: 'tool_call_format' } as const;
 
 export async function readBuiltinChatTemplate(): Promise<string> {
   return readFile(BUILTIN_TEMPLATE_PATH, 'utf8');
 }
 
-export interface RenderOptions {
+/** Only the template options of a larger options object (what render passes to the template). */
+export function templateOptionsOf(options: ChatTemplateOptions): ChatTemplateOptions {
+  const { enableThinking, preserveThinking, toolCallFormat } = options;
+  return { enableThinking, preserveThinking, toolCallFormat };
+}
+
+export interface RenderOptions extends ChatTemplateOptions {
   readonly tools?: readonly Tool[] | undefined;
   readonly addGenerationPrompt?: boolean;
-  readonly enableThinking?: boolean | undefined;
   /** Further template variables (e.g. a date some templates print). */
   readonly extra?: Readonly<Record<string, unknown>>;
 }
@@ -76,7 +91,9 @@ export class ChatTemplate {
       add_generation_prompt: options.addGenerationPrompt ?? false,
     };
     if (options.tools !== undefined && options.tools.length > 0) context['tools'] = options.tools;
-    if (options.enableThinking !== undefined) context['enable_thinking'] = options.enableThinking;
+    for (const [option, variable] of Object.entries(OPTION_VARIABLES) as [keyof ChatTemplateOptions, string][]) {
+      if (options[option] !== undefined) context[variable] = options[option];
+    }
     try {
       return renderBounded(this.compiled, context, this.limits);
     } catch (error) {

@@ -2,18 +2,21 @@
  * Chats to token ids, with the loss mask over what the assistant says.
  *
  * API:
- *   `tokenizeChat(chat, tokenizer, template, {enableThinking?, endOfTurn?, maxTokens?, context?, label?})`
+ *   `tokenizeChat(chat, tokenizer, template, {enableThinking?, preserveThinking?, toolCallFormat?, endOfTurn?, maxTokens?, context?, label?})`
  *     → `{text, ids, lossMask, targetSpans, truncated}`. lossMask[t] = 1 when token t is a target:
  *     a token of an assistant turn the model would generate (its reasoning, content, tool calls and
  *     the end-of-turn `<|im_end|>`), never the `<|im_start|>assistant\n` header, the newline after
  *     the end of turn, or any prompt token.
  *   `tokenizeChatPerTurn(...)` → one such sequence per assistant turn (templates that rewrite history).
- *   `encodePrompt(chat, tokenizer, template, {enableThinking?})` → the prompt for generation.
- *   `encodeChat(chat, tokenizer, template, {enableThinking?, maxTokens?, context?, label?})` → the
+ *   `encodePrompt(chat, tokenizer, template, templateOptions?)` → the prompt for generation.
+ *   `encodeChat(chat, tokenizer, template, {...templateOptions, maxTokens?, context?, label?})` → the
  *     whole chat without a mask: for format traces (D_F), which need positions, not targets, and are long;
  *     `wholeIds` are its tokens before any cut (format positions are found on them, then cut).
  * `context` applies the model's context length and the user's policy for longer sequences
- * (context-length.ts) after the `maxTokens` cut.
+ * (context-length.ts) after the `maxTokens` cut. The template options (ChatTemplateOptions:
+ * enableThinking, preserveThinking, toolCallFormat) go to every render of the chat.
+ * Nothing here adds special tokens: a tokenizer whose post-processor prepends a BOS (Nanbeige's
+ * <|im_start|>) would otherwise double the template's own and shift every mask position by one.
  *
  * How the mask is found. For assistant message i the template renders
  *   prompt_i = messages[0..i) + generation prompt      upTo_i = messages[0..i]
@@ -27,13 +30,12 @@
  */
 import { CalibrationError } from './calibration-error.ts';
 import type { Chat } from './chat-schema.ts';
-import type { ChatTemplate } from './chat-template.ts';
+import { templateOptionsOf, type ChatTemplate, type ChatTemplateOptions } from './chat-template.ts';
 import { keptLength, type ContextLimit } from './context-length.ts';
 import { encodeWithSpans, type Span } from './span-encoding.ts';
 import { FORMAT_TOKENS, type ModelTokenizer } from './tokenizer.ts';
 
-export interface TokenizeChatOptions {
-  readonly enableThinking?: boolean;
+export interface TokenizeChatOptions extends ChatTemplateOptions {
   /** Marker that closes an assistant turn and is itself a target. Default `<|im_end|>` if the
    * tokenizer has it, else the eos token. */
   readonly endOfTurn?: string;
@@ -91,7 +93,7 @@ export function tokenizeChatPerTurn(chat: Chat, tokenizer: ModelTokenizer, templ
 function assistantTurns(chat: Chat, tokenizer: ModelTokenizer, template: ChatTemplate, options: TokenizeChatOptions) {
   const endOfTurn = options.endOfTurn ?? defaultEndOfTurn(tokenizer);
   const render = (count: number, addGenerationPrompt: boolean): string =>
-    template.render(chat.messages.slice(0, count), { tools: chat.tools, addGenerationPrompt, enableThinking: options.enableThinking });
+    template.render(chat.messages.slice(0, count), { ...templateOptionsOf(options), tools: chat.tools, addGenerationPrompt });
   const indices = chat.messages.flatMap((m, i) => (m.role === 'assistant' ? [i] : []));
   const target = (i: number): { upTo: string; span: TargetSpan } => {
     const upTo = render(i + 1, false);
@@ -114,8 +116,8 @@ function lengthLimit(length: number, label: string, options: { maxTokens?: numbe
   return keptLength(Math.min(length, options.maxTokens ?? length), options.context, label);
 }
 
-export function encodePrompt(chat: Chat, tokenizer: ModelTokenizer, template: ChatTemplate, options: { enableThinking?: boolean } = {}): { text: string; ids: number[] } {
-  const text = template.render(chat.messages, { tools: chat.tools, addGenerationPrompt: true, enableThinking: options.enableThinking });
+export function encodePrompt(chat: Chat, tokenizer: ModelTokenizer, template: ChatTemplate, options: ChatTemplateOptions = {}): { text: string; ids: number[] } {
+  const text = template.render(chat.messages, { ...templateOptionsOf(options), tools: chat.tools, addGenerationPrompt: true });
   return { text, ids: tokenizer.encode(text, { addSpecialTokens: false }) };
 }
 
@@ -123,9 +125,9 @@ export function encodeChat(
   chat: Chat,
   tokenizer: ModelTokenizer,
   template: ChatTemplate,
-  options: { enableThinking?: boolean; maxTokens?: number; context?: ContextLimit | undefined; label?: string } = {},
+  options: ChatTemplateOptions & { maxTokens?: number; context?: ContextLimit | undefined; label?: string } = {},
 ): { text: string; ids: number[]; truncated: boolean; wholeIds: number[] } {
-  const text = template.render(chat.messages, { tools: chat.tools, enableThinking: options.enableThinking });
+  const text = template.render(chat.messages, { ...templateOptionsOf(options), tools: chat.tools });
   const ids = tokenizer.encode(text, { addSpecialTokens: false });
   const limit = lengthLimit(ids.length, options.label ?? 'chat', options);
   return { text, ids: ids.slice(0, limit), truncated: ids.length > limit, wholeIds: ids };

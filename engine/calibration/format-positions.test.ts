@@ -3,6 +3,8 @@ import { ChatTemplate, readBuiltinChatTemplate } from './chat-template.ts';
 import { tokenizeChat } from './chat-tokens.ts';
 import { formatPositions } from './format-positions.ts';
 import { loadTestTokenizer } from './testing/fixture.ts';
+import { tinyMetaspaceTokenizer } from './testing/tiny-metaspace.ts';
+import { ModelTokenizer } from './tokenizer.ts';
 
 const tokenizer = await loadTestTokenizer();
 const id = (content: string): number => tokenizer.requireTokenId(content);
@@ -62,5 +64,39 @@ describe('formatPositions', () => {
     // With radius 3 the middle of the long user sentence stays out.
     const wide = formatPositions(chatIds, tokenizer);
     expect(wide.length).toBeLessThan(chatIds.length);
+  });
+});
+
+// Nanbeige's <tool_response> is ordinary text: it is matched as the span of tokens that spell it,
+// and those tokens differ with what precedes it (testing/tiny-metaspace.ts has the merges).
+describe('formatPositions on a Metaspace tokenizer, where <tool_response> is several tokens', () => {
+  const tiny = ModelTokenizer.fromContents(tinyMetaspaceTokenizer());
+  const text = '<|im_start|>user\n<tool_response>\nx <tool_response>\n</tool_response><|im_end|>';
+  const ids = tiny.encode(text, { addSpecialTokens: false });
+
+  it('splits the pattern as worked out by hand: "<" after a newline, "▁<" after a space', () => {
+    // 0 <|im_start|> 1 u 2 s 3 e 4 r 5 \n 6 < 7 tool 8 _response> 9 \n 10 x 11 ▁< 12 tool
+    // 13 _response> 14 \n 15 </ 16 tool 17 _response> 18 <|im_end|>
+    const pieces = ['<|im_start|>', 'u', 's', 'e', 'r', '<0x0A>', '<', 'tool', '_response>', '<0x0A>', 'x', '▁<', 'tool',
+      '_response>', '<0x0A>', '</', 'tool', '_response>', '<|im_end|>'];
+    expect(ids).toEqual(pieces.map((p) => tiny.requireTokenId(p)));
+    expect(tiny.tokenId('<tool_response>')).toBeUndefined();
+  });
+
+  it('marks every token of each occurrence, ± radius (hand-computed)', () => {
+    // "<tool_response>" at tokens 6–8 and 11–13 (starting one byte into "▁<"); never inside "</tool_response>".
+    expect(formatPositions(ids, tiny, { patterns: ['<tool_response>'], radius: 0 })).toEqual([6, 7, 8, 11, 12, 13]);
+    expect(formatPositions(ids, tiny, { patterns: ['</tool_response>'], radius: 0 })).toEqual([15, 16, 17]);
+    expect(formatPositions(ids, tiny, { patterns: ['<tool_response>'], radius: 1 })).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+    // The default six patterns: both added tokens plus all three spans.
+    expect(formatPositions(ids, tiny, { radius: 0 })).toEqual([0, 6, 7, 8, 11, 12, 13, 15, 16, 17, 18]);
+  });
+
+  it('counts byte-fallback tokens as the one byte each stands for', () => {
+    // "é" is <0xC3> <0xA9>: the pattern after it starts at token 3 (of 6), not shifted by U+FFFD stand-ins.
+    const accented = tiny.encode('<|im_start|>é<tool_response>', { addSpecialTokens: false });
+    expect(accented).toEqual(['<|im_start|>', '<0xC3>', '<0xA9>', '<', 'tool', '_response>'].map((p) => tiny.requireTokenId(p)));
+    expect(formatPositions(accented, tiny, { patterns: ['<tool_response>'], radius: 0 })).toEqual([3, 4, 5]);
+    expect(formatPositions(accented, tiny, { patterns: ['é<'], radius: 0 })).toEqual([1, 2, 3]);
   });
 });

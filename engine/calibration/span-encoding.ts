@@ -5,7 +5,8 @@
  * The text is cut at every span boundary and each piece is tokenized alone; the pieces must
  * concatenate to the tokenization of the whole text. When they do, every token lies wholly inside
  * or outside each span, so the mask is exact; when a token would straddle a boundary (BPE merging
- * across it) there is no exact mask and we fail rather than guess.
+ * across it) there is no exact mask and we fail rather than guess. Special tokens (a BOS the
+ * post-processor would prepend) are never added, so the mask lines up with the ids one to one.
  */
 import { CalibrationError } from './calibration-error.ts';
 import type { ModelTokenizer } from './tokenizer.ts';
@@ -22,7 +23,8 @@ export function encodeWithSpans(text: string, spans: readonly Span[], tokenizer:
   const mask: number[] = [];
   for (let k = 0; k + 1 < cuts.length; k++) {
     const [from, to] = [cuts[k] as number, cuts[k + 1] as number];
-    const piece = tokenizer.encode(text.slice(from, to), { addSpecialTokens: false });
+    // A piece after the first continues the text: a Metaspace "first" tokenizer prepends no ▁ to it.
+    const piece = tokenizer.encode(text.slice(from, to), { addSpecialTokens: false, continuation: from > 0 });
     const target = spans.some((s) => s.start <= from && to <= s.end) ? 1 : 0;
     for (const id of piece) {
       ids.push(id);

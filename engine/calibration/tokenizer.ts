@@ -4,13 +4,18 @@
  *
  * API:
  *   `await ModelTokenizer.load(dir)` / `ModelTokenizer.fromContents({tokenizerJson, tokenizerConfig?})`
- *   `encode(text, {addSpecialTokens?})` → ids. Nothing is added unless asked or unless
- *     tokenizer_config.json sets add_bos_token/add_eos_token (chat templates write their own markers).
+ *   `encode(text, {addSpecialTokens?, continuation?})` → ids. Nothing is added unless asked or unless
+ *     tokenizer_config.json sets add_bos_token/add_eos_token (chat templates write their own markers:
+ *     chats are always encoded with addSpecialTokens false, so Nanbeige's post-processor, which
+ *     prepends <|im_start|> as BOS, never doubles the template's own). `continuation` encodes text
+ *     that follows other text of the same input (metaspace.ts: no "first" ▁ prepended).
  *   `decode(ids, {skipSpecialTokens?})`, `tokenId(content)`, `requireTokenId(content)`
  *   `formatTokenIds()` → ids of <|im_start|>, <|im_end|>, <think>, … and eos/pad, looked up by content.
  *   `addedTokens` → every added token (id, content, special), ascending by id.
  *   `tokenBytes(id)` → the exact UTF-8 bytes a token stands for (to rebuild offsets; the library
- *     has none).
+ *     has none): byte-level tokens through the GPT-2 alphabet, sentencepiece-style ones with ▁ as a
+ *     space and `<0xAB>` byte-fallback tokens as that one byte (metaspace.ts). A Metaspace "first"
+ *     tokenizer's first token of a text not starting with an added token carries the prepended space.
  *   `assertIdsBelow(rows, embedding)` → refuses ids the model's embedding has no row for.
  * Loading refuses ids that are not non-negative integers (token-ids.ts).
  * Ids are never hard-coded: checkpoints of one family can and do number their added tokens differently.
@@ -18,6 +23,7 @@
 import { Tokenizer } from '@huggingface/tokenizers';
 import { fromByteLevel } from './byte-level.ts';
 import { CalibrationError } from './calibration-error.ts';
+import { continuationJson, metaspaceBytes, metaspaceStyle, type MetaspaceStyle } from './metaspace.ts';
 import { scanTokenIds, type HighestToken } from './token-ids.ts';
 import {
   readTokenizerSource,
@@ -59,6 +65,11 @@ export class ModelTokenizer {
   readonly byteLevel: boolean;
   readonly addsSpecialTokensByDefault: boolean;
   private readonly addedById: ReadonlyMap<number, AddedTokenInfo>;
+  private readonly metaspace: MetaspaceStyle | undefined;
+  /** tokenizer.json for text that continues an input (metaspace.ts), undefined when it is the same;
+   * built into `continuationInner` on first use (a second copy of a large vocabulary costs memory). */
+  private readonly continuationSource: JsonObject | undefined;
+  private continuationInner: Tokenizer | undefined;
 
   private constructor(
     private readonly inner: Tokenizer,
@@ -71,6 +82,8 @@ export class ModelTokenizer {
     this.addedById = new Map(this.addedTokens.map((t) => [t.id, t]));
     this.vocabSize = (highestToken?.id ?? -1) + 1;
     this.byteLevel = usesByteLevelDecoder(source.tokenizerJson['decoder']);
+    this.metaspace = this.byteLevel ? undefined : metaspaceStyle(source.tokenizerJson);
+    this.continuationSource = continuationJson(source.tokenizerJson);
     const config = source.tokenizerConfig;
     this.addsSpecialTokensByDefault = config['add_bos_token'] === true || config['add_eos_token'] === true;
   }
@@ -114,9 +127,17 @@ export class ModelTokenizer {
     return this.source.tokenizerConfig;
   }
 
-  encode(text: string, options: { addSpecialTokens?: boolean } = {}): number[] {
+  encode(text: string, options: { addSpecialTokens?: boolean; continuation?: boolean } = {}): number[] {
     const add = options.addSpecialTokens ?? this.addsSpecialTokensByDefault;
-    return this.inner.encode(text, { add_special_tokens: add }).ids;
+    const tokenizer = options.continuation === true ? this.continuing() : this.inner;
+    return tokenizer.encode(text, { add_special_tokens: add }).ids;
+  }
+
+  private continuing(): Tokenizer {
+    if (this.continuationSource === undefined) return this.inner;
+    // Differs from the loaded tokenizer.json only in the pre-tokenizer's prepend scheme, so it loads.
+    this.continuationInner ??= new Tokenizer(this.continuationSource, this.source.tokenizerConfig);
+    return this.continuationInner;
   }
 
   decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
@@ -178,7 +199,8 @@ export class ModelTokenizer {
       const bytes = fromByteLevel(token);
       if (bytes !== undefined) return bytes;
     }
-    // Not byte-level (Metaspace, WordPiece…): the decoded text is the best available approximation.
+    if (this.metaspace !== undefined) return metaspaceBytes(token, this.metaspace);
+    // Neither (WordPiece…): the decoded text is the best available approximation.
     return utf8.encode(this.inner.decode([id]));
   }
 }

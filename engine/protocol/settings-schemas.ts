@@ -118,8 +118,21 @@ export const evaluationSetSchema = z.discriminatedUnion('source', [
   z.strictObject({ source: z.literal('files'), reasoning: pathSchema, agent: pathSchema }),
 ]);
 
+/**
+ * Variables a chat template reads besides the messages (Nanbeige4.2's; Qwen3's hybrid template
+ * reads enable_thinking): each is passed only when set, so a template's own default applies
+ * otherwise (engine/calibration/chat-template.ts).
+ */
+export const chatTemplateOptionsSchema = z.strictObject({
+  enableThinking: z.boolean().optional(),
+  preserveThinking: z.boolean().optional(),
+  toolCallFormat: z.enum(['xml', 'json']).optional(),
+});
+
 export const analysisSettingsSchema = z.strictObject({
   calibration: calibrationSetsSchema,
+  /** How every calibration and evaluation chat is rendered; absent = the template's defaults. */
+  chatTemplate: chatTemplateOptionsSchema.optional(),
   reasoningMaxNewTokens: z.int().min(1).max(131_072),
   agentMaxNewTokens: z.int().min(1).max(131_072),
   evaluation: evaluationSetSchema,
@@ -195,6 +208,7 @@ export type ProtectedTokenEdits = z.infer<typeof protectedTokenEditsSchema>;
 export type BlockOverride = z.infer<typeof blockOverrideSchema>;
 export type AnalysisSettings = z.infer<typeof analysisSettingsSchema>;
 export type CalibrationSets = z.infer<typeof calibrationSetsSchema>;
+export type ChatTemplateOptions = z.infer<typeof chatTemplateOptionsSchema>;
 export type EvaluationSet = z.infer<typeof evaluationSetSchema>;
 export type MergeMethod = z.infer<typeof mergeMethodSchema>;
 export type RainSettings = z.infer<typeof rainSchema>;
