@@ -11,13 +11,16 @@
  * optional KV cache (`past`) holds
  * keys/values of earlier positions for incremental decoding.
  *
- * Linear weights in `p` are in compute layout [in, out]; `stored` optionally carries the same
- * weights as [out, in] for a transpose-free backward (see ops.ts linear).
+ * Linear weights in `p` are in compute layout [in, out]. The layer-wise backward recomputes the
+ * layer with `recompute`: its `stored` optionally carries the same weights as [out, in] for a
+ * transpose-free backward (see ops.ts linear), and a dense MLP then runs in token-row chunks as
+ * one op that keeps none of its [T, intermediate] activations for the gradient (chunked-mlp.ts).
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { causalAttention } from './chunked-attention.ts';
+import { chunkedSwiglu } from './chunked-mlp.ts';
 import type { ModelSpec } from './config.ts';
-import { attentionQueryChunk, planMemory } from './memory-plan.ts';
+import { attentionQueryChunk, mlpRowChunk, planMemory } from './memory-plan.ts';
 import { hasRouter, moeBlock, type MoeOutput } from './moe-block.ts';
 import { applyRope, linear, rmsNorm, swigluHidden } from './ops.ts';
 import type { RopeTables } from './rope.ts';
@@ -37,7 +40,7 @@ export interface LayerOutput {
   readonly ffnInput: tf.Tensor2D;
   /** The heads' attention context (the o_proj input), [T, heads·headDim]. */
   readonly attnContext: tf.Tensor2D;
-  /** silu(gate)·up (the down_proj input), [T, intermediate]; absent on a sparse MoE layer. */
+  /** silu(gate)·up (the down_proj input), [T, intermediate]; absent on a sparse MoE layer and in a recompute. */
   readonly mlpHidden?: tf.Tensor2D;
   /** Routing, per-expert rows and expert hidden states (sparse MoE layers only). */
   readonly moe?: MoeOutput;
@@ -51,9 +54,16 @@ export interface LayerOutput {
   readonly attentionProbs: () => tf.Tensor3D[];
 }
 
+/** How the layer-wise backward runs a layer under tf.grads. */
+export interface LayerRecompute {
+  /** Linear weights as stored, [out, in]: those present give transpose-free input gradients. */
+  readonly stored: LayerParams;
+}
+
 /** Runs the layer on x [T, hidden] at positions past.length … past.length+T−1. */
-export function decoderLayer(spec: ModelSpec, p: LayerParams, x: tf.Tensor2D, rope: RopeTables, past?: KvEntry, stored?: LayerParams): LayerOutput {
+export function decoderLayer(spec: ModelSpec, p: LayerParams, x: tf.Tensor2D, rope: RopeTables, past?: KvEntry, recompute?: LayerRecompute): LayerOutput {
   const eps = spec.rmsNormEps;
+  const stored = recompute?.stored;
   const proj = (name: string, input: tf.Tensor2D): tf.Tensor2D =>
     linear(input, param(p, `${name}.weight`), optionalParam(p, `${name}.bias`), stored === undefined ? undefined : optionalParam(stored, `${name}.weight`));
   const attnInput = rmsNorm(x, param(p, 'input_layernorm.weight'), eps);
@@ -65,9 +75,23 @@ export function decoderLayer(spec: ModelSpec, p: LayerParams, x: tf.Tensor2D, ro
     const moe = moeBlock(spec.moe, p, ffnInput);
     return { out: tf.add<tf.Tensor2D>(h, moe.out), attnInput, ffnInput, attnContext, moe, kv, attentionProbs };
   }
+  if (recompute !== undefined) {
+    const mlp = recomputedMlp(spec, p, ffnInput, recompute.stored);
+    return { out: tf.add<tf.Tensor2D>(h, mlp), attnInput, ffnInput, attnContext, kv, attentionProbs };
+  }
   const mlpHidden = swigluHidden(ffnInput, (name, input) => proj(`mlp.${name}`, input));
   const mlp = proj('mlp.down_proj', mlpHidden);
   return { out: tf.add<tf.Tensor2D>(h, mlp), attnInput, ffnInput, attnContext, mlpHidden, kv, attentionProbs };
+}
+
+/** The dense MLP in row chunks sized by the memory plan (a [T, intermediate] tape does not fit wasm's heap at 4B shapes). */
+function recomputedMlp(spec: ModelSpec, p: LayerParams, x: tf.Tensor2D, stored: LayerParams): tf.Tensor2D {
+  const weight = (name: string): tf.Tensor2D => param(p, `mlp.${name}.weight`);
+  const bias = (name: string): tf.Tensor1D | undefined => optionalParam(p, `mlp.${name}.bias`);
+  const kept = (name: string): tf.Tensor2D | undefined => optionalParam(stored, `mlp.${name}.weight`);
+  const gate = weight('gate_proj');
+  const weights = { gate, up: weight('up_proj'), down: weight('down_proj'), gateBias: bias('gate_proj'), upBias: bias('up_proj'), downBias: bias('down_proj') };
+  return chunkedSwiglu(x, weights, mlpRowChunk(planMemory(spec), gate.shape[1], x.shape[0]), { gate: kept('gate_proj'), up: kept('up_proj'), down: kept('down_proj') });
 }
 
 type Projection = (name: string, input: tf.Tensor2D) => tf.Tensor2D;

@@ -2,7 +2,8 @@
  * backwardLayer: one step of the layer-wise backward. Reads decoder layer `layer` from disk
  * (with its stored-layout copies for transpose-free input gradients when the memory plan has
  * room for them: keepsStoredWeights), recomputes it on each
- * sequence's stashed input under tf.grads with the incoming output gradient, and returns the
+ * sequence's stashed input under tf.grads with the incoming output gradient (the MLP in row
+ * chunks that recompute their activations: chunked-mlp.ts), and returns the
  * input gradients (for the layer below) and the parameter gradients summed over sequences, in
  * the checkpoint's names and layouts. Everything in tfjs memory is released before returning.
  */
@@ -39,7 +40,7 @@ export async function backwardLayer(
       const [dx, ...dParams] = tf.tidy(() => {
         const f = (x: tf.Tensor, ...ps: tf.Tensor[]): tf.Tensor => {
           const named = Object.fromEntries(keys.map((k, i) => [k, ps[i] as tf.Tensor]));
-          return decoderLayer(spec, named, x as tf.Tensor2D, ropes.get(length), undefined, weights.stored).out;
+          return decoderLayer(spec, named, x as tf.Tensor2D, ropes.get(length), undefined, { stored: weights.stored }).out;
         };
         const x = tf.tensor2d(input, [length, width]);
         const dy = tf.tensor2d(dOutputs[s] as Float32Array, [length, width]);

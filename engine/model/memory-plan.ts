@@ -1,12 +1,15 @@
 /**
  * How much tfjs memory (on wasm: the module's heap, 32-bit, 4 GiB at most) the runtime may use,
- * and the chunk sizes that follow from it. Weights of one decoder layer, its gradients and the
- * MLP activations are not chunked; what scales with vocab × rows or keys × queries is:
+ * and the chunk sizes that follow from it. Weights of one decoder layer and its gradients are not
+ * chunked; what scales with vocab × rows, keys × queries or tokens × intermediate is:
  *
  *   head       a quarter of the budget: per vocab id, the uploaded columns and XNNPACK's packed
  *              copy of them, the stored rows, and [headRows] logits, gradient and product;
  *   attention  an eighth: per query row and KV head, `group` rows of scores over every key,
- *              about six such matrices alive at once in the backward (P, dP, dS and transposes).
+ *              about six such matrices alive at once in the backward (P, dP, dS and transposes);
+ *   MLP        an eighth: per token row, about sixteen [intermediate] rows alive at once in a
+ *              chunk's backward (g, u, their sigmoid and products, dh, dG, dU, transposes and
+ *              XNNPACK's packed copies of them: chunked-mlp.ts).
  *
  * The budget is process-wide (one engine per CLI run or studio process): `--memory-budget` on
  * analyze, score and verify sets it before any model is loaded. On wasm it is capped by the heap
@@ -26,8 +29,10 @@ const MIN_MEMORY_BUDGET = 256 * MiB;
 const HEAD_ROWS = 256;
 /** Live [group·queries, keys] matrices in the attention backward. */
 const ATTENTION_MATRICES = 6;
-/** Query chunks are multiples of this (whole SIMD tiles) unless the sequence is shorter. */
-const QUERY_ALIGN = 16;
+/** Live [rows, intermediate] matrices in a chunk of the MLP backward. */
+const MLP_MATRICES = 16;
+/** Query and MLP row chunks are multiples of this (whole SIMD tiles) unless the sequence is shorter. */
+const ROW_ALIGN = 16;
 
 export interface MemoryPlan {
   readonly budgetBytes: number;
@@ -37,6 +42,8 @@ export interface MemoryPlan {
   readonly headRows: number;
   /** Bytes one attention chunk may hold (see attentionQueryChunk). */
   readonly attentionBytes: number;
+  /** Bytes one MLP row chunk may hold (see mlpRowChunk). */
+  readonly mlpBytes: number;
 }
 
 /** Carries the budget into gradient worker threads, which copy the environment when they start. */
@@ -58,7 +65,7 @@ export function planMemory(spec: Pick<ModelSpec, 'hiddenSize' | 'vocabSize'>, bu
   checkBudget(budgetBytes);
   const perVocabId = (3 * spec.hiddenSize + 3 * HEAD_ROWS) * F32;
   const vocabChunk = Math.min(spec.vocabSize, Math.max(1024, Math.floor(budgetBytes / 4 / perVocabId / 1024) * 1024));
-  return { budgetBytes, vocabChunk, headRows: HEAD_ROWS, attentionBytes: Math.floor(budgetBytes / 8) };
+  return { budgetBytes, vocabChunk, headRows: HEAD_ROWS, attentionBytes: Math.floor(budgetBytes / 8), mlpBytes: Math.floor(budgetBytes / 8) };
 }
 
 /**
@@ -76,9 +83,18 @@ export function keepsStoredWeights(spec: ModelSpec, layer: number, plan = planMe
 
 /** Query rows per attention chunk for `queries` queries over `keys` keys, `group` query heads per KV head. */
 export function attentionQueryChunk(plan: MemoryPlan, group: number, queries: number, keys: number): number {
-  const rows = Math.floor(plan.attentionBytes / (ATTENTION_MATRICES * group * keys * F32));
-  if (rows >= queries) return queries;
-  return Math.max(QUERY_ALIGN, Math.floor(rows / QUERY_ALIGN) * QUERY_ALIGN);
+  return alignedRows(Math.floor(plan.attentionBytes / (ATTENTION_MATRICES * group * keys * F32)), queries);
+}
+
+/** Token rows per chunk of the MLP (forward and recomputing backward) for `tokens` rows of width `intermediate`. */
+export function mlpRowChunk(plan: MemoryPlan, intermediate: number, tokens: number): number {
+  return alignedRows(Math.floor(plan.mlpBytes / (MLP_MATRICES * intermediate * F32)), tokens);
+}
+
+/** All `total` rows when `fit` covers them, else `fit` rounded down to whole tiles (one tile at least). */
+function alignedRows(fit: number, total: number): number {
+  if (fit >= total) return total;
+  return Math.max(ROW_ALIGN, Math.floor(fit / ROW_ALIGN) * ROW_ALIGN);
 }
 
 function budgetFromEnvironment(): number {
