@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseModelSpec } from './config.ts';
-import { DEFAULT_MEMORY_BUDGET, MEMORY_BUDGET_ENV, attentionQueryChunk, keepsStoredWeights, memoryBudget, planMemory, setMemoryBudget } from './memory-plan.ts';
+import { DEFAULT_MEMORY_BUDGET, MEMORY_BUDGET_ENV, attentionQueryChunk, keepsStoredWeights, memoryBudget, mlpRowChunk, planMemory, setMemoryBudget } from './memory-plan.ts';
 
 const QWEN3_4B = { hiddenSize: 2560, vocabSize: 151_936 };
 const GiB = 1024 ** 3;
@@ -45,6 +45,25 @@ describe('attentionQueryChunk', () => {
 
   it('keeps at least 16 queries per chunk however long the sequence', () => {
     expect(attentionQueryChunk(planMemory(QWEN3_4B, 256 * 1024 ** 2), 8, 1_000_000, 1_000_000)).toBe(16);
+  });
+});
+
+describe('mlpRowChunk', () => {
+  it('cuts a Qwen3-4B-shaped 2,048-token MLP into aligned chunks whose sixteen live rows fit an eighth of the budget', () => {
+    for (const budget of [GiB, 3 * GiB]) {
+      const plan = planMemory(QWEN3_4B, budget);
+      const rows = mlpRowChunk(plan, 9728, 2048);
+      expect(rows).toBeLessThan(2048);
+      expect(rows % 16).toBe(0);
+      expect(16 * rows * 9728 * 4).toBeLessThanOrEqual(plan.mlpBytes);
+      expect(plan.mlpBytes).toBe(budget / 8);
+    }
+    expect(mlpRowChunk(planMemory(QWEN3_4B, 3 * GiB), 9728, 2048)).toBe(640);
+  });
+
+  it('takes the whole sequence when it fits, and at least 16 rows when nothing does', () => {
+    expect(mlpRowChunk(planMemory(QWEN3_4B, 3 * GiB), 9728, 256)).toBe(256);
+    expect(mlpRowChunk(planMemory(QWEN3_4B, 256 * 1024 ** 2), 10_000_000, 4096)).toBe(16);
   });
 });
 
