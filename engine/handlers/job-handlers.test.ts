@@ -1,7 +1,8 @@
 /**
  * The long handlers on a tiny random pair: analyze cancelled after its first stage resumes with
  * that stage cached; export writes a checkpoint that opens, with its recipe, progress and a
- * history entry, and a cancelled export leaves nothing; verify measures and keeps CRANE points.
+ * history entry, and a cancelled export leaves nothing; verify measures, predicts and dates each
+ * run, and keeps CRANE points.
  */
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -78,8 +79,15 @@ describe('long handlers', () => {
 
   it('verify measures base and edited losses on the project\'s evaluation set, says which, and keeps CRANE results as verified points', async () => {
     const ctx = recordingContext();
+    const started = Date.now();
     const result = await call(h, 'verify', { method: crane }, ctx);
     expect(result.measuredOn).toEqual({ source: 'calibration' });
+    // A run of the history: the preview's prediction for exactly this edit, and when it ended.
+    expect(Number.isFinite(result.predicted?.reasoning)).toBe(true);
+    expect(Number.isFinite(result.predicted?.agent)).toBe(true);
+    const finished = Date.parse(result.finishedAt ?? '');
+    expect(finished).toBeGreaterThanOrEqual(started);
+    expect(finished).toBeLessThanOrEqual(Date.now());
     expect(result.base.reasoning).toBeGreaterThan(0);
     expect(result.edited.reasoning).not.toBe(result.base.reasoning);
     expect(ctx.of('progress').some((p) => p.stage === 'verify')).toBe(true);
@@ -90,6 +98,10 @@ describe('long handlers', () => {
     expect(aim.method.method).toBe('aim');
     expect(aim.measuredOn).toEqual(files);
     expect(aim.base.reasoning).not.toBe(result.base.reasoning);
-    expect((await call(h, 'getProjectState', {}))?.project.verified).toHaveLength(1);
+    expect(aim.predicted).toBeNull();
+    const saved = (await call(h, 'getProjectState', {}))?.project.verified;
+    expect(saved).toHaveLength(1);
+    expect(saved?.[0]?.predicted).toEqual(result.predicted);
+    expect(saved?.[0]?.finishedAt).toBe(result.finishedAt);
   }, 120_000);
 });

@@ -3,7 +3,8 @@
  * calibration losses next to θ_I's on the project's evaluation set (its analysis settings: eval
  * files, a held-out share, or the calibration sets), through engine/pipeline's verifyEdit, with
  * `verify` progress and cancel; RAIN with the project's Base and its calibration files
- * (rain-inputs.ts). The result says which set it was measured on. A CRANE result is
+ * (rain-inputs.ts). The result says which set it was measured on, what the preview predicted
+ * (CRANE) and when it ended: one run of the project's history. A CRANE result is
  * also kept in the project's verified points (the measured dots the preview chart draws beside
  * its prediction).
  */
@@ -43,6 +44,8 @@ export function verifyHandler(session: EngineSession) {
         base: { ...measured.base },
         tokens: { ...measured.tokens },
         seconds: measured.seconds,
+        predicted: measured.predicted === null ? null : { ...measured.predicted },
+        finishedAt: new Date().toISOString(),
       };
       if (params.method.method === 'crane') await session.update((p) => ({ ...p, verified: [...p.verified, result] }));
       return result;

@@ -106,6 +106,12 @@ export const verifyResultSchema = z.strictObject({
   base: lossPairSchema,
   tokens: z.strictObject({ reasoning: z.int().nonnegative(), agent: z.int().nonnegative() }),
   seconds: z.number().nonnegative(),
+  /**
+   * The run-history fields (absent in results saved before them): ΔL the preview predicted for
+   * exactly this edit (CRANE; null for baselines, which have no prediction) and when the run ended.
+   */
+  predicted: lossPairSchema.nullable().optional(),
+  finishedAt: z.iso.datetime().optional(),
 });
 
 /** openReferenceRun: what was imported into the project's analysis (pipeline/reference-run.ts). */

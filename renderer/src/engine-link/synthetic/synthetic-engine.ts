@@ -129,7 +129,8 @@ export class SyntheticEngine implements EngineApi {
     const edited = preview
       ? { reasoning: base.reasoning + preview.deltaLossReasoning * 1.08 + wobble, agent: base.agent + preview.deltaLossAgent * 1.1 + wobble / 2 }
       : { reasoning: base.reasoning - 0.2 * settings.alpha, agent: base.agent + 0.35 * settings.alpha };
-    return { method: p.method, measuredOn: this.evaluation, edited, base, tokens: { reasoning: 18_432, agent: 6_144 }, seconds: (10 * this.tickMs) / 1000 };
+    const predicted = preview === null ? null : { reasoning: preview.deltaLossReasoning, agent: preview.deltaLossAgent };
+    return { method: p.method, measuredOn: this.evaluation, edited, base, tokens: { reasoning: 18_432, agent: 6_144 }, seconds: (10 * this.tickMs) / 1000, predicted, finishedAt: new Date().toISOString() };
   }
 
   private async exportJob(p: Params<'export'>, id: number, signal: AbortSignal | undefined): Promise<Result<'export'>> {
