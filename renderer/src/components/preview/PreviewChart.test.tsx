@@ -91,9 +91,30 @@ describe('<PreviewPanel> chart', () => {
     expect(dots()).toEqual(after);
     expect(screen.getByTestId('preview-reasoning').textContent).toContain('-1.6');
 
-    // A different curve (another τ, say) is redrawn.
-    act(() => store.getState().setPreview(ready(preview(-1, 0.5, 0.8))));
+    // A different curve (another τ, say) is redrawn (one its axis does not merely rescale to the same shape).
+    act(() => store.getState().setPreview(ready(preview(-2.3, 0.5, 0.8))));
     expect(curvePaths()[0]?.getAttribute('d')).not.toBe(drawn);
+  });
+
+  it('draws ΔL_A on its own axis: a curve 10⁴× smaller than ΔL_R still spans the plot', () => {
+    const { store } = renderWithStore(<PreviewPanel />);
+    act(() => store.getState().setPreview(ready(preview(-2, 2e-4, 0.5))));
+    const heightOf = (path: Element | undefined) => {
+      const ys = Array.from((path?.getAttribute('d') ?? '').matchAll(/[ML][\d.-]+,([\d.-]+)/g), (m) => Number(m[1]));
+      return Math.max(...ys) - Math.min(...ys);
+    };
+    const [pathR, pathA] = curvePaths();
+    // Both rise or fall over most of the plot's height (230 px less margins), not a flat line.
+    expect(heightOf(pathR)).toBeGreaterThan(100);
+    expect(heightOf(pathA)).toBeGreaterThan(100);
+    const chart = screen.getByTestId('preview-chart');
+    expect(chart.textContent).toContain('ΔL_R');
+    expect(chart.textContent).toContain('ΔL_A');
+    // The right axis' ticks are ΔL_A's scale (0.0002 at α = 1), not ΔL_R's.
+    const [left, right] = Array.from(chart.querySelectorAll('.recharts-yAxis-tick-labels'), (axis) => axis.textContent);
+    expect(left).toContain('-2');
+    expect(right).toMatch(/2\.0e-4/);
+    expect(right).not.toContain('-2');
   });
 
   it('hides the marker while α is past the curve', () => {

@@ -16,6 +16,8 @@
  *     y range changes.
  * The curves and the marker carry `data-paint-probe`: the slider-to-paint sample is the first
  * frame painted after one of them changed in the DOM.
+ * Each loss has its own y axis (ΔL_R left, ΔL_A right, each in its series' colour): on the demo
+ * pair ΔL_A is about 10⁴× smaller than ΔL_R, and on a shared axis its curve reads as flat zero.
  * From the analysis (they change only with it): the α beyond the last measured anchor the model
  * agrees with is shaded as extrapolation, and the anchors are drawn as crosses.
  */
@@ -52,13 +54,14 @@ export interface PreviewChartProps {
   height: number;
 }
 
-const MARGIN = { top: 8, right: 12, bottom: 8, left: 4 };
+const MARGIN = { top: 8, right: 4, bottom: 8, left: 4 };
 const X_LABEL = { value: 'α', position: 'insideBottomRight', offset: -4, fill: 'var(--muted)' } as const;
 const twoDigits = (v: number) => formatNumber(v, 2);
 const SERIES = [
-  { key: 'reasoning', name: 'ΔL_R predicted', color: 'var(--series-1)' },
-  { key: 'agent', name: 'ΔL_A predicted', color: 'var(--series-2)' },
+  { key: 'reasoning', name: 'ΔL_R predicted', color: 'var(--series-1)', orientation: 'left', axisTitle: 'ΔL_R' },
+  { key: 'agent', name: 'ΔL_A predicted', color: 'var(--series-2)', orientation: 'right', axisTitle: 'ΔL_A' },
 ] as const;
+type SeriesKey = (typeof SERIES)[number]['key'];
 
 const MEASURED = SERIES.flatMap((s) => [true, false].map((current) => ({
   key: s.key,
@@ -75,17 +78,25 @@ const NO_ANCHORS: readonly MeasuredPoint[] = [];
 export const PreviewChart = memo(function PreviewChart({ rows, measured, anchors = NO_ANCHORS, trustedUpTo = null, width, height }: PreviewChartProps) {
   const probeRoot = usePaintProbe<HTMLDivElement>('preview');
   const xMax = rows.at(-1)?.alpha ?? 1;
-  const [yMin, yMax, yStep] = useYRange(rows, measured);
-  const yTicks = useMemo(() => niceTicks(yMin, yMax, yStep), [yMin, yMax, yStep]);
+  const reasoningAxis = useYRange(rows, measured, 'reasoning');
+  const agentAxis = useYRange(rows, measured, 'agent');
   const chart = useMemo(
     () => (
       <ComposedChart width={width} height={height} margin={MARGIN}>
         <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
         <XAxis type="number" dataKey="alpha" domain={[0, xMax]} allowDataOverflow tick={AXIS_TICK} tickFormatter={twoDigits} label={X_LABEL} />
-        <YAxis type="number" domain={[yMin, yMax]} ticks={yTicks} allowDataOverflow tick={AXIS_TICK} tickFormatter={twoDigits} width={52} />
+        {SERIES.map((s) => {
+          const [min, max, step] = s.key === 'reasoning' ? reasoningAxis : agentAxis;
+          return (
+            <YAxis key={s.key} yAxisId={s.key} orientation={s.orientation} type="number" domain={[min, max]} ticks={niceTicks(min, max, step)} allowDataOverflow tick={{ ...AXIS_TICK, fill: s.color }} tickFormatter={twoDigits} width={60}
+              label={{ value: s.axisTitle, angle: -90, position: s.orientation === 'left' ? 'insideLeft' : 'insideRight', fill: s.color, fontSize: 11, offset: 0 }} />
+          );
+        })}
         <Legend wrapperStyle={LEGEND_STYLE} content={legendContent} />
         {trustedUpTo !== null && <Extrapolation from={trustedUpTo} />}
-        <ZeroLine />
+        {SERIES.map((s) => (
+          <ZeroLine key={s.key} series={s.key} color={s.color} />
+        ))}
         {SERIES.map((s) => (
           <CurvePath key={s.key} series={s.key} color={s.color} />
         ))}
@@ -93,17 +104,17 @@ export const PreviewChart = memo(function PreviewChart({ rows, measured, anchors
           // Filled: measured at the curve's settings; hollow: at other settings (another q, τ, override…).
           const points = measured.filter((p) => p.current === m.current);
           return points.length > 0 && (
-            <Scatter key={`${m.key}-${m.current}`} data={points} dataKey={m.key} name={m.name} fill={m.current ? m.color : 'none'} stroke={m.color} shape="diamond" isAnimationActive={false} />
+            <Scatter key={`${m.key}-${m.current}`} yAxisId={m.key} data={points} dataKey={m.key} name={m.name} fill={m.current ? m.color : 'none'} stroke={m.color} shape="diamond" isAnimationActive={false} />
           );
         })}
         {SERIES.map((s) => anchors.length > 0 && (
-          <Scatter key={`anchor-${s.key}`} data={anchors} dataKey={s.key} name={`${s.key === 'reasoning' ? 'ΔL_R' : 'ΔL_A'} measured at analysis`} fill={s.color} shape="cross" isAnimationActive={false} />
+          <Scatter key={`anchor-${s.key}`} yAxisId={s.key} data={anchors} dataKey={s.key} name={`${s.key === 'reasoning' ? 'ΔL_R' : 'ΔL_A'} measured at analysis`} fill={s.color} shape="cross" isAnimationActive={false} />
         ))}
         <AlphaMarker />
         <HoverReadout />
       </ComposedChart>
     ),
-    [width, height, measured, anchors, trustedUpTo, xMax, yMin, yMax, yTicks],
+    [width, height, measured, anchors, trustedUpTo, xMax, reasoningAxis, agentAxis],
   );
   return (
     <div ref={probeRoot} data-testid="preview-chart">
@@ -112,23 +123,29 @@ export const PreviewChart = memo(function PreviewChart({ rows, measured, anchors
   );
 });
 
-/** The y range of the curves, measured points and 0, rounded out: the same while a curve moves a little. */
-function useYRange(rows: readonly CurveRow[], measured: readonly MeasuredPoint[]): readonly [number, number, number] {
+/** One loss' y range over its curve, its measured points and 0, rounded out: the same while the curve moves a little. */
+function useYRange(rows: readonly CurveRow[], measured: readonly MeasuredPoint[], series: SeriesKey): readonly [number, number, number] {
   const last = useRef<readonly [number, number, number]>([-1, 1, 0.5]);
   return useMemo(() => {
-    const values = [0, ...rows.flatMap((r) => [r.reasoning, r.agent]), ...measured.flatMap((m) => [m.reasoning, m.agent])];
-    const next = niceRange(values);
+    const next = niceRange([0, ...rows.map((r) => r[series]), ...measured.map((m) => m[series])]);
     if (next.some((v, i) => v !== last.current[i])) last.current = next;
     return last.current;
-  }, [rows, measured]);
+  }, [rows, measured, series]);
 }
 
-const legendContent = legendWithHandDrawn(SERIES.map((s) => ({ value: s.name, type: 'line' as const, color: s.color, dataKey: s.key })));
+const legendContent = legendWithHandDrawn(SERIES.map((s) => ({ value: `${s.name} · ${s.orientation} axis`, type: 'line' as const, color: s.color, dataKey: s.key })));
 
-function CurvePath({ series, color }: { series: 'reasoning' | 'agent'; color: string }) {
+/** Both losses' y scales: each series is drawn on its own axis. */
+function useSeriesScales() {
+  const reasoning = useYAxisScale('reasoning');
+  const agent = useYAxisScale('agent');
+  return { reasoning, agent };
+}
+
+function CurvePath({ series, color }: { series: SeriesKey; color: string }) {
   const rows = useContext(CurveContext);
   const x = useXAxisScale();
-  const y = useYAxisScale();
+  const y = useYAxisScale(series);
   const points = useMemo(
     () => (x === undefined || y === undefined ? [] : rows.map((r) => ({ x: x(r.alpha) ?? null, y: y(r[series]) ?? null }))),
     [rows, x, y, series],
@@ -158,27 +175,27 @@ function Extrapolation({ from }: { from: number }) {
   );
 }
 
-/** y = 0 across the plot. */
-function ZeroLine() {
-  const y = useYAxisScale();
+/** One axis' y = 0 across the plot, in its series' colour (the two axes' zeros need not meet). */
+function ZeroLine({ series, color }: { series: SeriesKey; color: string }) {
+  const y = useYAxisScale(series);
   const area = usePlotArea();
   const py = y?.(0);
   if (area === undefined || py === undefined || !Number.isFinite(py) || py < area.y || py > area.y + area.height) return null;
-  return <line x1={area.x} x2={area.x + area.width} y1={py} y2={py} stroke="var(--muted)" />;
+  return <line x1={area.x} x2={area.x + area.width} y1={py} y2={py} stroke={color} strokeOpacity={0.6} strokeDasharray={series === 'agent' ? '2 3' : undefined} />;
 }
 
 /** A dashed line at `alpha` and a dot on each curve there. */
 function AlphaDots({ alpha, at, dashed }: { alpha: number; at: { reasoning: number; agent: number }; dashed: boolean }) {
   const x = useXAxisScale();
-  const y = useYAxisScale();
+  const scales = useSeriesScales();
   const area = usePlotArea();
   const px = x?.(alpha);
-  if (area === undefined || y === undefined || px === undefined || !Number.isFinite(px)) return null;
+  if (area === undefined || px === undefined || !Number.isFinite(px)) return null;
   return (
     <>
       <line x1={px} x2={px} y1={area.y} y2={area.y + area.height} stroke={dashed ? 'var(--accent)' : 'var(--muted)'} strokeDasharray={dashed ? '4 3' : undefined} />
       {SERIES.map((s) => {
-        const cy = y(at[s.key]);
+        const cy = scales[s.key]?.(at[s.key]);
         return cy !== undefined && Number.isFinite(cy) && <circle key={s.key} cx={px} cy={cy} r={dashed ? 5 : 3.5} fill={s.color} stroke="var(--panel)" />;
       })}
     </>

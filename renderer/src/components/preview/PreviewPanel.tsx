@@ -1,5 +1,6 @@
 /**
- * The live preview: readout at the current α, the curve chart, and Verify for measured points.
+ * The live preview: readout at the current α, the curve chart, Verify for measured points, and
+ * the project's run history (every Verify's settings, prediction, measurement and time).
  * A preview left over from other settings (its request failed, or none is on its way) is
  * greyed and says so; measured points at other settings are hollow and counted apart.
  */
@@ -15,6 +16,7 @@ import { MeasuredOn } from './MeasuredOn.tsx';
 import { PreviewBreakdown } from './PreviewBreakdown.tsx';
 import { anchorPoints, curveRows, measuredPoints, sameCurve, type CurveRow, type MeasuredPoint } from './preview-data.ts';
 import { PreviewChart } from './PreviewChart.tsx';
+import { RunHistory } from './RunHistory.tsx';
 
 const CRANE_ONLY = ['crane'] as const;
 
@@ -70,6 +72,7 @@ export function PreviewPanel() {
           <PreviewBreakdown preview={result} />
         </div>
       )}
+      <RunHistory />
     </section>
   );
 }
