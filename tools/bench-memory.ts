@@ -6,6 +6,7 @@
  * the export's next to its largest tensor (as float32: what the edit computes in).
  *
  *   npm run bench:memory -- [--gb 3] [--layers 2] [--keep]
+ *   npm run bench:memory -- --moe [--scale 8] [--keep]   (Qwen3-30B-A3B-shaped pair, CRANE export vs cp: bench-memory-moe.ts)
  *   node --import tsx tools/bench-memory.ts --phase export --dir D   (D/instruct + D/thinking → D/merged; bench-shapes uses it)
  */
 import { spawnSync } from 'node:child_process';
@@ -18,6 +19,7 @@ import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { writeCheckpoint } from '../engine/io/checkpoint-writer.ts';
 import type { TensorSpec } from '../engine/io/tensor-encoding.ts';
 import { exportMerge } from '../engine/export/export-checkpoint.ts';
+import { moeExportPhase, runMoeBench } from './bench-memory-moe.ts';
 import { exportVerdict, peakRss } from './memory-report.ts';
 import { writeShapedModel } from './shaped-checkpoint.ts';
 
@@ -67,12 +69,23 @@ function child(phase: string, dir: string, gib: number): Record<string, number> 
   return JSON.parse(run.stdout.trim().split('\n').at(-1) as string) as Record<string, number>;
 }
 
-const { values: args } = parseArgs({ options: { gb: { type: 'string', default: '3' }, layers: { type: 'string', default: '2' }, phase: { type: 'string' }, dir: { type: 'string' }, keep: { type: 'boolean' } } });
+const { values: args } = parseArgs({
+  options: { gb: { type: 'string', default: '3' }, layers: { type: 'string', default: '2' }, phase: { type: 'string' }, dir: { type: 'string' }, keep: { type: 'boolean' }, moe: { type: 'boolean' }, scale: { type: 'string', default: '8' } },
+});
 const gib = Number(args.gb);
 if (args.phase === 'write') await writePhase(args.dir as string, gib);
 else if (args.phase === 'read') await readPhase(args.dir as string);
 else if (args.phase === 'export') await exportPhase(args.dir as string);
-else {
+else if (args.phase === 'export-moe') await moeExportPhase(args.dir as string);
+else if (args.moe === true) {
+  const root = await mkdtemp(join(tmpdir(), 'crane-bench-moe-'));
+  try {
+    await runMoeBench(root, Number(args.scale), (phase, dir) => child(phase, dir, gib));
+  } finally {
+    if (args.keep !== true) await rm(root, { recursive: true, force: true });
+    else console.log(`kept ${root}`);
+  }
+} else {
   const root = await mkdtemp(join(tmpdir(), 'crane-bench-'));
   const dir = join(root, 'checkpoint');
   try {

@@ -23,9 +23,7 @@ import type { TensorSpec } from '../engine/io/tensor-encoding.ts';
 import { parseModelSpec } from '../engine/model/config.ts';
 import { EMBED_NAME, FINAL_NORM_NAME, layerParamShapes, layerTensorName, LM_HEAD_NAME } from '../engine/model/weights.ts';
 import { hashName, SeededRandom } from '../engine/protocol/seeded-random.ts';
-
-/** Qwen3's lm_head/embedding rows (vocab_size of every Qwen3 config; the tokenizer uses 151,669). */
-const QWEN3_VOCAB_ROWS = 151_936;
+import { QWEN3_SHAPES, QWEN3_VOCAB } from './shaped-checkpoint.ts';
 /** Init scale of the random weights and size of Thinking's δ relative to it. */
 const WEIGHT_SCALE = 0.02;
 const DELTA_SCALE = 0.1;
@@ -50,8 +48,8 @@ if (values.shape !== 'tiny' && values.shape !== '0.6b') {
   process.stderr.write(`--shape is tiny or 0.6b, not ${values.shape}\n`);
   process.exit(2);
 }
-/** Qwen3-0.6B's config.json layer shapes; --hidden is ignored with them. */
-const QWEN3_0_6B = { hidden_size: 1024, intermediate_size: 3072, num_attention_heads: 16, num_key_value_heads: 8, head_dim: 128 };
+/** Qwen3-0.6B's config.json layer shapes (shared with the memory benchmarks); --hidden is ignored with them. */
+const QWEN3_0_6B = QWEN3_SHAPES['0.6b'];
 const tinyShape = { hidden_size: hidden, intermediate_size: 2 * hidden, num_attention_heads: 4, num_key_value_heads: 2, head_dim: hidden / 4 };
 const shape = values.shape === '0.6b' ? QWEN3_0_6B : tinyShape;
 
@@ -60,7 +58,7 @@ const config = {
   model_type: 'qwen3',
   ...shape,
   num_hidden_layers: layers,
-  vocab_size: QWEN3_VOCAB_ROWS,
+  vocab_size: QWEN3_VOCAB,
   max_position_embeddings: 40960,
   rms_norm_eps: 1e-6,
   rope_theta: 1_000_000,
@@ -72,11 +70,11 @@ const config = {
   torch_dtype: 'bfloat16',
 };
 
-const specs: TensorSpec[] = [{ name: EMBED_NAME, dtype: 'BF16', shape: [QWEN3_VOCAB_ROWS, shape.hidden_size] }];
+const specs: TensorSpec[] = [{ name: EMBED_NAME, dtype: 'BF16', shape: [QWEN3_VOCAB, shape.hidden_size] }];
 for (let layer = 0; layer < layers; layer++) {
   for (const [key, shape] of layerParamShapes(parseModelSpec(config), layer)) specs.push({ name: layerTensorName(layer, key), dtype: 'BF16', shape });
 }
-specs.push({ name: FINAL_NORM_NAME, dtype: 'BF16', shape: [shape.hidden_size] }, { name: LM_HEAD_NAME, dtype: 'BF16', shape: [QWEN3_VOCAB_ROWS, shape.hidden_size] });
+specs.push({ name: FINAL_NORM_NAME, dtype: 'BF16', shape: [shape.hidden_size] }, { name: LM_HEAD_NAME, dtype: 'BF16', shape: [QWEN3_VOCAB, shape.hidden_size] });
 
 /** Instruct's values: norms near 1, everything else small; Thinking adds a δ from another stream. */
 function tensorValues(spec: TensorSpec, side: 'instruct' | 'thinking'): Float32Array {

@@ -1,0 +1,78 @@
+/**
+ * The MoE mode of bench-memory.ts (`npm run bench:memory -- --moe [--scale 8] [--keep]`): a
+ * Qwen3-30B-A3B-shaped pair (the real 18,867 tensor names, widths / scale, layer 0's 128 routed
+ * experts at full size) written to the temp folder, exported by CRANE in a fresh process, and
+ * timed against `cp` of the same bytes. Prints the export's throughput next to cp's, and its
+ * peak RSS against the largest tensor and against the process's RSS just before the export.
+ *
+ * The export is CRANE without an analysis (the pair has no calibration data): T(δ) per tensor,
+ * α 0.25 (the paper's 30B preset), S = 1, no projection, the router rule (SLERP) on the 48
+ * routers, the embedding and lm_head rules with no token rows (the scaled vocabulary holds no
+ * Qwen3 ids). Its time includes hashing both inputs into the recipe, reported apart.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { exportMerge } from '../engine/export/export-checkpoint.ts';
+import { Checkpoint } from '../engine/io/checkpoint.ts';
+import { formatBytes } from '../engine/protocol/format-bytes.ts';
+import { defaultResolvedSettings } from '../engine/protocol/settings-defaults.ts';
+import type { ResolvedCraneSettings } from '../engine/protocol/settings-schemas.ts';
+import { exportVerdict, peakRss } from './memory-report.ts';
+import { QWEN3_30B_A3B_TENSORS, writeShapedMoeModel } from './shaped-checkpoint.ts';
+
+const SETTINGS: ResolvedCraneSettings = {
+  ...defaultResolvedSettings({ think: [], special: [] }),
+  alpha: 0.25,
+  stages: { threshold: true, gate: false, gsp: false },
+};
+
+/** Child process: CRANE of dir/instruct and dir/thinking into dir/merged; prints its figures as JSON. */
+export async function moeExportPhase(dir: string): Promise<void> {
+  const [instruct, thinking] = [await Checkpoint.open(join(dir, 'instruct')), await Checkpoint.open(join(dir, 'thinking'))];
+  try {
+    const largest = Math.max(...[...instruct.tensors.values()].map((t) => t.shape.reduce((a, b) => a * b, 1)));
+    const baselineRss = process.memoryUsage().rss;
+    const started = performance.now();
+    let writeStarted: number | null = null;
+    const result = await exportMerge({
+      instruct, thinking, method: { method: 'crane', settings: SETTINGS }, dtype: 'source', outDir: join(dir, 'merged'),
+      onProgress: (p) => { if (p.phase === 'write') writeStarted ??= performance.now(); },
+    });
+    const ended = performance.now();
+    console.log(JSON.stringify({
+      peakRss: peakRss(), baselineRss, largestF32: largest * 4, totalBytes: result.totalBytes, tensors: instruct.tensors.size,
+      inputBytes: instruct.totalBytes + thinking.totalBytes, hashSeconds: ((writeStarted ?? ended) - started) / 1000, writeSeconds: (ended - (writeStarted ?? started)) / 1000,
+    }));
+  } finally {
+    await Promise.all([instruct.close(), thinking.close()]);
+  }
+}
+
+/** Seconds for `cp -r from to` plus fsync of the copies (the export fsyncs what it writes). */
+async function timeCopy(from: string, to: string): Promise<number> {
+  const started = performance.now();
+  const cp = spawnSync('cp', ['-r', from, to], { stdio: 'inherit' });
+  if (cp.status !== 0) throw new Error(`cp -r ${from} ${to} failed (exit ${cp.status})`);
+  const sync = spawnSync('sync', (await readdir(to)).map((f) => join(to, f)), { stdio: 'inherit' });
+  if (sync.status !== 0) throw new Error(`sync ${to} failed (exit ${sync.status})`);
+  return (performance.now() - started) / 1000;
+}
+
+const rate = (bytes: number, seconds: number) => `${formatBytes(bytes / seconds)}/s`;
+
+/** Writes the pair under root, runs the export in `child`, times cp, prints the figures. */
+export async function runMoeBench(root: string, scale: number, child: (phase: string, dir: string) => Record<string, number>): Promise<void> {
+  const written = performance.now();
+  for (const [side, seed] of [['instruct', 1], ['thinking', 2]] as const) await writeShapedMoeModel(join(root, side), { scale, seed, fullSizeExpertLayer: 0 });
+  const writeSeconds = (performance.now() - written) / 1000;
+  const m = child('export-moe', root);
+  const [bytes, hash, write] = [m['totalBytes'] ?? 0, m['hashSeconds'] ?? 0, m['writeSeconds'] ?? 1];
+  const copySeconds = await timeCopy(join(root, 'instruct'), join(root, 'copy'));
+  const aboveBaseline = (m['peakRss'] ?? 0) - (m['baselineRss'] ?? 0);
+  console.log(`Qwen3-30B-A3B-shaped pair: ${m['tensors']} tensors each (the real model has ${QWEN3_30B_A3B_TENSORS}), widths / ${scale}, layer 0's 384 expert tensors full size; ${formatBytes(bytes)} BF16 per checkpoint (written in ${writeSeconds.toFixed(1)} s for both)`);
+  console.log(`CRANE export (T(δ), α 0.25, router SLERP; no analysis)  hash inputs ${hash.toFixed(1)} s, edit + write ${write.toFixed(1)} s: ${rate(bytes, write)} written (reads ${formatBytes(m['inputBytes'] ?? 0)}, writes ${formatBytes(bytes)})`);
+  console.log(`cp -r + fsync of the Instruct checkpoint (${formatBytes(bytes)})  ${copySeconds.toFixed(1)} s: ${rate(bytes, copySeconds)}; export edit + write / cp = ${(write / copySeconds).toFixed(1)}×, with hashing ${((hash + write) / copySeconds).toFixed(1)}×`);
+  console.log(`export ${exportVerdict(m)}; ${formatBytes(aboveBaseline)} above the RSS before the export (${formatBytes(m['baselineRss'] ?? 0)}) = ${(aboveBaseline / (m['largestF32'] ?? 1)).toFixed(2)}× the largest tensor`);
+}
