@@ -8,27 +8,27 @@
  * ~40 ms a move here. So recharts draws what does not move — the axes, the grid and the σ
  * series, in a chart element that stays the same while only τ or k changes — and the mask curve
  * and the τ line are drawn by `MaskCurve` and `TauLine` with the axes' scales, re-rendered alone
- * through a context. The legend and the tooltip add the mask entry themselves.
+ * through a context. The legend adds the hand-drawn entries itself and says what w means (1 =
+ * the direction is removed, 0 = kept); hovering the plot reads out the direction under the
+ * pointer (σᵢ/σ₁ and w there), drawn by hand like the curves.
  * The mask curve and the τ line carry `data-paint-probe`: the slider-to-paint sample is the
  * first frame painted after one of them changed in the DOM.
  */
-import { createContext, memo, useContext, useMemo, useRef } from 'react';
+import { createContext, memo, useContext, useMemo, useRef, useState, type MouseEvent } from 'react';
 import {
   CartesianGrid,
   ComposedChart,
   Curve,
-  DefaultTooltipContent,
   DefaultZIndexes,
   Legend,
   Line,
-  Tooltip,
   usePlotArea,
+  useXAxisInverseScale,
   useXAxisScale,
   useYAxisScale,
   XAxis,
   YAxis,
   ZIndexLayer,
-  type TooltipContentProps,
 } from 'recharts';
 import { formatNumber } from '../../lib/format.ts';
 import { usePaintProbe } from '../../lib/use-paint-probe.ts';
@@ -42,16 +42,17 @@ export interface SpectrumChartProps {
   height: number;
 }
 
-const MARGIN = { top: 8, right: 8, bottom: 8, left: 4 };
-const X_LABEL = { value: 'direction i', position: 'insideBottomRight', offset: -4, fill: 'var(--muted)', fontSize: 11 } as const;
+const MARGIN = { top: 8, right: 8, bottom: 4, left: 8 };
+const X_LABEL = { value: 'direction i (by σ, log scale)', position: 'insideBottom', offset: 0, fill: 'var(--muted)', fontSize: 11 } as const;
+const SIGMA_LABEL = { value: 'σᵢ/σ₁ (log)', angle: -90, position: 'insideLeft', offset: 2, fill: 'var(--series-1)', fontSize: 11 } as const;
+const MASK_LABEL = { value: 'mask w', angle: 90, position: 'insideRight', offset: 2, fill: 'var(--series-2)', fontSize: 11 } as const;
 const SIGMA_DOMAIN = [1e-5, 1];
 const MASK_DOMAIN = [0, 1];
-const MASK_NAME = 'mask w(σᵢ)';
+const SIGMA_NAME = 'σᵢ/σ₁ (format spectrum)';
+const MASK_NAME = 'mask w(σᵢ): 1 = removed, 0 = kept';
+const SIGMA_COLOR = 'var(--series-1)';
 const MASK_COLOR = 'var(--series-2)';
 const exponent = (v: number) => v.toExponential(0);
-const tooltipValue = (value: unknown, name: unknown): [string, string] => [formatNumber(Number(value)), String(name)];
-const tooltipLabel = (label: unknown) => `direction ${String(label)}`;
-const TOOLTIP_STYLE = { background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--text)' };
 
 /** What a τ or k move changes: read by the mask curve, the τ line and the tooltip inside the chart. */
 const MaskContext = createContext<{ rows: readonly SpectrumRow[]; tau: number }>({ rows: [], tau: 0.5 });
@@ -65,16 +66,16 @@ export const SpectrumChart = memo(function SpectrumChart({ rows, tau, width, hei
     () => (
       <ComposedChart width={width} height={height} margin={MARGIN}>
         <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
-        <XAxis dataKey="index" type="number" scale="log" domain={[1, Math.max(2, last)]} allowDataOverflow tick={AXIS_TICK} label={X_LABEL} />
-        <YAxis yAxisId="sigma" type="number" scale="log" domain={SIGMA_DOMAIN} allowDataOverflow tickFormatter={exponent} tick={AXIS_TICK} width={48} />
-        <YAxis yAxisId="mask" orientation="right" type="number" domain={MASK_DOMAIN} tick={AXIS_TICK} width={32} />
-        <Tooltip formatter={tooltipValue} labelFormatter={tooltipLabel} contentStyle={TOOLTIP_STYLE} content={tooltipContent} />
+        <XAxis dataKey="index" type="number" scale="log" domain={[1, Math.max(2, last)]} allowDataOverflow tick={AXIS_TICK} label={X_LABEL} height={40} />
+        <YAxis yAxisId="sigma" type="number" scale="log" domain={SIGMA_DOMAIN} allowDataOverflow tickFormatter={exponent} tick={AXIS_TICK} width={56} label={SIGMA_LABEL} />
+        <YAxis yAxisId="mask" orientation="right" type="number" domain={MASK_DOMAIN} tick={AXIS_TICK} width={44} label={MASK_LABEL} />
         <Legend wrapperStyle={LEGEND_STYLE} content={legendContent} />
-        <Line data={sigma} yAxisId="sigma" dataKey="ratio" name="σᵢ/σ₁" stroke="var(--series-1)" dot={false} strokeWidth={2} isAnimationActive={false} />
+        <Line data={sigma} yAxisId="sigma" dataKey="ratio" name={SIGMA_NAME} stroke={SIGMA_COLOR} dot={false} activeDot={false} strokeWidth={2} isAnimationActive={false} />
         {/* recharts draws an axis only for its series: an invisible one keeps the mask axis (and its scale). */}
         <Line data={sigma} yAxisId="mask" dataKey="weight" stroke="none" dot={false} activeDot={false} legendType="none" tooltipType="none" isAnimationActive={false} />
         <MaskCurve />
         <TauLine />
+        <HoverReadout />
       </ComposedChart>
     ),
     [width, height, last, sigma],
@@ -136,16 +137,56 @@ function TauLine() {
   );
 }
 
-const legendContent = legendWithHandDrawn([], [{ value: MASK_NAME, type: 'line', color: MASK_COLOR, dataKey: 'weight' }]);
+const legendContent = legendWithHandDrawn([], [
+  { value: MASK_NAME, type: 'line', color: MASK_COLOR, dataKey: 'weight' },
+  { value: 'τ: w = 0.5', type: 'plainline', color: 'var(--accent)', dataKey: 'tau', payload: { strokeDasharray: '4 3' } },
+]);
 
-function tooltipContent(props: TooltipContentProps) {
-  return <MaskTooltip {...props} />;
+/** The direction nearest the pointer on the log x axis (1-based), within the spectrum. */
+export function directionAt(value: number, count: number): number | null {
+  if (!Number.isFinite(value) || count < 1) return null;
+  return Math.min(count, Math.max(1, Math.round(value)));
 }
 
-/** The σ entry recharts found at the hovered direction, and the mask weight there. */
-function MaskTooltip(props: TooltipContentProps) {
+/** Hovering the plot: a line at the direction under the pointer, dots on both curves, and their values. */
+function HoverReadout() {
   const { rows } = useContext(MaskContext);
-  const row = rows[Number(props.label) - 1];
-  const payload = row === undefined ? props.payload : [...props.payload, { name: MASK_NAME, value: row.weight, color: MASK_COLOR, dataKey: 'weight', graphicalItemId: 'mask' }];
-  return <DefaultTooltipContent {...props} payload={payload} />;
+  const area = usePlotArea();
+  const invert = useXAxisInverseScale();
+  const x = useXAxisScale();
+  const sigmaY = useYAxisScale('sigma');
+  const maskY = useYAxisScale('mask');
+  const [index, setIndex] = useState<number | null>(null);
+  if (area === undefined || invert === undefined || x === undefined || sigmaY === undefined || maskY === undefined) return null;
+  const onMove = (e: MouseEvent<SVGRectElement>) => {
+    const box = e.currentTarget.ownerSVGElement?.getBoundingClientRect();
+    setIndex(box === undefined ? null : directionAt(Number(invert(e.clientX - box.left)), rows.length));
+  };
+  const row = index === null ? undefined : rows[index - 1];
+  const px = row === undefined ? undefined : x(row.index);
+  // The read-out sits low in the plot (σ starts at the top), on the side away from the pointer.
+  const right = px !== undefined && px > area.x + area.width / 2;
+  const tx = right ? area.x + 8 : area.x + area.width - 8;
+  const ty = area.y + area.height - 42;
+  return (
+    <ZIndexLayer zIndex={DefaultZIndexes.activeDot}>
+      {row !== undefined && px !== undefined && (
+        <g className="spectrum-hover" data-testid="spectrum-hover" pointerEvents="none">
+          <line x1={px} x2={px} y1={area.y} y2={area.y + area.height} stroke="var(--muted)" />
+          <circle cx={px} cy={sigmaY(row.ratio)} r={3.5} fill={SIGMA_COLOR} stroke="var(--panel)" />
+          <circle cx={px} cy={maskY(row.weight)} r={3.5} fill={MASK_COLOR} stroke="var(--panel)" />
+          <rect x={right ? tx - 4 : tx - 156} y={ty - 13} width={160} height={46} rx={3} fill="var(--panel)" opacity={0.9} />
+          <text x={tx} y={ty} textAnchor={right ? 'start' : 'end'} fontSize={11} fill="var(--text)" stroke="var(--panel)" strokeWidth={3} paintOrder="stroke">
+            <tspan>direction {row.index}</tspan>
+            <tspan x={tx} dy={14} fill={SIGMA_COLOR}>σᵢ/σ₁ = {formatNumber(row.ratio)}</tspan>
+            <tspan x={tx} dy={14} fill={MASK_COLOR}>w = {formatNumber(row.weight)} ({w(row.weight)})</tspan>
+          </text>
+        </g>
+      )}
+      <rect x={area.x} y={area.y} width={area.width} height={area.height} fill="transparent" onMouseMove={onMove} onMouseLeave={() => setIndex(null)} />
+    </ZIndexLayer>
+  );
 }
+
+/** What a mask weight does to its direction, in words. */
+const w = (weight: number) => (weight >= 0.99 ? 'removed' : weight <= 0.01 ? 'kept' : `${Math.round(weight * 100)}% removed`);
