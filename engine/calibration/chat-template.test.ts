@@ -108,6 +108,17 @@ describe('chatml-tools.jinja', () => {
     expect(template.render(messages, { enableThinking: true })).toBe('<|im_start|>user\nHi<|im_end|>\n');
   });
 
+  it('passes each template option only when set, under the name templates read', () => {
+    const probe = new ChatTemplate(
+      '{% for v in [enable_thinking, preserve_thinking, tool_call_format] %}{{ v if v is defined else "-" }}|{% endfor %}',
+      'probe.jinja',
+    );
+    const user: ChatMessage[] = [{ role: 'user', content: 'x' }];
+    expect(probe.render(user)).toBe('-|-|-|');
+    expect(probe.render(user, { enableThinking: false, preserveThinking: true, toolCallFormat: 'json' })).toBe('false|true|json|');
+    expect(probe.render(user, { toolCallFormat: 'xml', enableThinking: undefined })).toBe('-|-|xml|');
+  });
+
   it('renders a later system message and a tool turn at the very end', () => {
     const messages: ChatMessage[] = [
       { role: 'user', content: 'a' },

@@ -12,6 +12,7 @@ import { CancelledError } from '../pipeline/progress.ts';
 import { runAnalysis } from '../pipeline/run-analysis.ts';
 import { ANALYSIS_STAGES } from '../protocol/common-schemas.ts';
 import { initBackend } from '../tensor/backend.ts';
+import { CHAT_TEMPLATE_FLAGS, chatTemplateHelp, chatTemplateOptionsFromFlags } from './chat-template-flags.ts';
 import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
 import { analysisEvaluationFromFlags, EVAL_FILE_FLAGS, evalFilesHelp } from './evaluation-flags.ts';
 import { LONG_SEQUENCES_FLAG, longSequencePolicyFromFlag, longSequencesHelp } from './long-sequences-flag.ts';
@@ -46,6 +47,7 @@ ${evalFilesHelp(31)}
   --agent-max-new-tokens N     token budget of decoded D_A targets (default 2048)
   --max-tokens N               D_F traces are cut at N tokens (default 4096)
 ${longSequencesHelp(31)}
+${chatTemplateHelp(31)}
 ${memoryBudgetHelp(31)}
   --pattern P                  a format pattern (repeatable; default the six Qwen delimiters)
   --radius N                   tokens around each pattern (default 3)
@@ -69,7 +71,7 @@ export const analyzeCommand: CliCommand = {
       'held-out': { type: 'string' }, 'reasoning-max-new-tokens': { type: 'string' }, 'agent-max-new-tokens': { type: 'string' },
       'max-tokens': { type: 'string' }, pattern: { type: 'string', multiple: true }, radius: { type: 'string' },
       'max-rank': { type: 'string' }, 'rank-cut': { type: 'string' }, q: { type: 'string' }, batch: { type: 'string' }, workers: { type: 'string' }, json: { type: 'boolean' },
-      ...LONG_SEQUENCES_FLAG, ...EVAL_FILE_FLAGS, ...MEMORY_BUDGET_FLAG,
+      ...LONG_SEQUENCES_FLAG, ...EVAL_FILE_FLAGS, ...MEMORY_BUDGET_FLAG, ...CHAT_TEMPLATE_FLAGS,
     });
     if (positionals.length !== 2) throw new UsageError('expected the Instruct and Thinking checkpoint folders');
     const [instruct, thinking] = positionals as [string, string];
@@ -112,7 +114,7 @@ export const analyzeCommand: CliCommand = {
   },
 };
 
-type Flags = Partial<Record<'held-out' | 'eval-reasoning' | 'eval-tool-use' | 'reasoning-max-new-tokens' | 'agent-max-new-tokens' | 'max-tokens' | 'radius' | 'max-rank' | 'rank-cut' | 'q' | 'batch' | 'workers', string>> & { pattern?: string[] };
+type Flags = Partial<Record<'held-out' | 'eval-reasoning' | 'eval-tool-use' | 'reasoning-max-new-tokens' | 'agent-max-new-tokens' | 'max-tokens' | 'radius' | 'max-rank' | 'rank-cut' | 'q' | 'batch' | 'workers' | keyof typeof CHAT_TEMPLATE_FLAGS, string>> & { pattern?: string[] };
 
 function settingsFromFlags(defaults: PipelineSettings, v: Flags): PipelineSettings {
   const a = defaults.analysis;
@@ -133,6 +135,7 @@ function settingsFromFlags(defaults: PipelineSettings, v: Flags): PipelineSettin
     analysis: {
       ...a,
       evaluation: analysisEvaluationFromFlags(v),
+      chatTemplate: chatTemplateOptionsFromFlags(v),
       reasoningMaxNewTokens: int(v['reasoning-max-new-tokens'], '--reasoning-max-new-tokens', a.reasoningMaxNewTokens, 1),
       agentMaxNewTokens: int(v['agent-max-new-tokens'], '--agent-max-new-tokens', a.agentMaxNewTokens, 1),
       gsp: {

@@ -1,8 +1,8 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeTokenizerFiles } from '../calibration/build-tokenizer.ts';
-import { ChatTemplate } from '../calibration/chat-template.ts';
+import { ChatTemplate, NANBEIGE_STYLE_TEMPLATE_PATH } from '../calibration/chat-template.ts';
 import { tokenizeChat } from '../calibration/chat-tokens.ts';
 import { loadTestTokenizer, testTokenizer } from '../calibration/testing/fixture.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
@@ -113,6 +113,25 @@ describe('crane score', () => {
       const withLogits = JSON.parse((await runCli(['score', dir, data, '--logits', '3'])).out) as { chats: { logits: number[][] }[] };
       expect(withLogits.chats[0]?.logits).toHaveLength(3);
       expect(withLogits.chats[0]?.logits[0]).toHaveLength((await loadTestTokenizer()).vocabSize);
+    });
+  });
+
+  it('renders with the chat-template flags: tool calls as XML by default or JSON with --tool-call-format json', async () => {
+    await withTempDir(async (root) => {
+      const dir = await checkpointWithTokenizer(join(root, 'model'));
+      await copyFile(NANBEIGE_STYLE_TEMPLATE_PATH, join(dir, 'chat_template.jinja'));
+      const data = join(root, 'chats.jsonl');
+      await writeFile(data, `${JSON.stringify(CHATS[1])}\n`);
+      const tokenizer = await loadTestTokenizer();
+      const template = new ChatTemplate(await readFile(NANBEIGE_STYLE_TEMPLATE_PATH, 'utf8'), 'nanbeige-style.jinja');
+      const tokens = async (flags: string[]) => (JSON.parse((await runCli(['score', dir, data, '--json', ...flags])).out) as { chats: { tokens: number }[] }).chats[0]?.tokens;
+      const expected = (toolCallFormat: 'xml' | 'json') => tokenizeChat(CHATS[1] as never, tokenizer, template, { toolCallFormat }).ids.length;
+      expect(expected('xml')).not.toBe(expected('json'));
+      expect(await tokens([])).toBe(expected('xml'));
+      expect(await tokens(['--tool-call-format', 'json'])).toBe(expected('json'));
+      const bad = await runCli(['score', dir, data, '--enable-thinking', 'maybe']);
+      expect(bad.code).toBe(2);
+      expect(bad.err).toContain('--enable-thinking must be on or off, got "maybe"');
     });
   });
 

@@ -13,6 +13,7 @@ import { loadCausalLM, type CausalLM } from '../model/causal-lm.ts';
 import { loadCheckpointTokenizer } from '../pipeline/checkpoint-tokenizer.ts';
 import { assertFiniteWeights } from '../model/finite-weights.ts';
 import { initBackend } from '../tensor/backend.ts';
+import { CHAT_TEMPLATE_FLAGS, chatTemplateHelp, chatTemplateOptionsFromFlags } from './chat-template-flags.ts';
 import { parseCommandArgs, UsageError, type CliCommand, type CliIo } from './command.ts';
 import { formatTable } from './format.ts';
 import { LONG_SEQUENCES_FLAG, longSequencePolicyFromFlag, longSequencesHelp } from './long-sequences-flag.ts';
@@ -20,6 +21,7 @@ import { applyMemoryBudgetFlag, MEMORY_BUDGET_FLAG, memoryBudgetHelp } from './m
 
 const HELP = `Usage: crane score DIR DATA.jsonl [--json] [--logits N] [--batch N] [--max-tokens N]
                    [--long-sequences cut|warn|refuse] [--memory-budget SIZE]
+                   [--enable-thinking on|off] [--preserve-thinking on|off] [--tool-call-format xml|json]
 
 Scores a checkpoint on chats: for each line of DATA.jsonl ({"messages": [...], "tools"?: [...]},
 OpenAI-style fields) the chat is rendered with the checkpoint's chat template and tokenized,
@@ -35,6 +37,7 @@ Options:
   --batch N        chats per forward pass (default 8; each pass reads every layer once)
   --max-tokens N   truncate chats to N tokens (default: no limit)
 ${longSequencesHelp(19)}
+${chatTemplateHelp(19)}
 ${memoryBudgetHelp(19)}
   -h, --help
 
@@ -54,7 +57,7 @@ export const scoreCommand: CliCommand = {
   help: HELP,
   run: async (args, io) => {
     const { values, positionals } = parseCommandArgs(args, {
-      json: { type: 'boolean' }, logits: { type: 'string' }, batch: { type: 'string', default: '8' }, 'max-tokens': { type: 'string' }, ...LONG_SEQUENCES_FLAG, ...MEMORY_BUDGET_FLAG,
+      json: { type: 'boolean' }, logits: { type: 'string' }, batch: { type: 'string', default: '8' }, 'max-tokens': { type: 'string' }, ...LONG_SEQUENCES_FLAG, ...MEMORY_BUDGET_FLAG, ...CHAT_TEMPLATE_FLAGS,
     });
     if (positionals.length !== 2) throw new UsageError('expected a checkpoint folder and a JSONL file');
     const [dir, data] = positionals as [string, string];
@@ -62,6 +65,7 @@ export const scoreCommand: CliCommand = {
     const logitRows = values.logits === undefined ? 0 : positiveInt(values.logits, '--logits');
     const maxTokens = values['max-tokens'] === undefined ? undefined : positiveInt(values['max-tokens'], '--max-tokens');
     const policy = longSequencePolicyFromFlag(values['long-sequences']);
+    const templateOptions = chatTemplateOptionsFromFlags(values) ?? {};
     applyMemoryBudgetFlag(values['memory-budget']);
     const chats = await readChatJsonl(data);
     const checkpoint = await Checkpoint.open(dir);
@@ -69,7 +73,7 @@ export const scoreCommand: CliCommand = {
       const tokenizer = await loadCheckpointTokenizer(checkpoint);
       const template = ChatTemplate.fromTokenizer(tokenizer);
       const context = contextLimitOf(checkpoint.config, join(dir, 'config.json'), policy, (warning) => io.err(`warning: ${warning}`));
-      const tokenized = chats.map((chat) => tokenizeChat(chat, tokenizer, template, { label: `${data}:${chat.line}`, maxTokens, context }));
+      const tokenized = chats.map((chat) => tokenizeChat(chat, tokenizer, template, { ...templateOptions, label: `${data}:${chat.line}`, maxTokens, context }));
       // Same refusal as analyze and merge: one NaN weight would make every loss NaN, exit 0.
       await assertFiniteWeights([checkpoint], { outcome: 'nothing was scored' });
       await initBackend();

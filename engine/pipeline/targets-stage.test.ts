@@ -1,8 +1,10 @@
-/** The targets stage against the model's context and embedding: long sequences and foreign token ids. */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+/** The targets stage against the model's context and embedding, and the chat-template options it renders with. */
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { NANBEIGE_STYLE_TEMPLATE_PATH } from '../calibration/chat-template.ts';
 import { testTokenizer } from '../calibration/testing/fixture.ts';
+import { ModelTokenizer } from '../calibration/tokenizer.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { withTempDir } from '../io/testing/fixtures.ts';
 import { initBackend } from '../tensor/backend.ts';
@@ -69,5 +71,22 @@ describe('targets stage', () => {
     json.model.vocab['Ġweather'] = 2 ** 31;
     await writeFile(join(project.instruct, 'tokenizer.json'), JSON.stringify(json));
     await expect(targets(project, root, project.settings)).rejects.toThrow(`${join(project.instruct, 'tokenizer.json')}: token "Ġweather" has id ${2 ** 31}, outside the embedding`);
+  }));
+
+  it('renders every chat with the analysis chat-template options (tool_call_format)', () => withTempDir(async (root) => {
+    const project = await writeTinyProject(root);
+    await copyFile(NANBEIGE_STYLE_TEMPLATE_PATH, join(project.instruct, 'chat_template.jinja'));
+    const tokenizer = await ModelTokenizer.load(project.instruct);
+    const rendered = async (chatTemplate: PipelineSettings['analysis']['chatTemplate']) => {
+      await targets(project, root, { ...project.settings, analysis: { ...project.settings.analysis, chatTemplate } });
+      const sequences = await readSequences(pipelinePaths(join(root, 'analysis')).sequences);
+      return (set: string) => sequences.filter((s) => s.set === set).map((s) => tokenizer.decode(s.ids)).join('\n');
+    };
+    const xml = await rendered(undefined);
+    expect(xml('format')).toContain('<tool_call>\n<function=get_weather>\n<parameter=city>\nRome\n</parameter>');
+    // One options object reaches every render (format chats, D_R/D_A targets and their prompts).
+    const json = await rendered({ toolCallFormat: 'json' });
+    expect(json('format')).toContain('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n</tool_call>');
+    expect(json('format')).not.toContain('<function=');
   }));
 });

@@ -19,6 +19,8 @@
  * generated ids themselves, with the mask on the generated ones — exactly what the model
  * produced, which is what the spec scores (`target: 'decoded-ids'` in the sequence file). D_F chats are rendered whole (encodeChat),
  * cut at gsp.maxTokens, and their format positions found with the settings' patterns and radius.
+ * Every render takes the analysis' chat-template options (settings.analysis.chatTemplate:
+ * enable_thinking, preserve_thinking, tool_call_format), Verify's evaluation chats included.
  * Every sequence longer than Instruct's max_position_embeddings is cut (default), kept or refused
  * as settings.longSequences says, with a warning naming file:line (calibration/context-length.ts);
  * under cut and refuse, decoding stops at the context. Instruct's tokenizer must fit its embedding.
@@ -27,7 +29,7 @@ import { join } from 'node:path';
 import { CalibrationError } from '../calibration/calibration-error.ts';
 import { readChatJsonl } from '../calibration/chat-dataset.ts';
 import type { ChatMessage } from '../calibration/chat-schema.ts';
-import { ChatTemplate } from '../calibration/chat-template.ts';
+import { ChatTemplate, type ChatTemplateOptions } from '../calibration/chat-template.ts';
 import { encodeChat, encodePrompt, tokenizeChat } from '../calibration/chat-tokens.ts';
 import { contextLimitOf, DEFAULT_LONG_SEQUENCE_POLICY, keptLength, replyBudget, type ContextLimit, type LongSequencePolicy } from '../calibration/context-length.ts';
 import { formatPositions } from '../calibration/format-positions.ts';
@@ -54,6 +56,8 @@ export function targetsKey(ctx: PipelineContext): StageKey {
     formatPatterns: analysis.gsp.formatPatterns,
     radius: analysis.gsp.radius,
     formatMaxTokens: analysis.gsp.maxTokens,
+    // Absent for projects that never set it: undefined drops out of the key, which stays as it was.
+    chatTemplate: analysis.chatTemplate,
     longSequences: longSequencePolicy(ctx),
   };
 }
@@ -67,6 +71,8 @@ export interface Renderer {
   readonly template: ChatTemplate;
   /** Instruct's max_position_embeddings and the policy for longer sequences; warnings go to onLog. */
   readonly context: ContextLimit | undefined;
+  /** The analysis' template variables (enable_thinking, preserve_thinking, tool_call_format). */
+  readonly templateOptions: ChatTemplateOptions;
 }
 
 /** Instruct's tokenizer, template and context: what every sequence is rendered with (the spec). */
@@ -74,7 +80,7 @@ export async function chatRenderer(ctx: PipelineContext): Promise<Renderer> {
   const tokenizer = await loadCheckpointTokenizer(ctx.instruct);
   const warn = (warning: string): void => ctx.callbacks.onLog?.(`warning: ${warning}`);
   const context = contextLimitOf(ctx.instruct.config, join(ctx.instruct.dir, 'config.json'), longSequencePolicy(ctx), warn);
-  return { tokenizer, template: ChatTemplate.fromTokenizer(tokenizer), context };
+  return { tokenizer, template: ChatTemplate.fromTokenizer(tokenizer), context, templateOptions: ctx.settings.analysis.chatTemplate ?? {} };
 }
 
 export async function runTargets(ctx: PipelineContext, clock: StageClock): Promise<void> {
@@ -131,7 +137,7 @@ function tokenized(renderer: Renderer, record: PromptRecord, decoded: Decoded | 
   const target = decoded?.message ?? (record.target as ChatMessage);
   const chat = { ...record.prompt, messages: [...record.prompt.messages, target] };
   try {
-    const { ids, lossMask } = tokenizeChat(chat, renderer.tokenizer, renderer.template, { label: record.source, context: renderer.context });
+    const { ids, lossMask } = tokenizeChat(chat, renderer.tokenizer, renderer.template, { ...renderer.templateOptions, label: record.source, context: renderer.context });
     return { ids, lossMask: Array.from(lossMask), target: decoded === undefined ? 'given' : 'decoded' };
   } catch (error) {
     if (decoded === undefined || !(error instanceof CalibrationError && error.code === 'unstable-tokenization')) throw error;
@@ -146,7 +152,7 @@ async function decodeTarget(
   model: Checkpoint, hashes: Readonly<Record<string, string>>, maxNewTokens: number,
 ): Promise<Decoded> {
   const { tokenizer, template } = renderer;
-  const prompt = encodePrompt(record.prompt, tokenizer, template).ids;
+  const prompt = encodePrompt(record.prompt, tokenizer, template, renderer.templateOptions).ids;
   const budget = replyBudget(prompt.length, maxNewTokens, renderer.context);
   const lm = loadCausalLM(model);
   const stopTokenIds = [...new Set([tokenizer.tokenId(FORMAT_TOKENS.imEnd), tokenizer.formatTokenIds().eos, ...lm.spec.eosTokenIds])]
@@ -168,7 +174,9 @@ async function formatSequences(ctx: PipelineContext, renderer: Renderer): Promis
   const { gsp, calibration } = ctx.settings.analysis;
   const records = await readChatJsonl(calibration.format);
   return records.map((chat) => {
-    const { ids, wholeIds } = encodeChat(chat, renderer.tokenizer, renderer.template, { maxTokens: gsp.maxTokens, context: renderer.context, label: `${chat.file}:${chat.line}` });
+    const { ids, wholeIds } = encodeChat(chat, renderer.tokenizer, renderer.template, {
+      ...renderer.templateOptions, maxTokens: gsp.maxTokens, context: renderer.context, label: `${chat.file}:${chat.line}`,
+    });
     // Found on the whole sequence, then cut, as the reference (format-positions.ts).
     const positions = formatPositions(wholeIds, renderer.tokenizer, { patterns: gsp.formatPatterns, radius: gsp.radius, keptLength: ids.length });
     return { set: 'format', split: 'train', source: `${chat.file}:${chat.line}`, ids, formatPositions: positions };
