@@ -5,6 +5,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { createAnalysisSlice, type AnalysisSlice } from './analysis-slice.ts';
 import { createConnectionSlice, type ConnectionSlice } from './connection-slice.ts';
+import { createExpertsSlice, type ExpertsSlice } from './experts-slice.ts';
 import { createExportSlice, type ExportSlice } from './export-slice.ts';
 import { createGatesSlice, type GatesSlice } from './gates-slice.ts';
 import { createMethodsSlice, type MethodsSlice } from './methods-slice.ts';
@@ -20,6 +21,7 @@ export type AppState = ConnectionSlice &
   AnalysisSlice &
   SettingsSlice &
   GatesSlice &
+  ExpertsSlice &
   PreviewSlice &
   SelectionSlice &
   SideBySideSlice &
@@ -36,6 +38,7 @@ export function createAppStore(): AppStore {
     ...createAnalysisSlice(...a),
     ...createSettingsSlice(...a),
     ...createGatesSlice(...a),
+    ...createExpertsSlice(...a),
     ...createPreviewSlice(...a),
     ...createSelectionSlice(...a),
     ...createSideBySideSlice(...a),

@@ -233,8 +233,20 @@ export class EngineActions {
       const metrics = await this.run('getGateMetrics', { granularity: s.settings.current.granularity });
       this.store.getState().setGateMetrics(ready(metrics));
       this.requestPreview();
+      void this.loadExpertMetrics();
     } catch (error) {
       this.store.getState().setGateMetrics(failed(this.store.getState().gates.metrics, toErrorInfo(error)));
+    }
+  }
+
+  /** The layer × expert views; null (nothing to show) for a dense model. */
+  async loadExpertMetrics(): Promise<void> {
+    const s = this.store.getState();
+    s.setExpertMetrics(loading(s.experts.metrics));
+    try {
+      this.store.getState().setExpertMetrics(ready(await this.run('getExpertMetrics', {})));
+    } catch (error) {
+      this.store.getState().setExpertMetrics(failed(this.store.getState().experts.metrics, toErrorInfo(error)));
     }
   }
 

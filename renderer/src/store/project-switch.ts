@@ -8,6 +8,7 @@ import { idle } from './slice.ts';
 
 export function clearProjectResults(s: AppState): void {
   s.setGateMetrics(idle());
+  s.setExpertMetrics(idle());
   s.setPreview(idle());
   s.setSpectrum(idle());
   s.select(null);

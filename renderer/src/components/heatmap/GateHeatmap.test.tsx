@@ -7,7 +7,8 @@ import type { GateMetrics } from '../../protocol.ts';
 import { ready } from '../../store/slice.ts';
 import { renderWithStore } from '../../testing/render-with-store.tsx';
 import { cellPixels } from './draw-heatmap.ts';
-import { GateHeatmap, heatmapLayout } from './GateHeatmap.tsx';
+import { GateHeatmap } from './GateHeatmap.tsx';
+import { heatmapLayout } from './HeatmapCanvas.tsx';
 import { heatmapData, metricScale } from './heatmap-data.ts';
 
 afterEach(cleanup);

@@ -2,6 +2,7 @@
 import { useApp } from '../../store/app-context.tsx';
 import type { PaneIndex } from '../../store/side-by-side-slice.ts';
 import { MethodSelect } from '../common/MethodSelect.tsx';
+import { withExpertBlocks } from '../heatmap/expert-data.ts';
 
 const DEFAULT_GROUPS = ['attention', 'ffn', 'expert', 'shared_expert', 'router', 'linear_attn', 'norm'];
 
@@ -10,7 +11,9 @@ export function PanePicker({ index }: { index: PaneIndex }) {
   const mode = useApp((s) => s.sideBySide.mode);
   const metrics = useApp((s) => s.gates.metrics.result);
   const setPane = useApp((s) => s.setPane);
-  const groups = metrics?.groups ?? DEFAULT_GROUPS;
+  const experts = useApp((s) => s.experts.metrics.result?.experts ?? 0);
+  // An MoE analysis offers each routed expert (`expert.17`) whatever the heatmap's granularity.
+  const groups = withExpertBlocks(metrics?.groups ?? DEFAULT_GROUPS, experts);
   const layers = metrics?.layers ?? 256;
   const blockShared = index === 1 && mode === 'methods';
   const methodShared = index === 1 && mode === 'blocks';

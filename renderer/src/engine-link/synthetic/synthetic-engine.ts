@@ -5,6 +5,7 @@
 import type { CallOptions, EvaluationSet, EventName, EventPayload, Params, ProjectState, RequestName, Result } from '../../protocol.ts';
 import { ANALYSIS_STAGES, DEFAULT_CRANE_SETTINGS, PROTOCOL_VERSION, ProtocolError } from '../../protocol.ts';
 import type { EngineApi } from '../engine-api.ts';
+import { syntheticExpertMetrics } from './synthetic-experts.ts';
 import { syntheticLayerView } from './synthetic-layer-view.ts';
 import { SyntheticModel, type SyntheticShape } from './synthetic-model.ts';
 import { syntheticPair } from './synthetic-pair.ts';
@@ -83,6 +84,9 @@ export class SyntheticEngine implements EngineApi {
       case 'getGateMetrics':
         this.requireAnalysis();
         return this.model.gateMetrics((params as Params<'getGateMetrics'>).granularity);
+      case 'getExpertMetrics':
+        this.requireAnalysis();
+        return syntheticExpertMetrics(this.model.shape, this.model.gateMetrics('fine'));
       case 'preview': {
         this.requireAnalysis();
         const p = params as Params<'preview'>;

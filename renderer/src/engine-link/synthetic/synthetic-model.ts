@@ -18,7 +18,8 @@ function groupsFor(shape: SyntheticShape, granularity: Granularity): string[] {
   if (granularity === 'coarse') return shape.experts > 0 ? ['attention', 'expert', 'shared_expert', 'router', 'norm'] : ['attention', 'ffn', 'norm'];
   const attn = ['q', 'k', 'v', 'o'];
   if (shape.experts === 0) return [...attn, 'gate', 'up', 'down'];
-  const experts = Array.from({ length: shape.experts }, (_, e) => [`gate.${e}`, `up.${e}`, `down.${e}`]).flat();
+  // One column per routed expert (its gate/up/down pooled), as the engine's fine blocks.
+  const experts = Array.from({ length: shape.experts }, (_, e) => `expert.${e}`);
   return [...attn, ...experts];
 }
 
@@ -41,7 +42,7 @@ export class SyntheticModel {
     const normal = () => random.normal();
     const m = () => ({ rows, cols, values: new Float32Array(rows * cols) });
     const out: GateMetrics = { layers: rows, groups, gate: m(), sumReasoning: m(), sumAgent: m(), conflictShare: m(), relativeDelta: m() };
-    const ref = groups.findIndex((g) => g === 'ffn' || g === 'expert' || g.startsWith('gate'));
+    const ref = groups.findIndex((g) => g === 'ffn' || g === 'expert' || g === 'gate');
     for (let l = 0; l < rows; l++) {
       const depth = l / Math.max(1, rows - 1);
       for (let c = 0; c < cols; c++) {
