@@ -9,6 +9,8 @@
  * `vocabSize` counts the 256 byte symbols plus the learned merges; the added tokens get the ids
  * right after, as in Qwen's files. The layout (NFC, Qwen's split regex, ByteLevel, BPE) mirrors a
  * real Qwen3 tokenizer.json so that loading our demo pair exercises the same code paths.
+ * A Nanbeige4.2-style (Metaspace, byte fallback) tokenizer comes from nanbeige-style-tokenizer.ts,
+ * written with the same `writeTokenizerFiles`.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,4 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { withTempDir } from '../io/testing/fixtures.ts';
+import { writeTokenizerFiles } from './build-tokenizer.ts';
+import { ChatTemplate, NANBEIGE_STYLE_TEMPLATE_PATH } from './chat-template.ts';
 import { buildNanbeigeStyleTokenizer, NANBEIGE_STYLE_ADDED_TOKENS } from './nanbeige-style-tokenizer.ts';
 import { TEST_CORPUS } from './testing/fixture.ts';
 import { ModelTokenizer } from './tokenizer.ts';
@@ -78,4 +82,16 @@ describe('a Nanbeige-style tokenizer in ModelTokenizer', () => {
     expect(tokenizer.encode('<|im_start|>weather', { addSpecialTokens: false }).slice(1))
       .toEqual(tokenizer.encode('weather', { addSpecialTokens: false, continuation: true }));
   });
+});
+
+describe('a Nanbeige-style tokenizer on disk', () => {
+  it('loads from the written files with its chat template, as a demo checkpoint would', () => withTempDir(async (dir) => {
+    const template = await readFile(NANBEIGE_STYLE_TEMPLATE_PATH, 'utf8');
+    await writeTokenizerFiles(dir, buildNanbeigeStyleTokenizer({ ...options, chatTemplate: template }));
+    const loaded = await ModelTokenizer.load(dir);
+    expect(loaded.encode('The weather', { addSpecialTokens: false })).toEqual(tokenizer.encode('The weather', { addSpecialTokens: false }));
+    expect(loaded.configToken('bos_token')).toBe('<|im_start|>');
+    const rendered = ChatTemplate.fromTokenizer(loaded).render([{ role: 'user', content: 'Hi' }], { addGenerationPrompt: true, enableThinking: false });
+    expect(rendered.endsWith('<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n')).toBe(true);
+  }));
 });
