@@ -16,6 +16,10 @@
  * tokens; the continuation tokenizer is the same tokenizer with that prepend turned off, which is
  * exactly what the pre-tokenizer does to every piece not at offset 0. `"always"` prepends to every
  * piece between added tokens, so it needs no continuation form.
+ * What @huggingface/tokenizers 0.2 does with these files (read in its source, tested in
+ * nanbeige-style-tokenizer.test.ts): "first" prepends to section 0 of its added-token split only;
+ * the post-processor's BOS comes only with add_special_tokens; byte fallback spells each UTF-8 byte
+ * of an unknown character; Metaspace's `split` is ignored (always unsplit, as Nanbeige's `false`).
  */
 import type { JsonObject } from './tokenizer-source.ts';
 
