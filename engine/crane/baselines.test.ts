@@ -14,6 +14,15 @@ describe('baselines', () => {
     expect(Array.from(values)).toEqual([1.5, 1, 3, 6]);
   });
 
+  it('gives the same values with the inputs handed over, and writes no input without', () => {
+    for (const settings of [{ method: 'task_arithmetic', lambda: 0.5 }, { method: 'ties', lambda: 0.5, density: 0.5 }, { method: 'dare', lambda: 0.5, dropProbability: 0.5, seed: 3 }] as const) {
+      const [i, t] = [Float32Array.from(thetaI), Float32Array.from(thetaT)];
+      const kept = baselineEdit(settings)('x', [4], i, t).values;
+      expect([...i, ...t]).toEqual([...thetaI, ...thetaT]);
+      expect([...baselineEdit(settings)('x', [4], i, t, true).values]).toEqual([...kept]);
+    }
+  });
+
   it('TIES: keeps the top density fraction of |δ|, no rescale', () => {
     expect(Array.from(tiesTrim(f(1, -2, 0, 4), 0.5))).toEqual([0, -2, 0, 4]);
     expect(Array.from(tiesTrim(f(1, -2, 0, 4), 0.25))).toEqual([0, 0, 0, 4]);

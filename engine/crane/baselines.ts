@@ -41,9 +41,9 @@ export function baselineEdit(settings: BaselineSettings): PairedEdit {
   if (settings.method === 'rain') {
     throw new RangeError('RAIN is not a two-checkpoint edit: it runs on a Base checkpoint and its two calibration files (crane merge/verify --method rain --base B --rain-reasoning F --rain-instructions F)');
   }
-  return (name, shape, thetaI, thetaT) => {
+  return (name, shape, thetaI, thetaT, handedOver) => {
     if (settings.method === 'slerp') return { values: baselineSlerpRows(thetaI, thetaT, shape, settings.t) };
-    const delta = taskVector(thetaI, thetaT);
+    const delta = taskVector(thetaI, thetaT, handedOver === true ? thetaT : undefined);
     const moved = settings.method === 'ties' || settings.method === 'aim_ties' ? tiesTrim(delta, settings.density)
       : settings.method === 'lewis' ? tiesTrim(delta, settings.densityOf(name))
       : settings.method === 'dare' ? dareDrop(delta, settings.dropProbability, settings.seed, name)
@@ -53,7 +53,8 @@ export function baselineEdit(settings: BaselineSettings): PairedEdit {
       const importance = settings.importance(name);
       if (importance !== undefined && shape.length === 2 && importance.length === shape[1]) aimScaleInPlace(moved, importance, settings.omega);
     }
-    return { values: addDelta(thetaI, moved) };
+    // `moved` is this edit's own array (δ or a trimmed/dropped copy of it): θ_M overwrites it.
+    return { values: addDelta(thetaI, moved, moved) };
   };
 }
 

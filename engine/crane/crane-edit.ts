@@ -42,6 +42,7 @@ export interface CraneDelta {
   readonly note?: string;
 }
 
+/** `handedOver`: θ_T may be overwritten (it becomes δ), as a PairedEdit's caller allows. */
 export function craneDelta(
   tensor: TensorClass,
   shape: readonly number[],
@@ -49,12 +50,13 @@ export function craneDelta(
   thetaT: Float32Array,
   settings: CraneDeltaSettings,
   context: CraneContext,
+  handedOver = false,
 ): CraneDelta {
   const scale = resolveScale(tensor, settings.stages.gate ? context.gate : null, settings);
   const factor = settings.alpha * scale.value;
   const reference = settings.arith === 'reference';
   if (factor === 0 && !reference) return { delta: new Float32Array(thetaI.length), scale, projectedWith: null };
-  const delta = reference ? bf16ScaledDelta(thetaI, thetaT, factor, settings) : f32ScaledDelta(thetaI, thetaT, factor, settings);
+  const delta = reference ? bf16ScaledDelta(thetaI, thetaT, factor, settings) : f32ScaledDelta(thetaI, thetaT, factor, settings, handedOver);
   if (!settings.stages.gsp || tensor.gspKey === null || tensor.layer === null) return { delta, scale, projectedWith: null };
   const key = projectorKey(tensor.layer, tensor.gspKey);
   const projector = context.projector(key);
@@ -68,10 +70,10 @@ export function craneDelta(
   return { delta: reference ? toBf16(projected) : projected, scale, projectedWith: key };
 }
 
-/** α·S·T(δ) in float32 (the studio's arithmetic). */
-function f32ScaledDelta(thetaI: Float32Array, thetaT: Float32Array, factor: number, settings: CraneDeltaSettings): Float32Array {
-  const raw = taskVector(thetaI, thetaT);
-  const delta = settings.stages.threshold ? magnitudeThreshold(raw, settings.keepQuantile).values : raw;
+/** α·S·T(δ) in float32 (the studio's arithmetic), in one array: θ_T's when handed over, else a fresh one. */
+function f32ScaledDelta(thetaI: Float32Array, thetaT: Float32Array, factor: number, settings: CraneDeltaSettings, handedOver: boolean): Float32Array {
+  const raw = taskVector(thetaI, thetaT, handedOver ? thetaT : undefined);
+  const delta = settings.stages.threshold ? magnitudeThreshold(raw, settings.keepQuantile, raw).values : raw;
   for (let i = 0; i < delta.length; i++) delta[i] = factor * (delta[i] as number);
   return delta;
 }
@@ -84,20 +86,20 @@ function bf16ScaledDelta(thetaI: Float32Array, thetaT: Float32Array, factor: num
   return delta;
 }
 
-/** θ_I + Δ in the settings' arithmetic. */
+/** θ_I + Δ in the settings' arithmetic; in f32 it overwrites Δ, which the caller made for this sum. */
 function sumWith(settings: Pick<ResolvedCraneSettings, 'arith'>, thetaI: Float32Array, delta: Float32Array): Float32Array {
-  return settings.arith === 'reference' ? bf16AddDelta(toBf16(thetaI), delta) : addDelta(thetaI, delta);
+  return settings.arith === 'reference' ? bf16AddDelta(toBf16(thetaI), delta) : addDelta(thetaI, delta, delta);
 }
 
 export function craneEdit(settings: ResolvedCraneSettings, context: CraneContext): PairedEdit {
-  return (name, shape, thetaI, thetaT) => {
+  return (name, shape, thetaI, thetaT, handedOver) => {
     const tensor = classifyTensor(name);
     switch (tensor.rule) {
-      case 'embedding': return editEmbedding(thetaI, thetaT, shape, settings.tokens, settings.special, settings.arith);
+      case 'embedding': return editEmbedding(thetaI, thetaT, shape, settings.tokens, settings.special, settings.arith, handedOver);
       case 'lm_head': return editLmHead(thetaI, thetaT, shape, settings.tokens, settings.special, settings.arith);
       case 'router': return { values: editRouter(thetaI, thetaT, shape, settings.alpha, settings.special, settings.arith) };
       case 'crane': {
-        const { delta, note } = craneDelta(tensor, shape, thetaI, thetaT, settings, context);
+        const { delta, note } = craneDelta(tensor, shape, thetaI, thetaT, settings, context, handedOver);
         const values = sumWith(settings, thetaI, delta);
         return note === undefined ? { values } : { values, note };
       }

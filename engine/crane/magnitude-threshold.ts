@@ -33,9 +33,9 @@ export function thresholdRank(n: number, keepQuantile: number): number {
   return Math.max(1, countOfFraction(n, keepQuantile));
 }
 
-export function magnitudeThreshold(delta: Float32Array, keepQuantile: number = DEFAULT_KEEP_QUANTILE): ThresholdedDelta {
+/** `values` is a fresh array unless given one; it may be `delta` itself (each value is read before it is written). */
+export function magnitudeThreshold(delta: Float32Array, keepQuantile: number = DEFAULT_KEEP_QUANTILE, values: Float32Array = new Float32Array(delta.length)): ThresholdedDelta {
   if (!(keepQuantile >= 0 && keepQuantile < 1)) throw new RangeError(`keep quantile ${keepQuantile} must be in [0, 1)`);
-  const values = new Float32Array(delta.length);
   if (delta.length === 0) return { values, threshold: 0, kept: 0 };
   const threshold = kthSmallestAbs(delta, thresholdRank(delta.length, keepQuantile));
   const rescale = 1 / (1 - keepQuantile);
@@ -45,6 +45,8 @@ export function magnitudeThreshold(delta: Float32Array, keepQuantile: number = D
     if (Math.abs(v) > threshold) {
       values[i] = v * rescale;
       kept++;
+    } else {
+      values[i] = 0;
     }
   }
   return { values, threshold, kept };

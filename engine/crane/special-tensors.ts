@@ -35,9 +35,11 @@ export function editEmbedding(
   tokens: Pick<TokenRows, 'think'>,
   special: Pick<SpecialTensorSettings, 'thinkRows'>,
   arith: EditArithmetic = 'f32',
+  handedOver = false,
 ): EditedValues {
   const [a, b] = inputs(thetaI, thetaT, arith);
-  const out = Float32Array.from(a);
+  // θ_I's own array when the caller handed it over (each blended value reads only its own element).
+  const out = handedOver ? a : Float32Array.from(a);
   return withSkipped(out, shape, blendRows(out, a, b, shape, tokens.think, special.thinkRows, blendOf(arith)));
 }
 

@@ -20,8 +20,13 @@ export interface TensorPair {
   readonly thinking?: TensorSide;
 }
 
-/** θ_M for a tensor present on both sides with the same shape, with a note when a step was skipped. */
-export type PairedEdit = (name: string, shape: readonly number[], thetaI: Float32Array, thetaT: Float32Array) => EditedValues;
+/**
+ * θ_M for a tensor present on both sides with the same shape, with a note when a step was skipped.
+ * With `handedOver` the caller keeps no use for either array (it read them for this call), so the
+ * edit may overwrite them or return one instead of allocating tensor-sized arrays: the export
+ * then holds two tensors at its peak, not four. Without it, the inputs are never written.
+ */
+export type PairedEdit = (name: string, shape: readonly number[], thetaI: Float32Array, thetaT: Float32Array, handedOver?: boolean) => EditedValues;
 
 export interface EditedValues {
   readonly values: Float32Array;
@@ -39,7 +44,8 @@ export interface EditResult {
   readonly note?: string;
 }
 
-export function editPair(pair: TensorPair, edit: PairedEdit): EditResult {
+/** `handedOver`: the pair's arrays are the edit's to overwrite (see PairedEdit). */
+export function editPair(pair: TensorPair, edit: PairedEdit, handedOver = false): EditResult {
   const { name, instruct, thinking } = pair;
   if (instruct === undefined && thinking === undefined) throw new RangeError(`${name} is missing on both sides`);
   if (thinking === undefined) return { name, ...(instruct as TensorSide), outcome: 'instruct-only', note: 'absent from the Thinking checkpoint: Instruct copied' };
@@ -52,23 +58,21 @@ export function editPair(pair: TensorPair, edit: PairedEdit): EditResult {
       note: `shape [${instruct.shape.join(', ')}] (Instruct) vs [${thinking.shape.join(', ')}] (Thinking): Instruct kept`,
     };
   }
-  return { name, shape: instruct.shape, ...edit(name, instruct.shape, instruct.values, thinking.values), outcome: 'edited' };
+  return { name, shape: instruct.shape, ...edit(name, instruct.shape, instruct.values, thinking.values, handedOver), outcome: 'edited' };
 }
 
 function sameShape(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((d, i) => d === b[i]);
 }
 
-/** δ = θ_T − θ_I in float32. */
-export function taskVector(thetaI: Float32Array, thetaT: Float32Array): Float32Array {
-  const delta = new Float32Array(thetaI.length);
-  for (let i = 0; i < delta.length; i++) delta[i] = (thetaT[i] as number) - (thetaI[i] as number);
-  return delta;
+/** δ = θ_T − θ_I in float32, into `out` (a fresh array unless given; it may be θ_T itself). */
+export function taskVector(thetaI: Float32Array, thetaT: Float32Array, out: Float32Array = new Float32Array(thetaI.length)): Float32Array {
+  for (let i = 0; i < out.length; i++) out[i] = (thetaT[i] as number) - (thetaI[i] as number);
+  return out;
 }
 
-/** θ_I + Δ in float32. */
-export function addDelta(thetaI: Float32Array, delta: Float32Array): Float32Array {
-  const out = new Float32Array(thetaI.length);
+/** θ_I + Δ in float32, into `out` (a fresh array unless given; it may be Δ itself). */
+export function addDelta(thetaI: Float32Array, delta: Float32Array, out: Float32Array = new Float32Array(thetaI.length)): Float32Array {
   for (let i = 0; i < out.length; i++) out[i] = (thetaI[i] as number) + (delta[i] as number);
   return out;
 }

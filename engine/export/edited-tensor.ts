@@ -1,7 +1,16 @@
 /**
  * One tensor of an export: read θ_I and θ_T, refuse non-finite values, apply the edit.
  *
- *   produceEdited(planned, instruct, thinking, edit, notes) → values for the writer
+ *   exportBuffers(plan) → ExportBuffers   two reusable arrays, one per side, sized to the largest tensor
+ *   produceEdited(planned, instruct, thinking, edit, notes, buffers?) → values for the writer
+ *
+ * Memory: each side is read into its own reusable array (without `buffers`, into fresh ones), the
+ * edit is handed both (it may overwrite them instead of allocating: PairedEdit), and a half-float
+ * result that lies in those arrays is narrowed in place into the first half of its own bytes. So an element-wise edit (task arithmetic, CRANE's δ rule)
+ * holds two arrays of the largest tensor and nothing else tensor-sized, and no tensor allocates
+ * fresh pages: what made the export's peak RSS ~4× its largest tensor (θ_I, θ_T, δ, θ_M and
+ * the encoded copy, garbage of the previous tensor on top). The writer finishes a tensor before
+ * the next is read, so nothing the buffers hold is read twice.
  *
  * Any NaN or ±Inf in an input stops the export with a CheckpointError naming the shard file and
  * the tensor (an edit cannot repair it, and writing it on would spread it silently); an edit that
@@ -14,8 +23,25 @@ import { editPair, type PairedEdit, type TensorSide } from '../crane/tensor-pair
 import type { Checkpoint, CheckpointTensor } from '../io/checkpoint.ts';
 import { isFloatDType } from '../io/dtype.ts';
 import { assertFiniteValues } from '../io/finite-values.ts';
+import { narrowInPlace } from '../io/half-float.ts';
 import type { TensorPayload } from '../io/tensor-encoding.ts';
 import type { PlannedTensor } from './export-plan.ts';
+
+/** One reusable float32 array per side, as long as the largest floating tensor either side holds. */
+export interface ExportBuffers {
+  readonly instruct: Float32Array;
+  readonly thinking: Float32Array;
+}
+
+export function exportBuffers(plan: Iterable<PlannedTensor>): ExportBuffers {
+  let largest = 0;
+  for (const p of plan) {
+    for (const side of [p.instruct, p.thinking]) {
+      if (side !== undefined && isFloatDType(side.dtype)) largest = Math.max(largest, side.shape.reduce((a, b) => a * b, 1));
+    }
+  }
+  return { instruct: new Float32Array(largest), thinking: new Float32Array(largest) };
+}
 
 export async function produceEdited(
   planned: PlannedTensor,
@@ -23,6 +49,7 @@ export async function produceEdited(
   thinking: Checkpoint,
   edit: PairedEdit,
   notes: string[],
+  buffers?: ExportBuffers,
 ): Promise<TensorPayload> {
   const { name } = planned.spec;
   // The output is based on Instruct wherever it has the tensor (see export-plan.ts).
@@ -32,15 +59,19 @@ export async function produceEdited(
     if (present.length === 2) notes.push(`${name}: not a floating-point tensor, copied from ${baseLabel}`);
     return base.readRaw(name);
   }
-  const read = async (checkpoint: Checkpoint, info: CheckpointTensor | undefined): Promise<TensorSide | undefined> => {
+  const read = async (checkpoint: Checkpoint, info: CheckpointTensor | undefined, buffer: Float32Array | undefined): Promise<TensorSide | undefined> => {
     if (info === undefined) return undefined;
-    const values = await checkpoint.readFloat32(name);
+    const values = await checkpoint.readFloat32(name, buffer);
     assertFiniteValues(values, join(checkpoint.dir, info.shard), name, 'contains', 'nothing was written');
     return { shape: info.shape, values };
   };
-  const [instructSide, thinkingSide] = [await read(instruct, planned.instruct), await read(thinking, planned.thinking)];
-  const result = editPair({ name, instruct: instructSide, thinking: thinkingSide }, edit);
+  const [instructSide, thinkingSide] = [await read(instruct, planned.instruct, buffers?.instruct), await read(thinking, planned.thinking, buffers?.thinking)];
+  // Both sides were read for this tensor alone: the edit may overwrite them.
+  const result = editPair({ name, instruct: instructSide, thinking: thinkingSide }, edit, true);
   if (result.note !== undefined) notes.push(`${name}: ${result.note}`);
   assertFiniteValues(result.values, join(base.dir, baseInfo.shard), name, 'was edited into', 'nothing was written');
-  return result.values;
+  // Narrowed in place only inside the read buffers: an array the edit returns from elsewhere (RAIN's tensors) is not ours to overwrite.
+  const { dtype } = planned.spec;
+  const ours = buffers !== undefined && (result.values.buffer === buffers.instruct.buffer || result.values.buffer === buffers.thinking.buffer);
+  return ours && (dtype === 'BF16' || dtype === 'F16') ? narrowInPlace(dtype, result.values) : result.values;
 }

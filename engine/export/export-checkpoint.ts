@@ -5,8 +5,8 @@
  *   exportFromRecipe(recipe, { instruct, thinking, analysis?, importance?, recipeDir?, outDir }, { allowDifferentInputs?, … }) → ExportResult
  *
  * Both go through one path: hash the inputs into a recipe (or check them against it), then
- * writeCheckpoint pulls tensor by tensor — read θ_I and θ_T of one tensor, edit, emit — so only
- * one tensor pair is held. The folder gets the shards (+ index), config.json (torch_dtype set to
+ * writeCheckpoint pulls tensor by tensor — read θ_I and θ_T of one tensor into two reusable
+ * arrays, edit, emit (edited-tensor.ts) — so only one tensor pair is held. The folder gets the shards (+ index), config.json (torch_dtype set to
  * the output dtype when converting), Instruct's tokenizer and generation files byte for byte,
  * `crane_recipe.json`, README.md and, when the edit reads an analysis, copies of its gate table
  * and projectors (recipe-analysis.ts), and when it reads importance files (AIM, LEWIS) copies of
@@ -25,7 +25,7 @@ import { CheckpointError } from '../io/checkpoint-error.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { writeCheckpoint, DEFAULT_MAX_SHARD_BYTES, type CheckpointWriteResult } from '../io/checkpoint-writer.ts';
 import { assertCompatiblePair } from '../io/pair-report.ts';
-import { produceEdited } from './edited-tensor.ts';
+import { exportBuffers, produceEdited } from './edited-tensor.ts';
 import { planExport, type PlannedTensor } from './export-plan.ts';
 import { assertSameHashes, checkpointFiles, hashFiles, type HashProgress } from './input-hashes.ts';
 import { methodEdit, needsAnalysis } from './method-edit.ts';
@@ -159,10 +159,11 @@ async function writeExport(
 ): Promise<ExportResult> {
   const edit = methodEdit(recipe.method, analysis?.context ?? null, importance?.values ?? null);
   const plan = new Map<string, PlannedTensor>(planExport(instruct, thinking, recipe.output.dtype).map((p) => [p.spec.name, p]));
+  const buffers = exportBuffers(plan.values());
   const notes: string[] = [];
   const written = await writeCheckpoint(outDir, {
     specs: [...plan.values()].map((p) => p.spec),
-    produce: (spec) => produceEdited(plan.get(spec.name) as PlannedTensor, instruct, thinking, edit, notes),
+    produce: (spec) => produceEdited(plan.get(spec.name) as PlannedTensor, instruct, thinking, edit, notes, buffers),
     // transformers refuses safetensors shards whose metadata lacks a known format.
     metadata: { format: 'pt' },
     maxShardBytes: recipe.output.maxShardBytes,

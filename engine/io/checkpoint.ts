@@ -83,8 +83,9 @@ export class Checkpoint {
     return total;
   }
 
-  async readFloat32(name: string): Promise<Float32Array> {
-    return this.shardOf(name).readFloat32(name);
+  /** See SafetensorsFile.readFloat32: `into` is a reusable array at least as long as the tensor. */
+  async readFloat32(name: string, into?: Float32Array): Promise<Float32Array> {
+    return this.shardOf(name).readFloat32(name, into);
   }
 
   async readRaw(name: string): Promise<RawTensorData> {

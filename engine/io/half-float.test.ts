@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bf16BitsToF32, decodeHalf, encodeHalf, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits, widenBf16InPlace } from './half-float.ts';
+import { bf16BitsToF32, decodeHalf, encodeHalf, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits, narrowInPlace, widenInPlace } from './half-float.ts';
 
 const isNaNF16 = (b: number) => (b & 0x7c00) === 0x7c00 && (b & 0x3ff) !== 0;
 const isNaNBf16 = (b: number) => (b & 0x7f80) === 0x7f80 && (b & 0x7f) !== 0;
@@ -132,20 +132,36 @@ describe('BF16', () => {
   });
 });
 
-describe('widenBf16InPlace', () => {
-  it('gives decodeHalf\'s float32 bits for every one of the 65536 patterns, read from the upper half of the same buffer', () => {
+describe('widenInPlace', () => {
+  it.each(['BF16', 'F16'] as const)('gives decodeHalf\'s float32 bits for every one of the 65536 %s patterns, read from the upper half of the same array', (dtype) => {
     const count = 0x10000;
-    const buffer = new ArrayBuffer(4 * count);
+    // Inside a larger buffer at an offset, as a reused read buffer is.
+    const values = new Float32Array(new ArrayBuffer(4 * (count + 8)), 16, count);
     const patterns = Uint16Array.from({ length: count }, (_, i) => (i * 40503) & 0xffff); // every pattern, shuffled
-    new Uint16Array(buffer, 2 * count, count).set(patterns);
-    const wide = new Uint32Array(widenBf16InPlace(buffer, count).buffer);
-    const expected = new Uint32Array(decodeHalf('BF16', patterns).buffer);
+    new Uint16Array(values.buffer, values.byteOffset + 2 * count, count).set(patterns);
+    expect(widenInPlace(dtype, values)).toBe(values);
+    const wide = new Uint32Array(values.buffer, values.byteOffset, count);
+    const expected = new Uint32Array(decodeHalf(dtype, patterns).buffer);
     for (let i = 0; i < count; i++) if (wide[i] !== expected[i]) expect.fail(`pattern ${i}: 0x${wide[i]?.toString(16)} ≠ 0x${expected[i]?.toString(16)}`);
-    expect(widenBf16InPlace(new ArrayBuffer(0), 0).length).toBe(0);
+    expect(widenInPlace(dtype, new Float32Array(0)).length).toBe(0);
   });
+});
 
-  it('rejects a buffer of the wrong size', () => {
-    expect(() => widenBf16InPlace(new ArrayBuffer(6), 2)).toThrow(/cannot hold 2/);
+describe('narrowInPlace', () => {
+  it.each(['BF16', 'F16'] as const)('writes the %s patterns the scalar conversion gives, into the first half of the same array', (dtype) => {
+    // Every float32 exponent with assorted mantissas and signs, the halfway cases, ±0, ±inf and NaNs with payloads.
+    const bits = Uint32Array.from({ length: 1 << 17 }, (_, i) => (Math.imul(i, 2654435761) ^ (i << 7)) >>> 0);
+    bits.set([0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00001, 0xffa00000, 0x3f808000, 0x3f818000, 0x7f7fffff]);
+    const source = new Float32Array(bits.buffer);
+    const expected = encodeHalf(dtype, source);
+    const scalar = dtype === 'F16' ? f32ToF16Bits : f32ToBf16Bits;
+    const values = Float32Array.from(source);
+    const narrowed = narrowInPlace(dtype, values);
+    expect(narrowed.buffer).toBe(values.buffer);
+    expect(narrowed.length).toBe(values.length);
+    for (let i = 0; i < narrowed.length; i++) {
+      if (narrowed[i] !== expected[i] || expected[i] !== scalar(source[i] as number)) expect.fail(`value ${i} (0x${bits[i]?.toString(16)}): 0x${narrowed[i]?.toString(16)}, encodeHalf 0x${expected[i]?.toString(16)}`);
+    }
   });
 });
 

@@ -77,24 +77,50 @@ export function decodeHalf(dtype: 'F16' | 'BF16', bits: Uint16Array): Float32Arr
 }
 
 /**
- * BF16 widened in place: `buffer` holds 4·count bytes with the count BF16 patterns in its upper
- * half (bytes 2·count…); the result is the whole buffer as float32. Forward order is safe:
- * writing float i (bytes 4i…4i+3) only touches patterns already read (index count+i' < 2i+2
- * means i' ≤ i for every i < count). A BF16 tensor read this way costs one allocation of its
- * float32 size instead of a byte buffer plus a float32 copy (fresh pages are what dominated
- * the decode in the issue-14 profile, not the shifts).
+ * F16/BF16 widened in place: `values` (count float32 slots) holds the count 16-bit patterns in
+ * its upper half (bytes 2·count… of the view); the result is `values` itself. Forward order is
+ * safe: writing float i (bytes 4i…4i+3) only touches patterns already read (index count+i' < 2i+2
+ * means i' ≤ i for every i < count). A tensor read this way costs no allocation beyond its
+ * float32 size (fresh pages are what dominated the decode in the issue-14 profile, not the shifts),
+ * and none at all when the caller reuses the array.
  */
-export function widenBf16InPlace(buffer: ArrayBuffer, count: number): Float32Array {
-  if (buffer.byteLength !== 4 * count) throw new RangeError(`${buffer.byteLength} bytes cannot hold ${count} float32 values`);
-  const patterns = new Uint16Array(buffer);
-  const wide = new Int32Array(buffer);
-  for (let i = 0; i < count; i++) wide[i] = (patterns[count + i] as number) << 16;
-  return new Float32Array(buffer);
+export function widenInPlace(dtype: 'F16' | 'BF16', values: Float32Array): Float32Array {
+  const count = values.length;
+  const patterns = new Uint16Array(values.buffer, values.byteOffset, 2 * count);
+  if (dtype === 'BF16') {
+    const wide = new Int32Array(values.buffer, values.byteOffset, count);
+    for (let i = 0; i < count; i++) wide[i] = (patterns[count + i] as number) << 16;
+  } else {
+    for (let i = 0; i < count; i++) values[i] = f16BitsToF32(patterns[count + i] as number);
+  }
+  return values;
 }
 
 export function encodeHalf(dtype: 'F16' | 'BF16', values: Float32Array): Uint16Array {
-  const out = new Uint16Array(values.length);
-  const convert = dtype === 'BF16' ? f32ToBf16Bits : f32ToF16Bits;
-  for (let i = 0; i < values.length; i++) out[i] = convert(values[i] as number);
+  return narrowInto(dtype, values, new Uint16Array(values.length));
+}
+
+/**
+ * `values` narrowed to F16/BF16 in place: the patterns, as a view of the array's first half (the
+ * rest of its bytes are left as they were). Forward order is safe: pattern i (bytes 2i…2i+1) lands
+ * in float ⌊i/2⌋ ≤ i, already read. Same rounding as encodeHalf; the export writes a tensor's
+ * edited float32 values this way without a second array.
+ */
+export function narrowInPlace(dtype: 'F16' | 'BF16', values: Float32Array): Uint16Array {
+  return narrowInto(dtype, values, new Uint16Array(values.buffer, values.byteOffset, values.length));
+}
+
+/** Round to nearest even of every value into `out` (which may alias `values`' first half, see narrowInPlace). */
+function narrowInto(dtype: 'F16' | 'BF16', values: Float32Array, out: Uint16Array): Uint16Array {
+  if (dtype === 'F16') {
+    for (let i = 0; i < values.length; i++) out[i] = f32ToF16Bits(values[i] as number);
+    return out;
+  }
+  // f32ToBf16Bits on the bit patterns directly: no round trip through a scratch float per value.
+  const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
+  for (let i = 0; i < bits.length; i++) {
+    const b = bits[i] as number;
+    out[i] = (b & 0x7fffffff) > 0x7f800000 ? ((b >>> 16) | 0x0040) & 0xffff : ((b + 0x7fff + ((b >>> 16) & 1)) >>> 16) & 0xffff;
+  }
   return out;
 }

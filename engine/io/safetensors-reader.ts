@@ -5,7 +5,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { CheckpointError } from './checkpoint-error.ts';
 import { isFloatDType, viewAs, type RawTensorData } from './dtype.ts';
-import { decodeHalf, widenBf16InPlace } from './half-float.ts';
+import { widenInPlace } from './half-float.ts';
 import { openRegularFile } from './input-file.ts';
 import { checkHeaderLength, parseHeader, type SafetensorsHeader, type TensorInfo } from './safetensors-header.ts';
 
@@ -54,20 +54,24 @@ export class SafetensorsFile {
     return viewAs(info.dtype, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   }
 
-  /** A floating tensor widened to float32 (F32 as stored, F16/BF16 converted exactly). */
-  async readFloat32(name: string): Promise<Float32Array> {
+  /**
+   * A floating tensor widened to float32 (F32 as stored, F16/BF16 converted exactly). With
+   * `into` (at least as long as the tensor) the values are read into its first elements and that
+   * view is returned: a caller that reads many tensors reuses one array instead of fresh pages.
+   */
+  async readFloat32(name: string, into?: Float32Array): Promise<Float32Array> {
     const info = this.info(name);
     if (!isFloatDType(info.dtype)) {
       throw new CheckpointError('dtype', this.path, `is ${info.dtype}, not a floating type (F32, F16, BF16)`, name);
     }
-    if (info.dtype === 'BF16') {
-      const count = (info.end - info.begin) / 2;
-      const buffer = new ArrayBuffer(4 * count);
-      await readInto(this.handle, this.path, this.header.dataStart + info.begin, new Uint8Array(buffer, 2 * count, 2 * count), name);
-      return widenBf16InPlace(buffer, count);
-    }
-    const raw = await this.readRaw(name);
-    return info.dtype === 'F32' ? (raw as Float32Array) : decodeHalf(info.dtype, raw as Uint16Array);
+    const bytes = info.end - info.begin;
+    const count = info.dtype === 'F32' ? bytes / 4 : bytes / 2;
+    if (into !== undefined && into.length < count) throw new RangeError(`${name}: ${count} values do not fit a buffer of ${into.length}`);
+    const values = into === undefined ? new Float32Array(count) : into.subarray(0, count);
+    // Half floats are read into the upper half of their float32 slots and widened in place.
+    const offset = info.dtype === 'F32' ? 0 : bytes;
+    await readInto(this.handle, this.path, this.header.dataStart + info.begin, new Uint8Array(values.buffer, values.byteOffset + offset, bytes), name);
+    return info.dtype === 'F32' ? values : widenInPlace(info.dtype, values);
   }
 
   async close(): Promise<void> {

@@ -116,6 +116,28 @@ describe('safetensors round trip', () => {
     });
   });
 
+  it('reads F32, F16 and BF16 tensors into the first elements of a reused array, and refuses one too short', async () => {
+    await withTempDir(async (dir) => {
+      const path = join(dir, 'into.safetensors');
+      const values = Float32Array.from([0.1, -3.14159, 65519, 1e-7, Infinity, -0, 7]);
+      await writeSafetensors(path, ['F32', 'F16', 'BF16'].map((dtype, i) => ({ spec: { name: dtype, dtype: dtype as DType, shape: [7 - i] }, data: values.subarray(0, 7 - i) })));
+      const file = await SafetensorsFile.open(path);
+      try {
+        // A view into a larger buffer at an offset, and filled with garbage from an earlier tensor.
+        const reused = new Float32Array(new ArrayBuffer(4 * 12), 8, 9).fill(Number.NaN);
+        for (const dtype of ['F32', 'F16', 'BF16'] as const) {
+          const read = await file.readFloat32(dtype, reused);
+          expect(read.buffer).toBe(reused.buffer);
+          expect(read.byteOffset).toBe(8);
+          expect([...read]).toEqual([...(await file.readFloat32(dtype))]);
+        }
+        await expect(file.readFloat32('F32', new Float32Array(6))).rejects.toThrow(/F32: 7 values do not fit a buffer of 6/);
+      } finally {
+        await file.close();
+      }
+    });
+  });
+
   it('refuses integer tensors as floats and wrong-sized payloads', async () => {
     await withTempDir(async (dir) => {
       const path = join(dir, 'ints.safetensors');
