@@ -1,9 +1,11 @@
 /**
  * Store changes that call the engine, wired once outside React: settings → preview, granularity →
- * gate metrics, selection or τ/k → spectrum, side-by-side panes → inspectLayer.
+ * gate metrics, selection or τ/k → spectrum, side-by-side panes → inspectLayer; pane A and the
+ * heatmap selection kept one (pane-selection.ts).
  */
 import type { AppState, AppStore } from './app-store.ts';
 import type { EngineActions } from './engine-actions.ts';
+import { syncPaneWithSelection } from './pane-selection.ts';
 
 export function bindReactions(store: AppStore, actions: EngineActions): () => void {
   return store.subscribe((s: AppState, prev: AppState) => {
@@ -22,5 +24,6 @@ export function bindReactions(store: AppStore, actions: EngineActions): () => vo
       if (entering || a !== prev.sideBySide.panes[0]) void actions.inspectPane(0);
       if (entering || b !== prev.sideBySide.panes[1]) void actions.inspectPane(1);
     }
+    syncPaneWithSelection(s, prev);
   });
 }

@@ -18,7 +18,7 @@ export function LayerPane({ index }: { index: PaneIndex }) {
       </header>
       <PanePicker index={index} />
       <EngineNotice error={view.error} what="Layer inspection" />
-      {view.result?.tensors.map((t) => <TensorCompare key={t.name} tensor={t} />)}
+      {view.result?.tensors.map((t) => <TensorCompare key={t.name} tensor={t} method={pane.method} />)}
       {view.result !== null && view.result.tensors.length === 0 && <p className="muted">This block has no tensors.</p>}
     </section>
   );

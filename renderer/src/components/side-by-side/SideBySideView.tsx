@@ -15,6 +15,7 @@ export function SideBySideView() {
   return (
     <div className="side-by-side">
       <SegmentedRadio label="Comparison mode" name="compare-mode" options={MODES} value={mode} onChange={setMode} />
+      <p className="small muted">Pane A follows the block selected in the heatmap, and selects it there when changed here.</p>
       <div className="two-col">
         {([0, 1] as PaneIndex[]).map((i) => (
           <LayerPane key={i} index={i} />

@@ -1,48 +1,64 @@
-/** One tensor: Instruct / Thinking / Edited columns, the δ histogram, kept fraction, |Δ| maps. */
+/**
+ * One tensor under one method: the value histograms of Instruct, Thinking and the edit overlaid,
+ * the δ histogram with the share the method keeps, and the |Δ| maps on one colour scale (with
+ * its legend). CRANE shows |Δ| before and after its GSP projection; a baseline has no projection,
+ * so it shows its one update, labelled as such.
+ */
+import { scaleFor, type ColorScale } from '../../lib/color-scale.ts';
 import { formatNumber, formatPercent } from '../../lib/format.ts';
-import type { TensorView } from '../../protocol.ts';
-import { HistogramSvg } from './HistogramSvg.tsx';
+import { METHOD_LABELS } from '../../lib/merge-methods.ts';
+import type { MergeMethodName, TensorView } from '../../protocol.ts';
+import { HeatmapLegend } from '../heatmap/HeatmapLegend.tsx';
+import { HistogramOverlay } from './HistogramOverlay.tsx';
 import { MatrixCanvas } from './MatrixCanvas.tsx';
 
-export function TensorCompare({ tensor }: { tensor: TensorView }) {
-  const columns = [
-    { key: 'instruct', label: 'Instruct', norm: tensor.norms.instruct, hist: tensor.values.instruct },
-    { key: 'thinking', label: 'Thinking', norm: tensor.norms.thinking, hist: tensor.values.thinking },
-    { key: 'edited', label: 'Edited', norm: tensor.norms.edited, hist: tensor.values.edited },
-  ] as const;
+export function TensorCompare({ tensor, method }: { tensor: TensorView; method: MergeMethodName }) {
+  const values = [
+    { label: 'Instruct', histogram: tensor.values.instruct, color: 'var(--series-1)' },
+    { label: 'Thinking', histogram: tensor.values.thinking, color: 'var(--series-2)' },
+    { label: 'Edited', histogram: tensor.values.edited, color: 'var(--series-3)' },
+  ];
+  const maps = deltaMaps(tensor, method);
+  const scale: ColorScale = { ...scaleFor([...tensor.deltaMap.before.values, ...tensor.deltaMap.after.values], 'sequential'), min: 0 };
   return (
-    <article className="tensor">
+    <article className="tensor" data-testid="tensor-compare">
       <h3 className="mono small" title={tensor.name}>
         {tensor.name.replace(/^model\.layers\.\d+\./, '')} <span className="muted">[{tensor.shape.join(' × ')}]</span>
       </h3>
-      <div className="tensor-columns">
-        {columns.map((c) => (
-          <div key={c.key} className="tensor-column">
-            <div className="small">
-              <strong>{c.label}</strong> ‖·‖ {formatNumber(c.norm)}
-            </div>
-            <HistogramSvg histogram={c.hist} label={`${c.label} values`} />
+      <div className="tensor-row">
+        <div>
+          <div className="small">
+            values · ‖·‖ {values.map((v, i) => `${v.label} ${formatNumber([tensor.norms.instruct, tensor.norms.thinking, tensor.norms.edited][i] ?? NaN)}`).join(' · ')}
           </div>
-        ))}
-      </div>
-      <div className="tensor-columns">
-        <div className="tensor-column">
+          <HistogramOverlay series={values} label="Instruct, Thinking and Edited values" />
+        </div>
+        <div>
           <div className="small">
             <strong>δ</strong> ‖δ‖ {formatNumber(tensor.norms.delta)} · kept {formatPercent(tensor.keptFraction)}
           </div>
-          <HistogramSvg histogram={tensor.delta} label="δ values" />
+          <HistogramOverlay series={[{ label: 'δ', histogram: tensor.delta, color: 'var(--series-1)' }]} label="δ values" width={180} />
         </div>
-        <div className="tensor-column">
-          <div className="small">|Δ| before projection</div>
-          <MatrixCanvas matrix={tensor.deltaMap.before} label="|Δ| before projection" max={maxOf(tensor.deltaMap.before.values)} />
-        </div>
-        <div className="tensor-column">
-          <div className="small">|Δ| after projection</div>
-          <MatrixCanvas matrix={tensor.deltaMap.after} label="|Δ| after projection" max={maxOf(tensor.deltaMap.before.values)} />
-        </div>
+      </div>
+      <div className="tensor-row">
+        {maps.map((m) => (
+          <div key={m.label}>
+            <div className="small">{m.label}</div>
+            <MatrixCanvas matrix={m.matrix} shape={tensor.shape} label={m.label} scale={scale} />
+          </div>
+        ))}
+        <HeatmapLegend scale={scale} label="|Δ| (mean per cell)" />
       </div>
     </article>
   );
 }
 
-const maxOf = (values: Float32Array) => values.reduce((a, v) => (v > a ? v : a), 0) || 1;
+/** The maps to draw and what they are: CRANE's before/after GSP, a baseline's one update. */
+export function deltaMaps(tensor: TensorView, method: MergeMethodName) {
+  if (method === 'crane') {
+    return [
+      { label: '|Δ| before GSP projection', matrix: tensor.deltaMap.before },
+      { label: '|Δ| after GSP projection (the edit)', matrix: tensor.deltaMap.after },
+    ];
+  }
+  return [{ label: `|Δ| ${METHOD_LABELS[method]} update (no projection)`, matrix: tensor.deltaMap.after }];
+}
