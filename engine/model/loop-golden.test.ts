@@ -2,7 +2,8 @@
  * Per-pass gradients of the looped runtime against the float64 reference
  * (tools/reference/reference_forward.py pass_gradient_file) on the committed tiny looped
  * checkpoints: every (pass, tensor) part, the order the parts stream in, and that the parts sum
- * to the reference's gradient and to what lossAndLayerGrads reports. Logits, losses, captures
+ * to the reference's gradient and to what lossAndLayerGrads reports; and the whole-model graph
+ * (whole-model.ts, what small models train with) looped the same way. Logits, losses, captures
  * tagged by pass, greedy decoding with the per-(pass, layer) cache and the summed gradients are
  * in golden.test.ts, which runs every committed checkpoint.
  */
@@ -16,6 +17,7 @@ import { initBackend } from '../tensor/backend.ts';
 import { loadCausalLM, type CausalLM } from './causal-lm.ts';
 import { HEAD_GRADS_LAYER, type LossSequence } from './layer-grads.ts';
 import { sumParts } from './loop-grad-sums.ts';
+import { wholeGraphGrads } from './testing/whole-graph.ts';
 
 const TESTDATA = join(import.meta.dirname, 'testdata');
 
@@ -23,6 +25,7 @@ interface LoopGolden {
   readonly sequences: number[][];
   readonly target_masks: number[][];
   readonly num_loops: number;
+  readonly batch_masked_loss: number;
 }
 
 async function readAll(path: string): Promise<Map<string, Float32Array>> {
@@ -110,6 +113,14 @@ describe.each(['nanbeige_looped', 'nanbeige_skipnorm'])('per-pass gradients: %s'
     const summed = new Map<string, Float32Array>();
     await model.lossAndLayerGrads(batch, (_layer, grads) => void grads.forEach((g, n) => summed.set(n, g)), { headGrads: true });
     for (const [tensor, g] of summed) expect(scaledDiff(g, sums.get(tensor) as Float32Array), tensor).toBeLessThan(1e-6);
+  });
+
+  it('one whole-graph autodiff pass over every pass gives the reference loss and gradients', async () => {
+    const whole = await wholeGraphGrads(checkpoint, model.spec, batch);
+    const reference = await readAll(join(dir, 'grads.safetensors'));
+    expect(Math.abs(whole.loss - golden.batch_masked_loss)).toBeLessThan(1e-4);
+    expect([...whole.grads.keys()].sort()).toEqual([...reference.keys()].sort());
+    for (const [tensor, g] of reference) expect(scaledDiff(whole.grads.get(tensor) as Float32Array, g), tensor).toBeLessThan(1e-4);
   });
 
   it('the two passes pull differently: no part is a copy of another pass’s', () => {

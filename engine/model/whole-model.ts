@@ -4,13 +4,15 @@
  * the reference the layer-wise backward is tested against, and what the demo pair trains with.
  *
  * Parameters are taken by checkpoint name in the checkpoint's layout ([out, in] for linear
- * weights; they are transposed inside the graph).
+ * weights; they are transposed inside the graph). A looped model runs every pass over the same
+ * parameters (loop-passes.ts), so each one's gradient is the sum over passes.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { ModelSpec } from './config.ts';
 import { decoderLayer } from './decoder-layer.ts';
 import { crossEntropySum } from './cross-entropy.ts';
 import { targetRows } from './head.ts';
+import { throughPasses } from './loop-passes.ts';
 import { rmsNorm } from './ops.ts';
 import type { LossSequence } from './layer-grads.ts';
 import { ropeTables } from './rope.ts';
@@ -36,14 +38,14 @@ export function wholeModelLoss(spec: ModelSpec, param: (name: string) => tf.Tens
     const ids = Array.from(seq.ids);
     const rope = ropeTables(spec, 0, ids.length);
     // Embedding lookup as a one-hot matmul: gather's gradient kernel is missing on wasm.
-    let x: tf.Tensor2D = tf.matMul(tf.oneHot(tf.tensor1d(ids, 'int32'), spec.vocabSize), embed);
-    for (let l = 0; l < spec.numLayers; l++) {
+    const embedded: tf.Tensor2D = tf.matMul(tf.oneHot(tf.tensor1d(ids, 'int32'), spec.vocabSize), embed);
+    const x = throughPasses(spec, embedded, (input, _pass, l) => {
       const p = Object.fromEntries([...layerParamShapes(spec, l).keys()].map((k) => {
         const value = param(layerTensorName(l, k));
         return [k, isLinearWeight(k) ? tf.transpose(value) : value];
       }));
-      x = decoderLayer(spec, p, x, rope).out;
-    }
+      return decoderLayer(spec, p, input, rope).out;
+    }, (input) => rmsNorm(input, param(FINAL_NORM_NAME) as tf.Tensor1D, spec.rmsNormEps));
     const { rows, labels } = targetRows(ids, seq.targets);
     const h: tf.Tensor2D = tf.matMul(tf.oneHot(tf.tensor1d(rows, 'int32'), ids.length), x);
     const lmHead = tf.transpose(spec.tiedEmbeddings ? embed : (param(LM_HEAD_NAME) as tf.Tensor2D));
