@@ -15,6 +15,7 @@ import { Checkpoint } from '../io/checkpoint.ts';
 import { SafetensorsFile } from '../io/safetensors-reader.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { loadCausalLM, type CausalLM } from './causal-lm.ts';
+import { argmax } from './decode.ts';
 import { HEAD_GRADS_LAYER, type LossSequence } from './layer-grads.ts';
 import { sumParts } from './loop-grad-sums.ts';
 import { wholeGraphGrads } from './testing/whole-graph.ts';
@@ -121,6 +122,17 @@ describe.each(['nanbeige_looped', 'nanbeige_skipnorm'])('per-pass gradients: %s'
     expect(Math.abs(whole.loss - golden.batch_masked_loss)).toBeLessThan(1e-4);
     expect([...whole.grads.keys()].sort()).toEqual([...reference.keys()].sort());
     for (const [tensor, g] of reference) expect(scaledDiff(whole.grads.get(tensor) as Float32Array, g), tensor).toBeLessThan(1e-4);
+  });
+
+  it('greedy decoding with the per-(pass, layer) KV cache picks the full forward’s argmax at every step', async () => {
+    const prompt = golden.sequences[1] as number[];
+    const { tokens } = await model.greedyDecode(prompt, { maxNewTokens: 6, stopTokenIds: [] });
+    expect(tokens).toHaveLength(6);
+    for (let step = 0; step < tokens.length; step++) {
+      const context = [...prompt, ...tokens.slice(0, step)];
+      const logits = await model.forwardLogits(context, [context.length - 1]);
+      expect(argmax(logits.values), `step ${step}`).toBe(tokens[step]);
+    }
   });
 
   it('the two passes pull differently: no part is a copy of another pass’s', () => {
