@@ -33,6 +33,8 @@ export interface TinyModelOptions {
   readonly ropeTheta?: number;
   /** Make it a Qwen3MoeForCausalLM (family qwen3) with these experts, per-expert tensors. */
   readonly moe?: TinyMoeOptions;
+  /** Make it a looped NanbeigeForCausalLM (family llama) with these config keys. */
+  readonly loop?: { readonly numLoops: number; readonly skipLoopFinalNorm?: boolean };
 }
 
 export interface TinyMoeOptions {
@@ -54,6 +56,9 @@ export function tinyConfig(o: TinyModelOptions = {}): Record<string, unknown> {
     architectures: ['Qwen3MoeForCausalLM'], model_type: 'qwen3_moe', num_experts: o.moe.experts, num_experts_per_tok: o.moe.perToken,
     moe_intermediate_size: o.moe.inner, norm_topk_prob: o.moe.normTopkProb ?? true, mlp_only_layers: o.moe.mlpOnlyLayers ?? [], decoder_sparse_step: 1,
   };
+  const loop = o.loop === undefined ? {} : {
+    architectures: ['NanbeigeForCausalLM'], model_type: 'nanbeige', num_loops: o.loop.numLoops, skip_loop_final_norm: o.loop.skipLoopFinalNorm ?? false,
+  };
   return {
     architectures: [CLASS[family]],
     model_type: family,
@@ -73,6 +78,7 @@ export function tinyConfig(o: TinyModelOptions = {}): Record<string, unknown> {
     ...(o.ropeParameters === true ? { rope_parameters: { rope_type: 'default', rope_theta: theta } } : { rope_theta: theta }),
     torch_dtype: 'float32',
     ...moe,
+    ...loop,
   };
 }
 
