@@ -4,15 +4,18 @@ import { formatNumber } from '../../lib/format.ts';
 import { useApp } from '../../store/app-context.tsx';
 import { findOverride } from '../../store/settings-slice.ts';
 import { SliderField } from '../common/SliderField.tsx';
+import { expertGate } from '../heatmap/expert-data.ts';
 
 export function BlockOverrideEditor() {
   const block = useApp((s) => s.selection.block);
   const override = useApp((s) => (s.selection.block === null ? undefined : findOverride(s.settings.current, s.selection.block)));
   const metrics = useApp((s) => s.gates.metrics.result);
+  const experts = useApp((s) => s.experts.metrics.result);
   const setOverride = useApp((s) => s.setOverride);
   if (block === null) return <p className="small muted">Select a block in the heatmap to override or lock it.</p>;
   const groupIndex = metrics?.groups.indexOf(block.group) ?? -1;
-  const computed = metrics !== null && groupIndex >= 0 ? matrixValue(metrics.gate, { layer: block.layer, groupIndex }) : NaN;
+  // An expert picked in the layer × expert view is no column of the coarse heatmap: its S per expert comes from the expert metrics.
+  const computed = metrics !== null && groupIndex >= 0 ? matrixValue(metrics.gate, { layer: block.layer, groupIndex }) : expertGate(experts, block);
   const gate = override?.gate ?? null;
   return (
     <fieldset className="group" data-testid="override-editor">

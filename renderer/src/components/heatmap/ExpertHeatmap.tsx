@@ -7,17 +7,15 @@ import type { CellRef } from '../../lib/heatmap-geometry.ts';
 import { useApp } from '../../store/app-context.tsx';
 import type { AppState } from '../../store/app-store.ts';
 import { EXPERT_METRICS } from '../../store/experts-slice.ts';
-import { expertBlockName, expertHeatmapData } from './expert-data.ts';
+import { expertBlockName, expertHeatmapData, expertOfBlock } from './expert-data.ts';
 import { ExpertTooltip } from './ExpertTooltip.tsx';
 import { overrideMarks } from './heatmap-marks.ts';
 import { HeatmapCanvas, type HeatmapSource } from './HeatmapCanvas.tsx';
 
-const EXPERT_BLOCK = /^expert\.(\d+)$/;
-
 function selectedExpert(s: AppState): CellRef | null {
   const block = s.selection.block;
-  const match = block === null ? null : EXPERT_BLOCK.exec(block.group);
-  return block === null || match === null ? null : { layer: block.layer, groupIndex: Number(match[1]) };
+  const expert = block === null ? null : expertOfBlock(block.group);
+  return block === null || expert === null ? null : { layer: block.layer, groupIndex: expert };
 }
 
 const EXPERT_SOURCE: HeatmapSource = {

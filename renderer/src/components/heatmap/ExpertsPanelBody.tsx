@@ -4,18 +4,20 @@
  * opened side by side under CRANE and Task Arithmetic.
  */
 import { useApp } from '../../store/app-context.tsx';
-import { expertMatrix } from './expert-data.ts';
+import { EXPERT_METRICS } from '../../store/experts-slice.ts';
+import { expertMatrix, expertOfBlock } from './expert-data.ts';
 import { ExpertHeatmap } from './ExpertHeatmap.tsx';
 
 export function ExpertsPanelBody() {
   const metrics = useApp((s) => s.experts.metrics.result);
   const metric = useApp((s) => s.experts.metric);
+  const description = EXPERT_METRICS.find((m) => m.id === metric)?.description ?? '';
   const selected = useApp((s) => s.selection.block);
   const setPane = useApp((s) => s.setPane);
   const setCompareMode = useApp((s) => s.setCompareMode);
   const setView = useApp((s) => s.setView);
   if (metrics === null) return null;
-  const expert = selected !== null && /^expert\.\d+$/.test(selected.group) ? selected : null;
+  const expert = selected !== null && expertOfBlock(selected.group) !== null ? selected : null;
   const openSideBySide = () => {
     if (expert === null) return;
     setCompareMode('methods');
@@ -29,6 +31,7 @@ export function ExpertsPanelBody() {
         {metrics.layers} layers × {metrics.experts} experts
         {metrics.expertsPerToken > 0 ? `, top-${metrics.expertsPerToken} routing; tokens counted: D_R ${sets[0]?.tokens ?? 0}, D_A ${sets[1]?.tokens ?? 0}, D_F ${sets[2]?.tokens ?? 0}` : ''}
       </p>
+      <p className="small muted" data-testid="expert-metric-description">{description}</p>
       {expertMatrix(metrics, metric) === null ? (
         <p className="notice">This analysis has no router statistics (an imported reference run measures none): run Analyze on the pair to see routing.</p>
       ) : (

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ExpertMetrics } from '../../store/experts-slice.ts';
-import { expertHeatmapData, expertMatrix, routedShare, withExpertBlocks } from './expert-data.ts';
+import { expertGate, expertHeatmapData, expertMatrix, expertOfBlock, routedShare, withExpertBlocks } from './expert-data.ts';
 
 const m = (...values: number[]) => ({ rows: 1, cols: 3, values: new Float32Array(values) });
 
@@ -46,5 +46,14 @@ describe('expert heatmap data', () => {
 
   it('offers every expert as a block once', () => {
     expect(withExpertBlocks(['attention', 'expert.1'], 3)).toEqual(['attention', 'expert.1', 'expert.0', 'expert.2']);
+  });
+
+  it('reads one expert\'s S from its block name', () => {
+    expect(expertOfBlock('expert.12')).toBe(12);
+    expect(expertOfBlock('expert')).toBeNull();
+    expect(expertOfBlock('expert_gate')).toBeNull();
+    expect(expertGate(METRICS, { layer: 0, group: 'expert.2' })).toBe(2);
+    expect(expertGate(METRICS, { layer: 0, group: 'expert.3' })).toBeNaN();
+    expect(expertGate(null, { layer: 0, group: 'expert.0' })).toBeNaN();
   });
 });

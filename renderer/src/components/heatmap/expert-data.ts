@@ -59,6 +59,19 @@ export function expertHeatmapData(metrics: ExpertMetrics | null, metric: ExpertM
 /** The protocol block of one expert (`expert.17`), as inspectLayer and the fine gate columns name it. */
 export const expertBlockName = (expert: number): string => `expert.${expert}`;
 
+/** The expert a block name stands for, or null when it names no single expert. */
+export function expertOfBlock(group: string): number | null {
+  const match = /^expert\.(\d+)$/.exec(group);
+  return match === null ? null : Number(match[1]);
+}
+
+/** S of one expert's block from the expert metrics (NaN when unknown), whatever the gate heatmap's granularity. */
+export function expertGate(metrics: ExpertMetrics | null, block: { readonly layer: number; readonly group: string }): number {
+  const expert = expertOfBlock(block.group);
+  if (metrics === null || expert === null || expert >= metrics.experts || block.layer >= metrics.layers) return NaN;
+  return metrics.gate.values[block.layer * metrics.experts + expert] ?? NaN;
+}
+
 /** Block names a picker offers: the heatmap's columns plus every expert of an MoE analysis. */
 export function withExpertBlocks(groups: readonly string[], experts: number): string[] {
   const missing = Array.from({ length: experts }, (_, e) => expertBlockName(e)).filter((name) => !groups.includes(name));
