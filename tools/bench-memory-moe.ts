@@ -12,6 +12,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { exportMerge } from '../engine/export/export-checkpoint.ts';
@@ -34,6 +35,7 @@ export async function moeExportPhase(dir: string): Promise<void> {
   try {
     const largest = Math.max(...[...instruct.tensors.values()].map((t) => t.shape.reduce((a, b) => a * b, 1)));
     const baselineRss = process.memoryUsage().rss;
+    const cpu = process.cpuUsage();
     const started = performance.now();
     let writeStarted: number | null = null;
     const result = await exportMerge({
@@ -41,9 +43,11 @@ export async function moeExportPhase(dir: string): Promise<void> {
       onProgress: (p) => { if (p.phase === 'write') writeStarted ??= performance.now(); },
     });
     const ended = performance.now();
+    const used = process.cpuUsage(cpu);
     console.log(JSON.stringify({
       peakRss: peakRss(), baselineRss, largestF32: largest * 4, totalBytes: result.totalBytes, tensors: instruct.tensors.size,
       inputBytes: instruct.totalBytes + thinking.totalBytes, hashSeconds: ((writeStarted ?? ended) - started) / 1000, writeSeconds: (ended - (writeStarted ?? started)) / 1000,
+      cpuSeconds: (used.user + used.system) / 1e6,
     }));
   } finally {
     await Promise.all([instruct.close(), thinking.close()]);
@@ -71,8 +75,10 @@ export async function runMoeBench(root: string, scale: number, child: (phase: st
   const [bytes, hash, write] = [m['totalBytes'] ?? 0, m['hashSeconds'] ?? 0, m['writeSeconds'] ?? 1];
   const copySeconds = await timeCopy(join(root, 'instruct'), join(root, 'copy'));
   const aboveBaseline = (m['peakRss'] ?? 0) - (m['baselineRss'] ?? 0);
+  const cpuSeconds = m['cpuSeconds'] ?? 0;
+  console.log(`${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (other jobs slow the wall times; the CPU time is the export's own)`);
   console.log(`Qwen3-30B-A3B-shaped pair: ${m['tensors']} tensors each (the real model has ${QWEN3_30B_A3B_TENSORS}), widths / ${scale}, layer 0's 384 expert tensors full size; ${formatBytes(bytes)} BF16 per checkpoint (written in ${writeSeconds.toFixed(1)} s for both)`);
-  console.log(`CRANE export (T(δ), α 0.25, router SLERP; no analysis)  hash inputs ${hash.toFixed(1)} s, edit + write ${write.toFixed(1)} s: ${rate(bytes, write)} written (reads ${formatBytes(m['inputBytes'] ?? 0)}, writes ${formatBytes(bytes)})`);
+  console.log(`CRANE export (T(δ), α 0.25, router SLERP; no analysis)  hash inputs ${hash.toFixed(1)} s, edit + write ${write.toFixed(1)} s: ${rate(bytes, write)} written (reads ${formatBytes(m['inputBytes'] ?? 0)}, writes ${formatBytes(bytes)}); ${cpuSeconds.toFixed(1)} CPU s in all = ${rate(bytes, cpuSeconds)} per CPU second`);
   console.log(`cp -r + fsync of the Instruct checkpoint (${formatBytes(bytes)})  ${copySeconds.toFixed(1)} s: ${rate(bytes, copySeconds)}; export edit + write / cp = ${(write / copySeconds).toFixed(1)}×, with hashing ${((hash + write) / copySeconds).toFixed(1)}×`);
   console.log(`export ${exportVerdict(m)}; ${formatBytes(aboveBaseline)} above the RSS before the export (${formatBytes(m['baselineRss'] ?? 0)}) = ${(aboveBaseline / (m['largestF32'] ?? 1)).toFixed(2)}× the largest tensor`);
 }
