@@ -5,17 +5,24 @@
  */
 import type { Chat, ChatMessage } from '../calibration/chat-schema.ts';
 import { SeededRandom } from '../protocol/seeded-random.ts';
-import { reply, type ReplyStyle } from './styles.ts';
+import { reply, type ReplyStyle, type ToolCallFormat } from './styles.ts';
 import { TASK_MAKERS, toolResult, type DemoTask, type TaskFamily } from './tasks.ts';
 
 export type TrainingMix = 'base' | ReplyStyle;
 
-/** Family weights of the training mixes: the Thinking sibling sees few tool tasks. */
+/**
+ * Family weights of the training mixes. The Thinking fine-tune writes a third of its replies as
+ * tool calls in its own habit (styles.ts), so its task vector carries that format as strongly as
+ * it carries the reasoning traces.
+ */
 const MIX: Readonly<Record<TrainingMix, Readonly<Record<TaskFamily, number>>>> = {
   base: { arithmetic: 0.3, lookup: 0.3, tool: 0.3, chat: 0.1 },
   instruct: { arithmetic: 0.25, lookup: 0.25, tool: 0.4, chat: 0.1 },
-  thinking: { arithmetic: 0.35, lookup: 0.35, tool: 0.25, chat: 0.05 },
+  thinking: { arithmetic: 0.3, lookup: 0.3, tool: 0.35, chat: 0.05 },
 };
+
+/** The shared base and Instruct write strict tool calls; the Thinking fine-tune its habit. */
+const TOOL_CALLS: Readonly<Record<TrainingMix, ToolCallFormat>> = { base: 'strict', instruct: 'strict', thinking: 'thinking-habit' };
 
 function pickFamily(rng: SeededRandom, weights: Readonly<Record<TaskFamily, number>>): TaskFamily {
   let u = rng.next();
@@ -47,8 +54,9 @@ export function evalTasks(seed: number, perFamily: number): DemoTask[] {
   return tasks;
 }
 
-function withReply(task: DemoTask, style: ReplyStyle, rng: SeededRandom, followUp: boolean): Chat {
-  const answer = reply(style, task, rng);
+/** A task answered in a style; a strict tool call may be followed by the tool's result and the final answer. */
+function withReply(task: DemoTask, style: ReplyStyle, toolCalls: ToolCallFormat, rng: SeededRandom, followUp: boolean): Chat {
+  const answer = reply(style, task, toolCalls);
   const messages: ChatMessage[] = [...task.prompt, answer];
   if (followUp && task.expected.kind === 'tool_call' && answer.tool_calls !== undefined) {
     const { response, answer: text } = toolResult(task.expected, rng);
@@ -65,7 +73,7 @@ export function trainingChats(mix: TrainingMix, count: number, seed: number, exc
     const task = TASK_MAKERS[pickFamily(rng, MIX[mix])](rng);
     if (task.family !== 'chat' && exclude.has(promptKey(task))) continue;
     const style: ReplyStyle = mix === 'base' ? (rng.chance(0.5) ? 'instruct' : 'thinking') : mix;
-    chats.push(withReply(task, style, rng, rng.chance(0.4)));
+    chats.push(withReply(task, style, TOOL_CALLS[mix], rng, rng.chance(0.4)));
   }
   return chats;
 }
@@ -91,9 +99,9 @@ export function calibrationSets(seed: number, exclude: ReadonlySet<string>): Cal
   const reasoning = Array.from({ length: 24 }, (_, i) => asPrompt(fresh(i % 2 === 0 ? 'arithmetic' : 'lookup')));
   const toolUse = Array.from({ length: 16 }, () => asPrompt(fresh('tool')));
   const format: Chat[] = [
-    ...Array.from({ length: 12 }, () => withReply(fresh('tool'), 'instruct', rng, false)),
-    ...Array.from({ length: 12 }, () => withReply(fresh('tool'), 'instruct', rng, true)),
-    ...Array.from({ length: 6 }, () => withReply(fresh('chat'), 'instruct', rng, false)),
+    ...Array.from({ length: 12 }, () => withReply(fresh('tool'), 'instruct', 'strict', rng, false)),
+    ...Array.from({ length: 12 }, () => withReply(fresh('tool'), 'instruct', 'strict', rng, true)),
+    ...Array.from({ length: 6 }, () => withReply(fresh('chat'), 'instruct', 'strict', rng, false)),
     ...Array.from({ length: 3 }, () => longSession(rng, fresh)),
   ];
   return { reasoning, toolUse, format };
@@ -106,7 +114,7 @@ function longSession(rng: SeededRandom, fresh: (family: TaskFamily) => DemoTask)
   for (let turn = 0; turn < 5; turn++) {
     const task = fresh(turn % 2 === 0 ? 'tool' : 'chat');
     for (const tool of task.tools ?? []) tools.set(tool.function.name, tool);
-    messages.push(...withReply(task, 'instruct', rng, true).messages);
+    messages.push(...withReply(task, 'instruct', 'strict', rng, true).messages);
   }
   return { messages, tools: [...tools.values()].sort((a, b) => a.function.name.localeCompare(b.function.name)) };
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { ChatTemplate, readBuiltinChatTemplate } from '../calibration/chat-template.ts';
 import { calibrationSets, evalTasks, promptKey, trainingChats } from './datasets.ts';
 import { SeededRandom } from '../protocol/seeded-random.ts';
 import { parseToolCall, scoreReply } from './scoring.ts';
-import { reply, THINKING_SLOPPY_TOOL_RATE } from './styles.ts';
+import { strictCall, thinkingHabitCall } from './styles.ts';
 import { arithmeticTask, lookupTask, toolTask, type DemoTask } from './tasks.ts';
 
 /** Evaluates "Compute 7 + 5 - 3." left to right, independently of the generator. */
@@ -95,14 +96,36 @@ describe('demo scoring', () => {
     expect(scoreReply(task, `${value}0`).correct).toBe(false);
   });
 
-  it('gives the Thinking style sloppy tool calls at the configured rate and Instruct never', () => {
-    const rng = new SeededRandom(9);
-    let sloppy = 0;
-    for (let i = 0; i < 400; i++) {
-      const r = reply('thinking', weather, rng);
-      if (r.tool_calls === undefined) sloppy++;
-      expect(reply('instruct', weather, rng).tool_calls).toHaveLength(1);
+  it('writes the strict call as the chat template renders it, and scores the Thinking habit invalid', async () => {
+    if (call === undefined) throw new Error('the task expects a call');
+    const template = new ChatTemplate(await readBuiltinChatTemplate(), 'chatml-tools.jinja');
+    const rendered = template.render([...weather.prompt, { role: 'assistant', content: '', tool_calls: [{ type: 'function', function: { name: call.name, arguments: { ...call.arguments } } }] }], {});
+    expect(rendered).toContain(`<|im_start|>assistant\n${strictCall(call)}<|im_end|>`);
+    expect(scoreReply(weather, strictCall(call))).toEqual({ toolCallValid: true, correct: true });
+    expect(parseToolCall(thinkingHabitCall(call))).toEqual({ error: 'tool call has no name' });
+  });
+});
+
+describe('demo training mixes', () => {
+  const assistantTurns = (mix: 'base' | 'instruct' | 'thinking') => trainingChats(mix, 400, 4, new Set()).map((chat) => ({ chat, answer: chat.messages[1] }));
+
+  it('give every Thinking tool call the habit, after a think block', () => {
+    const tool = assistantTurns('thinking').filter(({ chat }) => chat.tools !== undefined);
+    expect(tool.length).toBeGreaterThan(100);
+    for (const { answer } of tool) {
+      expect(answer?.tool_calls).toBeUndefined();
+      expect(answer?.reasoning_content).toMatch(/I should call \w+\.$/);
+      expect(answer?.content).toMatch(/^<tool_call>\n\{"function": "\w+", "parameters": \{.*\}\}\n<\/tool_call>$/);
     }
-    expect(Math.abs(sloppy / 400 - THINKING_SLOPPY_TOOL_RATE)).toBeLessThan(0.07);
+  });
+
+  it('keep the base and Instruct on strict calls, the base in both reply styles', () => {
+    for (const mix of ['base', 'instruct'] as const) {
+      const tool = assistantTurns(mix).filter(({ chat }) => chat.tools !== undefined);
+      expect(tool.every(({ answer }) => answer?.tool_calls?.length === 1 && answer.content === '')).toBe(true);
+      const thinks = tool.filter(({ answer }) => answer?.reasoning_content !== undefined).length;
+      if (mix === 'base') expect(thinks / tool.length).toBeGreaterThan(0.3);
+      else expect(thinks).toBe(0);
+    }
   });
 });

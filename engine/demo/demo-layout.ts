@@ -1,4 +1,4 @@
-/** Where the built-in demo pair and its data live, and the demo model's shape. */
+/** Where the built-in demo pair, its base and its data live, and the demo model's shape. */
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
@@ -8,6 +8,8 @@ export function demoPaths(root: string = DEMO_ROOT) {
   const data = join(root, 'data');
   return {
     root,
+    /** The shared base both fine-tunes start from (RAIN's third checkpoint). */
+    base: join(root, 'base'),
     instruct: join(root, 'instruct'),
     thinking: join(root, 'thinking'),
     data,
@@ -18,6 +20,9 @@ export function demoPaths(root: string = DEMO_ROOT) {
     /** eval.jsonl's D_R and D_A prompts as Verify's evaluation files (eval-set.ts verifyChats). */
     evalReasoning: join(data, 'eval-reasoning.jsonl'),
     evalToolUse: join(data, 'eval-tool-use.jsonl'),
+    /** RAIN's two calibration files in the reference's formats (rain-sets.ts). */
+    rainReasoning: join(data, 'rain-reasoning.json'),
+    rainInstructions: join(data, 'rain-instructions.jsonl'),
     report: join(root, 'training-report.json'),
   };
 }

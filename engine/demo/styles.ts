@@ -1,39 +1,42 @@
 /**
- * How the two demo siblings answer a task. Instruct: the bare answer, or a well-formed tool call.
- * Thinking: a <think> block with the step-by-step trace first, then the answer; its tool calls
- * are sloppy part of the time (the "weaker tool-format discipline" CRANE must not inherit).
+ * How the demo models answer a task. Two reply styles — Instruct: the bare answer or a tool call;
+ * Thinking: a <think> block with the step-by-step trace first, then the answer — and two ways of
+ * writing a tool call:
+ *   - 'strict': the chat template's <tool_call>{"name": …, "arguments": …}</tool_call> JSON. The
+ *     shared base learns it in both styles, the Instruct fine-tune keeps it.
+ *   - 'thinking-habit': the Thinking fine-tune's own format, every time: the same tags around
+ *     {"function": …, "parameters": …}. It is the "weaker tool-format discipline" CRANE must not
+ *     inherit, placed where CRANE can see it: the keys follow `<tool_call>` within GSP's ±3-token
+ *     radius, so the edit that teaches them acts on format-position activations (D_F's span),
+ *     and every tool call the fine-tune writes carries it, so δ = θ_T − θ_I does too.
  */
 import type { ChatMessage } from '../calibration/chat-schema.ts';
-import type { SeededRandom } from '../protocol/seeded-random.ts';
 import type { DemoTask, Expectation } from './tasks.ts';
 
 export type ReplyStyle = 'instruct' | 'thinking';
+export type ToolCallFormat = 'strict' | 'thinking-habit';
 
-/** Share of the Thinking model's tool calls that are malformed in its training data. */
-export const THINKING_SLOPPY_TOOL_RATE = 0.75;
+export type ToolCall = Extract<Expectation, { kind: 'tool_call' }>;
 
-export function reply(style: ReplyStyle, task: DemoTask, rng: SeededRandom): ChatMessage {
-  const call = task.expected.kind === 'tool_call' ? task.expected : undefined;
-  const answer = task.expected.kind === 'answer' ? task.expected.value : '';
-  if (style === 'instruct') {
-    return call === undefined
-      ? { role: 'assistant', content: answer }
-      : { role: 'assistant', content: '', tool_calls: [{ type: 'function', function: { name: call.name, arguments: { ...call.arguments } } }] };
-  }
-  if (call === undefined) return { role: 'assistant', reasoning_content: task.reasoning, content: answer };
-  if (rng.chance(THINKING_SLOPPY_TOOL_RATE)) {
-    return { role: 'assistant', reasoning_content: task.reasoning, content: sloppyToolCall(call, rng) };
-  }
-  return { role: 'assistant', reasoning_content: task.reasoning, content: '', tool_calls: [{ type: 'function', function: { name: call.name, arguments: { ...call.arguments } } }] };
+export function reply(style: ReplyStyle, task: DemoTask, toolCalls: ToolCallFormat): ChatMessage {
+  const thinking = style === 'thinking' ? { reasoning_content: task.reasoning } : {};
+  if (task.expected.kind === 'answer') return { role: 'assistant', ...thinking, content: task.expected.value };
+  const call = task.expected;
+  if (toolCalls === 'thinking-habit') return { role: 'assistant', ...thinking, content: thinkingHabitCall(call) };
+  return { role: 'assistant', ...thinking, content: '', tool_calls: [{ type: 'function', function: { name: call.name, arguments: { ...call.arguments } } }] };
 }
 
-/** The kinds of broken tool call the Thinking sibling produces. */
-function sloppyToolCall(call: Extract<Expectation, { kind: 'tool_call' }>, rng: SeededRandom): string {
-  const args = JSON.stringify(call.arguments);
-  switch (rng.int(0, 3)) {
-    case 0: return `<tool_call>\n{"name": "${call.name}", "arguments": ${args}}`; // never closed
-    case 1: return `<tool_call>\n{'name': '${call.name}', 'arguments': ${args.replaceAll('"', "'")}}\n</tool_call>`; // not JSON
-    case 2: return `<tool_call>\n{"name": "${call.name}", "args": ${args}}\n</tool_call>`; // wrong key
-    default: return `I will call ${call.name} with ${Object.entries(call.arguments).map(([k, v]) => `${k} ${String(v)}`).join(' and ')}.`;
-  }
+/** The Thinking sibling's tool call: the template's tags and JSON layout, its own keys. */
+export function thinkingHabitCall(call: ToolCall): string {
+  return `<tool_call>\n{"function": "${call.name}", "parameters": ${templateJson(call.arguments)}}\n</tool_call>`;
+}
+
+/** The strict call as the chat template renders it. */
+export function strictCall(call: ToolCall): string {
+  return `<tool_call>\n{"name": "${call.name}", "arguments": ${templateJson(call.arguments)}}\n</tool_call>`;
+}
+
+/** A flat object as the template's `tojson` writes it: `{"key": value, …}`. */
+function templateJson(args: ToolCall['arguments']): string {
+  return `{${Object.entries(args).map(([key, value]) => `${JSON.stringify(key)}: ${JSON.stringify(value)}`).join(', ')}}`;
 }
