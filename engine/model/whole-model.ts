@@ -9,14 +9,17 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { ModelSpec } from './config.ts';
-import { decoderLayer } from './decoder-layer.ts';
+import { decoderLayer, type LayerOutput } from './decoder-layer.ts';
 import { crossEntropySum } from './cross-entropy.ts';
 import { targetRows } from './head.ts';
 import { throughPasses } from './loop-passes.ts';
 import { rmsNorm } from './ops.ts';
 import type { LossSequence } from './layer-grads.ts';
 import { ropeTables } from './rope.ts';
-import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME, isLinearWeight, layerParamShapes, layerTensorName } from './weights.ts';
+import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME, isLinearWeight, layerParamShapes, layerTensorName, type LayerParams } from './weights.ts';
+
+/** Sees each layer's output inside the graph (MoE training adds a router loss from it). */
+export type LayerObserver = (layer: number, output: LayerOutput, params: LayerParams) => void;
 
 /** Every parameter of the model with its checkpoint shape, in a fixed order. */
 export function allParamShapes(spec: ModelSpec): Map<string, readonly number[]> {
@@ -32,7 +35,7 @@ export function allParamNames(spec: ModelSpec): string[] {
 }
 
 /** Mean over sequences of each sequence's mean target cross-entropy. Call inside tf.tidy/grads. */
-export function wholeModelLoss(spec: ModelSpec, param: (name: string) => tf.Tensor, batch: readonly LossSequence[]): tf.Scalar {
+export function wholeModelLoss(spec: ModelSpec, param: (name: string) => tf.Tensor, batch: readonly LossSequence[], observe?: LayerObserver): tf.Scalar {
   const embed = param(EMBED_NAME) as tf.Tensor2D;
   const losses = batch.map((seq) => {
     const ids = Array.from(seq.ids);
@@ -44,7 +47,9 @@ export function wholeModelLoss(spec: ModelSpec, param: (name: string) => tf.Tens
         const value = param(layerTensorName(l, k));
         return [k, isLinearWeight(k) ? tf.transpose(value) : value];
       }));
-      return decoderLayer(spec, p, input, rope).out;
+      const output = decoderLayer(spec, p, input, rope);
+      observe?.(l, output, p);
+      return output.out;
     }, (input) => rmsNorm(input, param(FINAL_NORM_NAME) as tf.Tensor1D, spec.rmsNormEps));
     const { rows, labels } = targetRows(ids, seq.targets);
     const h: tf.Tensor2D = tf.matMul(tf.oneHot(tf.tensor1d(rows, 'int32'), ids.length), x);

@@ -16,8 +16,8 @@ export interface PhaseOptions extends AdamWOptions {
   readonly onStep?: (step: number, loss: number, learningRate: number) => void;
 }
 
-/** Trains in place; returns the mean loss of the last tenth of the steps. */
-export function trainPhase(model: TrainableModel, windows: readonly LossSequence[], options: PhaseOptions): number {
+/** Trains in place (a TrainableModel, or an objective over one such as moe-objective.ts); returns the mean loss of the last tenth of the steps. */
+export function trainPhase(model: Pick<TrainableModel, 'params' | 'loss'>, windows: readonly LossSequence[], options: PhaseOptions): number {
   if (windows.length < options.batchWindows) throw new RangeError(`only ${windows.length} windows for batches of ${options.batchWindows}`);
   const rng = new SeededRandom(options.seed);
   const optimizer = new AdamW(model.params, options);
