@@ -4,10 +4,12 @@
  * expert's block (`expert.17`), which the side-by-side view can then inspect.
  */
 import type { CellRef } from '../../lib/heatmap-geometry.ts';
-import { useApp } from '../../store/app-context.tsx';
+import { useApp, useAppStore } from '../../store/app-context.tsx';
 import type { AppState } from '../../store/app-store.ts';
 import { EXPERT_METRICS } from '../../store/experts-slice.ts';
-import { expertBlockName, expertHeatmapData, expertOfBlock } from './expert-data.ts';
+import { findOverride } from '../../store/settings-slice.ts';
+import type { CellEdit } from './CellEditor.tsx';
+import { expertBlockName, expertGate, expertHeatmapData, expertOfBlock } from './expert-data.ts';
 import { ExpertTooltip } from './ExpertTooltip.tsx';
 import { overrideMarks } from './heatmap-marks.ts';
 import { HeatmapCanvas, type HeatmapSource } from './HeatmapCanvas.tsx';
@@ -25,7 +27,18 @@ const EXPERT_SOURCE: HeatmapSource = {
   axes: () => ({ x: 'layer', y: 'expert' }),
 };
 
+const blockAt = (cell: CellRef) => ({ layer: cell.layer, group: expertBlockName(cell.groupIndex) });
+
 export function ExpertHeatmap() {
+  const store = useAppStore();
+  const edit: CellEdit = {
+    value: (cell) => {
+      const s = store.getState();
+      return findOverride(s.settings.current, blockAt(cell))?.gate ?? expertGate(s.experts.metrics.result, blockAt(cell));
+    },
+    commit: (cell, gate) => store.getState().setOverride(blockAt(cell), { gate }),
+    describe: (cell) => `layer ${cell.layer} · expert ${cell.groupIndex}`,
+  };
   const metric = useApp((s) => s.experts.metric);
   const metrics = useApp((s) => s.experts.metrics.result);
   const select = useApp((s) => s.select);
@@ -39,8 +52,9 @@ export function ExpertHeatmap() {
       rowNoun="experts"
       fileStem={`experts-${metric}`}
       testId="expert-heatmap"
-      onChoose={(cell) => select({ layer: cell.layer, group: expertBlockName(cell.groupIndex) })}
+      onChoose={(cell) => select(blockAt(cell))}
       renderTooltip={(cell, layout, scrollTop) => <ExpertTooltip cell={cell} layout={layout} scrollTop={scrollTop} />}
+      edit={edit}
     />
   );
 }

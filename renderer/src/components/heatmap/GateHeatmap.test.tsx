@@ -6,7 +6,7 @@ import { cellRect } from '../../lib/heatmap-geometry.ts';
 import type { GateMetrics } from '../../protocol.ts';
 import { ready } from '../../store/slice.ts';
 import { renderWithStore } from '../../testing/render-with-store.tsx';
-import { cellPixels } from './draw-heatmap.ts';
+import { cellPixels, cellsHoldValues, valueTextColor } from './draw-heatmap.ts';
 import { GateHeatmap } from './GateHeatmap.tsx';
 import { heatmapLayout } from './HeatmapCanvas.tsx';
 import { heatmapData, metricScale } from './heatmap-data.ts';
@@ -91,5 +91,38 @@ describe('<GateHeatmap>', () => {
     fireEvent.keyDown(canvas, { key: 'ArrowDown' });
     fireEvent.keyDown(canvas, { key: 'Enter' });
     expect(store.getState().selection.block).toEqual({ layer: 1, group: 'ffn' });
+  });
+
+  it('edits a block\'s S in place: double-click, type, Enter; empty gives the computed S back; Escape changes nothing', () => {
+    const { canvas, centre, store } = setup();
+    fireEvent.doubleClick(canvas, centre(1, 0));
+    const field = screen.getByRole('spinbutton', { name: 'Gate S of layer 1 · attention' });
+    expect((field as HTMLInputElement).value).toBe('0');
+    fireEvent.change(field, { target: { value: '2.5' } });
+    fireEvent.keyDown(field, { key: 'Enter' });
+    expect(store.getState().settings.current.overrides).toEqual([{ block: { layer: 1, group: 'attention' }, gate: 2.5, locked: false }]);
+    fireEvent.doubleClick(canvas, centre(1, 0));
+    const again = screen.getByRole('spinbutton', { name: 'Gate S of layer 1 · attention' });
+    expect((again as HTMLInputElement).value).toBe('2.5');
+    fireEvent.change(again, { target: { value: '9' } });
+    fireEvent.keyDown(again, { key: 'Escape' });
+    expect(screen.queryByRole('spinbutton')).toBeNull();
+    expect(store.getState().settings.current.overrides[0]?.gate).toBe(2.5);
+    fireEvent.keyDown(canvas, { key: 'ArrowRight' });
+    fireEvent.keyDown(canvas, { key: 'F2' });
+    const cleared = screen.getByRole('spinbutton', { name: 'Gate S of layer 1 · attention' });
+    fireEvent.change(cleared, { target: { value: '' } });
+    fireEvent.keyDown(cleared, { key: 'Enter' });
+    expect(store.getState().settings.current.overrides).toEqual([]);
+  });
+
+  it('offers values in cells only where the cells can hold them', () => {
+    setup();
+    expect(screen.getByRole('checkbox', { name: 'Values in cells' })).not.toHaveProperty('disabled', true);
+    expect(cellsHoldValues(heatmapLayout(720, 2, 3))).toBe(true);
+    expect(cellsHoldValues(heatmapLayout(720, 48, 3))).toBe(false);
+    expect(cellsHoldValues(heatmapLayout(1440, 4, 128))).toBe(false);
+    expect(valueTextColor([255, 255, 200])).toBe('#111111');
+    expect(valueTextColor([20, 20, 80])).toBe('#ffffff');
   });
 });

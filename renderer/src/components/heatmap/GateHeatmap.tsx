@@ -1,8 +1,10 @@
 /** The layers × blocks gate heatmap: the store's gate metrics on a HeatmapCanvas, with override marks. */
-import type { CellRef } from '../../lib/heatmap-geometry.ts';
-import { useApp } from '../../store/app-context.tsx';
+import { matrixValue, type CellRef } from '../../lib/heatmap-geometry.ts';
+import { useApp, useAppStore } from '../../store/app-context.tsx';
 import type { AppState } from '../../store/app-store.ts';
 import { HEATMAP_METRICS } from '../../store/gates-slice.ts';
+import { findOverride } from '../../store/settings-slice.ts';
+import type { CellEdit } from './CellEditor.tsx';
 import { heatmapData } from './heatmap-data.ts';
 import { overrideMarks } from './heatmap-marks.ts';
 import { HeatmapCanvas, type HeatmapSource } from './HeatmapCanvas.tsx';
@@ -24,10 +26,21 @@ const GATE_SOURCE: HeatmapSource = {
 };
 
 export function GateHeatmap() {
+  const store = useAppStore();
   const metric = useApp((s) => s.gates.metric);
   const metrics = useApp((s) => s.gates.metrics.result);
   const select = useApp((s) => s.select);
   const label = HEATMAP_METRICS.find((m) => m.id === metric)?.label ?? metric;
+  const blockAt = (cell: CellRef) => ({ layer: cell.layer, group: metrics?.groups[cell.groupIndex] ?? '' });
+  const edit: CellEdit = {
+    value: (cell) => {
+      const s = store.getState();
+      const gate = s.gates.metrics.result?.gate;
+      return findOverride(s.settings.current, blockAt(cell))?.gate ?? (gate === undefined ? NaN : matrixValue(gate, cell));
+    },
+    commit: (cell, gate) => store.getState().setOverride(blockAt(cell), { gate }),
+    describe: (cell) => `layer ${cell.layer} · ${blockAt(cell).group}`,
+  };
   return (
     <HeatmapCanvas
       source={GATE_SOURCE}
@@ -42,6 +55,7 @@ export function GateHeatmap() {
         if (group !== undefined) select({ layer: cell.layer, group });
       }}
       renderTooltip={(cell, layout, scrollTop) => <HeatmapTooltip cell={cell} layout={layout} metric={metric} scrollTop={scrollTop} />}
+      edit={edit}
     />
   );
 }

@@ -11,7 +11,8 @@ import { markPaintedNow } from '../../lib/latency.ts';
 import { useAppStore } from '../../store/app-context.tsx';
 import type { AppState } from '../../store/app-store.ts';
 import { useElementWidth } from '../common/use-element-width.ts';
-import { drawHeatmap } from './draw-heatmap.ts';
+import { CellEditor, type CellEdit } from './CellEditor.tsx';
+import { cellsHoldValues, drawHeatmap } from './draw-heatmap.ts';
 import { downloadBlob, heatmapCsv } from './heatmap-export.ts';
 import type { HeatmapData } from './heatmap-data.ts';
 import type { CellMark } from './heatmap-marks.ts';
@@ -44,16 +45,22 @@ export interface HeatmapCanvasProps {
   readonly testId: string;
   onChoose(cell: CellRef): void;
   renderTooltip(cell: CellRef, layout: HeatmapLayout, scrollTop: number): ReactNode;
+  /** Double-click (or F2 on the keyboard cursor) edits the cell's gate S in place. */
+  readonly edit: CellEdit;
 }
 
-export function HeatmapCanvas({ source, layers, rows, label, rowNoun, fileStem, testId, onChoose, renderTooltip }: HeatmapCanvasProps) {
+export function HeatmapCanvas({ source, layers, rows, label, rowNoun, fileStem, testId, onChoose, renderTooltip, edit }: HeatmapCanvasProps) {
   const store = useAppStore();
   const [frameRef, width] = useElementWidth<HTMLDivElement>(720);
   const canvasRef = useRef<HTMLCanvasElement | null>(null);
   const [hovered, setHovered] = useState<CellRef | null>(null);
   const [scale, setScale] = useState<ColorScale | null>(null);
+  const [editing, setEditing] = useState<CellRef | null>(null);
+  const [showValues, setShowValues] = useState(false);
   const hoveredRef = useRef<CellRef | null>(null);
   hoveredRef.current = hovered;
+  const showValuesRef = useRef(showValues);
+  showValuesRef.current = showValues;
 
   const layout = useMemo(() => heatmapLayout(width, layers, rows), [width, layers, rows]);
 
@@ -70,6 +77,7 @@ export function HeatmapCanvas({ source, layers, rows, label, rowNoun, fileStem, 
         hovered: hoveredRef.current,
         marks: source.marks(state, data),
         axes: source.axes(data),
+        values: showValuesRef.current,
         textColor: style.getPropertyValue('--text').trim() || '#222',
         accentColor: style.getPropertyValue('--accent').trim() || '#e4572e',
       });
@@ -101,7 +109,7 @@ export function HeatmapCanvas({ source, layers, rows, label, rowNoun, fileStem, 
     };
   }, [store, draw, schedule]);
 
-  useEffect(schedule, [hovered, schedule]);
+  useEffect(schedule, [hovered, showValues, schedule]);
 
   const toCell = (e: MouseEvent<HTMLCanvasElement>) => {
     const rect = e.currentTarget.getBoundingClientRect();
@@ -120,6 +128,11 @@ export function HeatmapCanvas({ source, layers, rows, label, rowNoun, fileStem, 
     if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
       choose(start);
+      return;
+    }
+    if (e.key === 'F2') {
+      e.preventDefault();
+      setEditing(start);
       return;
     }
     const next = moveCell(start, e.key, layers, rows);
@@ -146,14 +159,20 @@ export function HeatmapCanvas({ source, layers, rows, label, rowNoun, fileStem, 
           onMouseMove={(e) => hover(toCell(e))}
           onMouseLeave={() => hover(null)}
           onClick={(e) => choose(toCell(e))}
+          onDoubleClick={(e) => setEditing(toCell(e))}
           onKeyDown={onKeyDown}
           onBlur={() => hover(null)}
         />
       </div>
-      {hovered !== null && renderTooltip(hovered, layout, canvasRef.current?.parentElement?.scrollTop ?? 0)}
+      {hovered !== null && editing === null && renderTooltip(hovered, layout, canvasRef.current?.parentElement?.scrollTop ?? 0)}
+      {editing !== null && <CellEditor cell={editing} layout={layout} edit={edit} scrollTop={canvasRef.current?.parentElement?.scrollTop ?? 0} onClose={() => setEditing(null)} />}
       <div className="heatmap-footer">
         {scale !== null && <HeatmapLegend scale={scale} label={label} />}
         <div className="button-row">
+          <label className="check" title={cellsHoldValues(layout) ? 'Write each cell’s value in it' : 'The cells are too small for their values at this width'}>
+            <input type="checkbox" checked={showValues} disabled={!cellsHoldValues(layout)} onChange={(e) => setShowValues(e.currentTarget.checked)} />
+            Values in cells
+          </label>
           <button type="button" className="small-button" onClick={exportCsv}>
             Export CSV
           </button>

@@ -4,6 +4,7 @@
  * fine-grouped map is one putImageData and one drawImage.
  */
 import { colorAt, type ColorScale } from '../../lib/color-scale.ts';
+import { formatNumber } from '../../lib/format.ts';
 import { cellRect, labelStep, type CellRef, type HeatmapLayout } from '../../lib/heatmap-geometry.ts';
 import type { Matrix } from '../../protocol.ts';
 import type { CellMark } from './heatmap-marks.ts';
@@ -18,6 +19,8 @@ export interface HeatmapPaint {
   readonly marks: readonly CellMark[];
   /** Axis titles: along x (layers) and y (blocks). */
   readonly axes: { readonly x: string; readonly y: string };
+  /** Write each cell's value in it (where a cell is wide and tall enough to hold the text). */
+  readonly values: boolean;
   readonly textColor: string;
   readonly accentColor: string;
 }
@@ -89,11 +92,43 @@ export function drawHeatmap(canvas: HTMLCanvasElement, paint: HeatmapPaint): boo
   ctx.fillText(paint.axes.y, 0, -4);
   ctx.restore();
 
+  if (paint.values) drawCellValues(ctx, layout, matrix, paint.scale);
   for (const mark of paint.marks) drawMark(ctx, layout, mark, paint.textColor);
 
   outline(ctx, layout, paint.hovered, paint.textColor, 1);
   outline(ctx, layout, paint.selected, paint.accentColor, 2);
   return true;
+}
+
+/** Smallest cell, in CSS pixels, that holds a 3-significant-digit value legibly. */
+export const VALUE_CELL = { width: 30, height: 12 } as const;
+
+/** Whether the cells of this layout are big enough for their values. */
+export function cellsHoldValues(layout: HeatmapLayout): boolean {
+  const { width, height } = cellRect(layout, { layer: 0, groupIndex: 0 });
+  return width >= VALUE_CELL.width && height >= VALUE_CELL.height;
+}
+
+/** Dark text on light cells, white on dark ones (relative luminance of the cell's colour). */
+export function valueTextColor(rgb: readonly [number, number, number]): string {
+  const [r, g, b] = rgb;
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 140 ? '#111111' : '#ffffff';
+}
+
+function drawCellValues(ctx: CanvasRenderingContext2D, layout: HeatmapLayout, matrix: Matrix, scale: ColorScale) {
+  if (!cellsHoldValues(layout)) return;
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  for (let l = 0; l < matrix.rows; l++) {
+    for (let g = 0; g < matrix.cols; g++) {
+      const value = matrix.values[l * matrix.cols + g] ?? NaN;
+      if (!Number.isFinite(value)) continue;
+      const r = cellRect(layout, { layer: l, groupIndex: g });
+      ctx.fillStyle = valueTextColor(colorAt(scale, value));
+      ctx.fillText(formatNumber(value), r.x + r.width / 2, r.y + r.height / 2, r.width - 2);
+    }
+  }
 }
 
 /**
