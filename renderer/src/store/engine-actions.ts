@@ -12,6 +12,7 @@ import { latestWins } from '../lib/latest-wins.ts';
 import { settingsKey } from '../lib/settings-key.ts';
 import { UNSET_ANALYSIS } from './analysis-slice.ts';
 import type { AppStore } from './app-store.ts';
+import { shardBytesOf } from './export-slice.ts';
 import { projectContent, projectContentKey } from './autosave.ts';
 import { methodOf } from './methods-slice.ts';
 import { clearProjectResults } from './project-switch.ts';
@@ -19,8 +20,6 @@ import { rememberedView } from './saved-view.ts';
 import type { PaneIndex } from './side-by-side-slice.ts';
 import { failed, loading, ready, toErrorInfo } from './slice.ts';
 import { VerifyJobs } from './verify-jobs.ts';
-
-const GiB = 1024 ** 3;
 
 /** α values the preview curve is drawn over: 0..1, wider when α itself goes past 0.9 (up to α's range). */
 export function previewAlphas(alpha: number, points = 41): number[] {
@@ -291,7 +290,7 @@ export class EngineActions {
         {
           outDir: form.outDir,
           dtype: form.dtype,
-          shardBytes: Math.max(1 << 20, Math.round(form.shardGiB * GiB)),
+          shardBytes: shardBytesOf(form),
           method: methodOf(s, form.method),
           overwrite: form.overwrite,
         },

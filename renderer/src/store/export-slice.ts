@@ -11,6 +11,11 @@ export interface ExportForm {
   overwrite: boolean;
 }
 
+const GiB = 1024 ** 3;
+
+/** The shard budget an export is asked for: the form's GiB, at least the protocol's 1 MiB. */
+export const shardBytesOf = (form: Pick<ExportForm, 'shardGiB'>): number => Math.max(1 << 20, Math.round(form.shardGiB * GiB));
+
 export interface ExportSlice {
   exporting: {
     open: boolean;

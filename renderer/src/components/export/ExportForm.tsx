@@ -4,6 +4,7 @@ import type { ExportDtype } from '../../protocol.ts';
 import { useApp } from '../../store/app-context.tsx';
 import { MethodSelect } from '../common/MethodSelect.tsx';
 import { PathField } from '../pair/PathField.tsx';
+import { ExportPlan } from './ExportPlan.tsx';
 
 const DTYPES: { value: ExportDtype; label: string }[] = [
   { value: 'source', label: 'Same as source' },
@@ -47,6 +48,7 @@ export function ExportForm({ disabled, onSubmit }: { disabled: boolean; onSubmit
         <input type="checkbox" checked={form.overwrite} onChange={(e) => setForm({ overwrite: e.currentTarget.checked })} />
         Replace a previous export in this folder
       </label>
+      <ExportPlan />
       <div className="button-row">
         <button type="submit" className="primary" disabled={!valid || disabled}>
           Export
