@@ -2,16 +2,18 @@
  * A gradient worker thread (started by gradient-worker-pool.ts): its own tfjs backend, its own
  * handle on the Instruct checkpoint (decoder layers streamed from disk as in the main thread;
  * the embedding shared read-only, shared-weights.ts), and one batch at a time through
- * lossAndLayerGrads. Each layer's gradient sum is posted (buffers transferred) as soon as it
+ * lossAndPassGrads (keepPassParts: the sum, and a looped model's per-pass parts). Each layer's gradient sum is posted (buffers transferred) as soon as it
  * exists; the next layer waits for the main thread's ack of the previous one, so at most one
  * layer is in flight and the backward pass overlaps the main thread's folding.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM, type CausalLM } from '../model/causal-lm.ts';
+import { passCount } from '../model/loop-config.ts';
 import { setMemoryBudget } from '../model/memory-plan.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { packLayer, type FromWorker, type GradientWorkerSetup, type ToWorker } from './gradient-worker-protocol.ts';
+import { keepPassParts } from './pass-gradients.ts';
 import { withSharedTensors } from './shared-weights.ts';
 
 const port = parentPort;
@@ -31,12 +33,12 @@ async function start(setup: GradientWorkerSetup): Promise<CausalLM> {
 
 async function runUnit(model: CausalLM, request: Extract<ToWorker, { type: 'unit' }>): Promise<void> {
   const sequences = request.sequences.map((s) => ({ ids: s.ids, targets: s.targets }));
-  await model.lossAndLayerGrads(sequences, async (layer, grads) => {
+  await model.lossAndPassGrads(sequences, keepPassParts(passCount(model.spec), async (layer, grads) => {
     await pendingAck;
     pendingAck = new Promise((resolve) => (releaseAck = resolve));
     const { message, transfer } = packLayer(request.unit, layer, grads);
     post(message, transfer);
-  }, request.options);
+  }), request.options);
   await pendingAck;
   post({ type: 'done', unit: request.unit });
 }

@@ -12,17 +12,20 @@
  * worker (settings.workers, default worker-count.ts) the jobs run on worker threads, each with
  * its own backend (gradient-worker-pool.ts), else in this thread. A batch's sum is always one
  * model pass in sequence order, and OrderedGradientFold adds the batches in batch order, so the
- * stored sums are bit-identical for any worker count. Resumes at each set's first uncommitted
+ * stored sums are bit-identical for any worker count. A looped model's layer maps also carry
+ * each pass's part (keepPassParts), for the per-pass analysis. Resumes at each set's first uncommitted
  * batch; a cancel or a failed worker loses only the batches in flight.
  */
 import { join } from 'node:path';
 import { CalibrationError } from '../calibration/calibration-error.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
+import { passCount } from '../model/loop-config.ts';
 import { memoryBudget } from '../model/memory-plan.ts';
 import { EMBED_NAME } from '../model/weights.ts';
 import { activeBackend, BackendError } from '../tensor/backend.ts';
 import { lossBatch, readSequences } from './calibration-sequences.ts';
 import { OrderedGradientFold } from './gradient-fold.ts';
+import { keepPassParts } from './pass-gradients.ts';
 import { GradientStore } from './gradient-store.ts';
 import { runJobsOnWorkers, type GradientJob, type JobSink } from './gradient-worker-pool.ts';
 import type { PipelineContext } from './pipeline-context.ts';
@@ -33,8 +36,10 @@ import { defaultGradientWorkers } from './worker-count.ts';
 
 const SETS = ['reasoning', 'agent'] as const;
 
+/** A looped model's layer files also hold each pass's part (pass-gradients.ts); other keys are unchanged. */
 export function gradientsKey(ctx: PipelineContext, targets: StageKey): StageKey {
-  return { targets, instruct: ctx.inputs.instruct };
+  const looped = passCount(loadCausalLM(ctx.instruct).spec) > 1;
+  return { targets, instruct: ctx.inputs.instruct, ...(looped ? { passParts: 1 } : {}) };
 }
 
 export async function runGradients(ctx: PipelineContext, clock: StageClock): Promise<void> {
@@ -90,10 +95,10 @@ async function runJobsHere(ctx: PipelineContext, jobs: readonly GradientJob[], s
   const model = loadCausalLM(ctx.instruct);
   for (const job of jobs) {
     throwIfCancelled(ctx.callbacks.signal, 'gradients');
-    await model.lossAndLayerGrads(job.sequences, async (layer, grads) => {
+    await model.lossAndPassGrads(job.sequences, keepPassParts(passCount(model.spec), async (layer, grads) => {
       throwIfCancelled(ctx.callbacks.signal, 'gradients');
       await sink.onLayer(job, layer, grads);
-    }, job.options);
+    }), job.options);
     await sink.onDone(job);
   }
 }

@@ -8,12 +8,15 @@
  *
  *   projectorsKey(ctx, targetsKey) → StageKey
  *   runProjectors(ctx, clock)  → stages/projectors/{projectors,aim-importance}.safetensors [+ router-stats.json]
+ *                                [+ pass-spectra.json for a looped model: each pass's σ beside the pooled]
  *
  * Sequences go through the model batchSequences at a time (each pass reads every layer once);
  * the accumulators persist across passes. Memory: the runtime holds one batch's hidden states
  * and one layer's weights; the accumulators are 2·L·d² float64 (for d = 2048 and 48 layers,
  * 3 GiB — the one place where the analysis is not layer-sized; a per-layer spill is possible
- * but unnecessary at the sizes the studio's runtime handles today).
+ * but unnecessary at the sizes the studio's runtime handles today). A looped model's captures
+ * come once per pass; the projectors pool them (each layer's Gram takes every pass's rows, pass
+ * 0's first) and PassSpectra keeps one more Gram per pass for the per-pass spectra.
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -22,20 +25,25 @@ import { GramAccumulator } from '../crane/gram-accumulator.ts';
 import { projectorOfRows, type GspProjector } from '../crane/gsp-projector.ts';
 import { projectorKey } from '../crane/tensor-classification.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
+import { passCount } from '../model/loop-config.ts';
+import { PASS_SPECTRA_FILE, writePassSpectra } from '../analysis/pass-metrics.ts';
 import { writeAimImportance } from '../crane/aim-importance-file.ts';
 import { ROUTER_STATS_FILE, writeRouterStats } from '../analysis/router-stats.ts';
 import { AIM_IMPORTANCE_FILE, aimPrompts, computeAimImportance } from './aim-importance.ts';
 import { readSequences } from './calibration-sequences.ts';
 import { measureRouterStats } from './router-stats-measure.ts';
+import { PassSpectra } from './pass-spectra.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { throwIfCancelled, type StageClock } from './progress.ts';
 import type { StageKey } from './stage-store.ts';
 
 export const PROJECTORS_FILE = 'projectors.safetensors';
 
+/** A looped model's stage also writes the per-pass spectra; other keys are unchanged. */
 export function projectorsKey(ctx: PipelineContext, targets: StageKey): StageKey {
   const { maxRank, rankCut } = ctx.settings.analysis.gsp;
-  return { targets, instruct: ctx.inputs.instruct, maxRank, rankCut };
+  const looped = passCount(loadCausalLM(ctx.instruct).spec) > 1;
+  return { targets, instruct: ctx.inputs.instruct, maxRank, rankCut, ...(looped ? { passSpectra: 1 } : {}) };
 }
 
 export async function runProjectors(ctx: PipelineContext, clock: StageClock): Promise<void> {
@@ -46,6 +54,8 @@ export async function runProjectors(ctx: PipelineContext, clock: StageClock): Pr
     .filter((s) => s.set === 'format' && (s.formatPositions?.length ?? 0) > 0)
     .map((s) => ({ ids: s.ids, positions: s.formatPositions as number[] }));
   const grams = new Map<string, GramAccumulator>();
+  const loopPasses = passCount(model.spec);
+  const perPass = loopPasses > 1 ? new PassSpectra(d, loopPasses) : undefined;
   const feed = (key: string, rows: Float32Array) => {
     if (!grams.has(key)) grams.set(key, new GramAccumulator(d));
     grams.get(key)?.addRows(rows);
@@ -59,6 +69,7 @@ export async function runProjectors(ctx: PipelineContext, clock: StageClock): Pr
       throwIfCancelled(ctx.callbacks.signal, 'projectors');
       feed(projectorKey(a.layer, 'attn_input'), a.attnInput);
       feed(projectorKey(a.layer, 'ffn_input'), a.ffnInput);
+      perPass?.add(a);
       clock.report((pass + (a.layer + 1) / numLayers) / shares, `format pass ${pass + 1}/${passes}, layer ${a.layer}`);
     });
   }
@@ -82,11 +93,12 @@ export async function runProjectors(ctx: PipelineContext, clock: StageClock): Pr
     clock.report((passes + 2) / shares, text);
   });
   // A resumed stage redoes the whole pass: files a crashed run wrote before its marker go first.
-  const [projectorsPath, importancePath, routerPath] = [PROJECTORS_FILE, AIM_IMPORTANCE_FILE, ROUTER_STATS_FILE].map((f) => join(ctx.paths.projectors, f)) as [string, string, string];
-  await Promise.all([projectorsPath, importancePath, routerPath].map((f) => rm(f, { force: true })));
+  const [projectorsPath, importancePath, routerPath, spectraPath] = [PROJECTORS_FILE, AIM_IMPORTANCE_FILE, ROUTER_STATS_FILE, PASS_SPECTRA_FILE].map((f) => join(ctx.paths.projectors, f)) as [string, string, string, string];
+  await Promise.all([projectorsPath, importancePath, routerPath, spectraPath].map((f) => rm(f, { force: true })));
   await writeProjectors(projectorsPath, projectors);
   await writeAimImportance(importancePath, importance);
   if (routerStats !== undefined) await writeRouterStats(routerPath, routerStats);
+  if (perPass !== undefined) await writePassSpectra(spectraPath, perPass.spectra(numLayers, projectors, { maxRank, rankCut }));
 }
 
 export function readStageProjectors(ctx: PipelineContext): Promise<Map<string, GspProjector>> {

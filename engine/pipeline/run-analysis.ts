@@ -24,6 +24,7 @@ import { runGates } from './gates-stage.ts';
 import { gradientsKey, runGradients } from './gradients-stage.ts';
 import { hashInputs } from './input-hashing.ts';
 import type { PipelineContext } from './pipeline-context.ts';
+import { passMetricsCached, writePassMetricsStage } from './pass-metrics-stage.ts';
 import { pipelinePaths, resultKey, writePipelineRecord, type InputHashes } from './pipeline-folder.ts';
 import { assertAnalysablePair } from './preflight.ts';
 import { CancelledError, StageClock, type AnalysisStageName, type PipelineCallbacks, type StageDoneEvent } from './progress.ts';
@@ -92,15 +93,17 @@ async function runStage(ctx: PipelineContext, stage: AnalysisStageName, dir: str
 
 /**
  * The gates stage's marker is the analysis-store manifest itself: its key (every input hash and
- * every result-shaping setting) determines all upstream stage keys, so nothing else is needed.
+ * every result-shaping setting) determines all upstream stage keys, so nothing else is needed —
+ * but for a looped model's per-pass metrics, which have their own (pass-metrics-stage.ts).
  */
 async function runGatesStage(ctx: PipelineContext): Promise<{ event: StageDoneEvent<AnalysisStageName>; artifacts: AnalysisArtifacts }> {
   const key = resultKey(ctx.inputs, ctx.settings);
   const loaded = await loadAnalysis(ctx.paths.result, key);
-  if (loaded.state === 'cached') return { event: done(ctx, { stage: 'gates', cached: true, seconds: 0 }), artifacts: loaded.artifacts };
+  if (loaded.state === 'cached' && await passMetricsCached(ctx)) return { event: done(ctx, { stage: 'gates', cached: true, seconds: 0 }), artifacts: loaded.artifacts };
   const clock = new StageClock('gates', ctx.callbacks.onProgress);
-  const artifacts = await cancellable(ctx, 'gates', () => runGates(ctx, clock));
+  const { artifacts, passBlocks } = await cancellable(ctx, 'gates', () => runGates(ctx, clock));
   await writeAnalysis(ctx.paths.result, artifacts, key);
+  await writePassMetricsStage(ctx, passBlocks);
   const staleReasons = loaded.state === 'stale' ? { staleReasons: loaded.reasons } : {};
   return { event: done(ctx, { stage: 'gates', cached: false, seconds: clock.seconds, ...staleReasons }), artifacts };
 }

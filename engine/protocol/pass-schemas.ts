@@ -1,0 +1,46 @@
+/**
+ * getPassMetrics: the per-pass views of a looped model's analysis (NanbeigeForCausalLM runs the
+ * same decoder layers once per pass, so every weight an edit changes acts at each pass's depth).
+ * The gate itself scores the summed gradient, as the method defines; these are its first-order
+ * parts per pass — s_R = −g_R,pass·δ summed over a block, likewise s_A — and each pass's own
+ * conflict share, plus the GSP spectra of each pass's format activations beside the pooled one
+ * the projectors use.
+ */
+import { z } from 'zod';
+import { activationKeySchema } from './analysis-schemas.ts';
+
+/** One block's first-order sums in one pass; `block` null is the coarse (group, layer) block. */
+export const passBlockSchema = z.strictObject({
+  pass: z.int().nonnegative(),
+  layer: z.int().nonnegative(),
+  group: z.string().min(1),
+  block: z.string().min(1).nullable(),
+  /** Scalar coordinates in the block. */
+  count: z.int().nonnegative(),
+  /** Σ s_R over the block from this pass's part of g_R (the passes' values add up to the gate's Σs_R). */
+  sumReasoning: z.number(),
+  sumAgent: z.number(),
+  /** Σ max(0, min(s_R, s_A)) with this pass's parts (not additive over passes). */
+  positive: z.number(),
+  /** Share of this pass's first-order mass on coordinates where its s_R and s_A have opposite signs. */
+  conflictShare: z.number().min(0).max(1),
+});
+
+/** σ of the Gram matrix of one layer's format activations: one pass's rows, or every pass's (pass null: what GSP uses). */
+export const passSpectrumSchema = z.strictObject({
+  layer: z.int().nonnegative(),
+  key: activationKeySchema,
+  pass: z.int().nonnegative().nullable(),
+  sigma: z.array(z.number().nonnegative()),
+});
+
+export const passMetricsSchema = z.strictObject({
+  passes: z.int().min(2),
+  layers: z.int().min(1),
+  blocks: z.array(passBlockSchema),
+  spectra: z.array(passSpectrumSchema),
+});
+
+export type PassBlock = z.infer<typeof passBlockSchema>;
+export type PassSpectrum = z.infer<typeof passSpectrumSchema>;
+export type PassMetrics = z.infer<typeof passMetricsSchema>;
