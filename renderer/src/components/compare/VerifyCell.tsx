@@ -1,7 +1,8 @@
 /**
  * One method's measured ΔL_R / ΔL_A: the newest result at the method's current settings, else
  * the newest at other settings marked as such (with the settings hash it was measured at), and
- * the Verify button, or the progress with Cancel while it runs.
+ * the Verify button, or the progress with Cancel while it runs. `best`: which of its losses is the
+ * lowest among the methods measured at the current settings (marked).
  */
 import { formatSigned } from '../../lib/format.ts';
 import { settingsKey, shortHash } from '../../lib/settings-key.ts';
@@ -10,7 +11,17 @@ import { useActions, useApp } from '../../store/app-context.tsx';
 import { shownResult } from '../../store/measured-results.ts';
 
 /** unavailable: why the method cannot run on this project (RAIN without a Base), shown instead of a result. */
-export function VerifyCell({ method, label, busy, unavailable }: { method: MergeMethodName; label: string; busy: boolean; unavailable: string | null }) {
+export interface VerifyCellProps {
+  method: MergeMethodName;
+  label: string;
+  busy: boolean;
+  unavailable: string | null;
+  best?: { reasoning: boolean; agent: boolean };
+}
+
+const NOT_BEST = { reasoning: false, agent: false };
+
+export function VerifyCell({ method, label, busy, unavailable, best = NOT_BEST }: VerifyCellProps) {
   const actions = useActions();
   const job = useApp((s) => s.verify.jobs[method]);
   const result = useApp((s) => shownResult(s, method)?.result);
@@ -39,6 +50,8 @@ export function VerifyCell({ method, label, busy, unavailable }: { method: Merge
   return (
     <span className={current ? 'verify-cell' : 'verify-cell stale'} data-testid={`verify-${method}`}>
       {r ? `${formatSigned(r.edited.reasoning - r.base.reasoning)} / ${formatSigned(r.edited.agent - r.base.agent)}` : <span className="muted">not measured</span>}
+      {best.reasoning && <span className="badge best" title="lowest measured ΔL_R among the methods at their current settings">best ΔL_R</span>}
+      {best.agent && <span className="badge best" title="lowest measured ΔL_A among the methods at their current settings">best ΔL_A</span>}
       {r !== undefined && !current && (
         <span className="stale-mark" title={`measured at settings #${shortHash(settingsKey(r.method))}, not the ones set now`}>
           {' '}from other settings

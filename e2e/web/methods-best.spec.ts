@@ -1,0 +1,46 @@
+/**
+ * Issue 18, "Views researchers expect" — Methods, in Chromium against `crane serve` on an analysed
+ * demo project: each baseline's parameters are editable, and the best measured ΔL_R and ΔL_A
+ * among the results at the settings on screen are marked (a result at other settings is not
+ * compared).
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { ROOT } from '../../tools/setup/build-electron.ts';
+import { useAnalysedDemoStudio } from '../support/analysed-demo-server.ts';
+import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
+import { screenshot } from '../support/studio-server.ts';
+
+test.skip(demoPair(ROOT) === undefined, NO_DEMO_MESSAGE);
+
+const studio = useAnalysedDemoStudio(10 * 60_000);
+
+const tab = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
+const measuredPair = /^[-+]?[\d.e-]+ \/ [-+]?[\d.e-]+/;
+
+test('Methods marks the best measured ΔL_R and ΔL_A among results at the current settings', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(studio.server.url);
+  await tab(page, 'Methods').click();
+  await page.getByRole('button', { name: 'Verify CRANE', exact: true }).click();
+  await expect(page.getByTestId('verify-crane')).toHaveText(measuredPair, { timeout: 5 * 60_000 });
+  // One method measured: nothing to compare it with.
+  await expect(page.locator('.badge.best')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Verify Task Arithmetic', exact: true }).click();
+  await expect(page.getByTestId('verify-task_arithmetic')).toHaveText(measuredPair, { timeout: 5 * 60_000 });
+
+  const cells = [page.getByTestId('verify-crane'), page.getByTestId('verify-task_arithmetic')];
+  const losses = await Promise.all(cells.map(async (c) => ((await c.textContent()) ?? '').match(/[-+]?\d[\d.]*(e[-+]?\d+)?/g)?.slice(0, 2).map(Number) ?? []));
+  const [crane, ta] = losses;
+  if (crane === undefined || ta === undefined || crane.length < 2 || ta.length < 2) throw new Error('two measured results expected');
+  const bestR = (crane[0] ?? 0) <= (ta[0] ?? 0) ? 0 : 1;
+  const bestA = (crane[1] ?? 0) <= (ta[1] ?? 0) ? 0 : 1;
+  await expect(cells[bestR] ?? cells[0]).toContainText('best ΔL_R');
+  await expect(cells[1 - bestR] ?? cells[1]).not.toContainText('best ΔL_R');
+  await expect(cells[bestA] ?? cells[0]).toContainText('best ΔL_A');
+  await screenshot(page, 'studio-views', 'methods-01-best');
+
+  // Task Arithmetic's λ edited: its result is from other settings and no longer compared.
+  await page.getByRole('spinbutton', { name: /Task Arithmetic λ/ }).fill('0.6');
+  await expect(page.getByTestId('verify-task_arithmetic')).toContainText('from other settings');
+  await expect(page.locator('.badge.best')).toHaveCount(0);
+});
