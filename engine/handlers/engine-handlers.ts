@@ -13,6 +13,7 @@ import { withCheckpointDirs } from './checkpoint-dirs.ts';
 import { checkpointSummary, tensorRows } from './checkpoint-views.ts';
 import { EngineSession } from './engine-session.ts';
 import { expertMetricsHandler } from './expert-metrics-handler.ts';
+import { passMetricsHandler } from './pass-metrics-handler.ts';
 import { exportHandler } from './export-handler.ts';
 import { gateMetricsHandler } from './gate-metrics-handler.ts';
 import { inspectLayerHandler } from './inspect-layer-handler.ts';
@@ -42,6 +43,7 @@ export function createEngineHandlers(options: EngineHandlerOptions = {}): Handle
     openReferenceRun: referenceRunHandler(session),
     getGateMetrics: gateMetricsHandler(session),
     getExpertMetrics: expertMetricsHandler(session),
+    getPassMetrics: passMetricsHandler(session),
     preview: previewHandler(session),
     spectrum: spectrumHandler(session),
     inspectLayer: inspectLayerHandler(session),

@@ -4,7 +4,7 @@
  * gate table, a hand computation from the stored per-pass gradients, and a projector computed the
  * dense way from both passes' rows concatenated; a dense pair's stage keys and files unchanged.
  */
-import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { access, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,6 +147,17 @@ describe('per-pass analysis of a looped model', () => {
       await instruct.close();
     }
   });
+
+  it('writes the same gradient files, per-pass parts included, on two worker threads', async () => {
+    const parallel = await runAnalysis({ ...project, settings: { ...project.settings, workers: 2 }, outDir: join(root, 'parallel') });
+    for (const set of ['reasoning', 'agent']) {
+      const dir = (run: AnalysisRun) => join(pipelinePaths(run.dir).gradients, set);
+      const names = (await readdir(dir(run))).filter((f) => f.endsWith('.safetensors'));
+      expect(names.length).toBe(2);
+      for (const name of names) expect((await readFile(join(dir(parallel), name))).equals(await readFile(join(dir(run), name))), name).toBe(true);
+    }
+    expect(await readPassMetrics(join(pipelinePaths(parallel.dir).passes, PASS_METRICS_FILE))).toEqual(metrics);
+  }, 300_000);
 
   it('finds everything cached on a second run, per-pass metrics included', async () => {
     const again = await runAnalysis({ ...project, outDir: run.dir });

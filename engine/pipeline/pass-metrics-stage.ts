@@ -6,25 +6,42 @@
  *   passMetricsCached(ctx) → boolean              true when there is nothing to keep, or it is kept
  *   writePassMetricsStage(ctx, blocks)            the gates stage's per-pass sums + the projectors
  *                                                 stage's per-pass spectra, then the marker
+ *   readCurrentPassMetrics(analysisDir, record)   the file if its key is the analysis' own; null
+ *                                                 when there is none (a model without a loop)
  *
  * Its key is the result's key (every input hash and result-shaping setting) and a format
  * version, so a looped analysis whose result is cached but whose per-pass file is missing or
  * older reruns the gates stage, and a dense analysis' keys and files are what they were.
  */
 import { join } from 'node:path';
-import { PASS_METRICS_FILE, PASS_SPECTRA_FILE, readPassSpectra, writePassMetrics } from '../analysis/pass-metrics.ts';
+import { PASS_METRICS_FILE, PASS_SPECTRA_FILE, readPassMetrics, readPassSpectra, writePassMetrics } from '../analysis/pass-metrics.ts';
+import { CheckpointError } from '../io/checkpoint-error.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import { passCount } from '../model/loop-config.ts';
-import type { PassBlock } from '../protocol/pass-schemas.ts';
+import type { PassBlock, PassMetrics } from '../protocol/pass-schemas.ts';
+import type { PipelineSettings } from './analysis-settings.ts';
 import type { PipelineContext } from './pipeline-context.ts';
-import { resultKey } from './pipeline-folder.ts';
+import { pipelinePaths, resultKey, type InputHashes, type PipelineRecord } from './pipeline-folder.ts';
 import { markStageDone, openStage, stageStatus, type StageKey } from './stage-store.ts';
 
 const PASS_METRICS_VERSION = 1;
 
 export function passMetricsKey(ctx: PipelineContext): StageKey | undefined {
   if (passCount(loadCausalLM(ctx.instruct).spec) === 1) return undefined;
-  return { result: resultKey(ctx.inputs, ctx.settings), version: PASS_METRICS_VERSION };
+  return keyOf(ctx.inputs, ctx.settings);
+}
+
+function keyOf(inputs: InputHashes, settings: PipelineSettings): StageKey {
+  return { result: resultKey(inputs, settings), version: PASS_METRICS_VERSION };
+}
+
+/** A marker of another key means an analysis from before the per-pass metrics (or of other inputs): analyze again. */
+export async function readCurrentPassMetrics(analysisDir: string, record: PipelineRecord): Promise<PassMetrics | null> {
+  const dir = pipelinePaths(analysisDir).passes;
+  const status = await stageStatus(dir, keyOf(record.inputs, record.settings));
+  if (status.state === 'missing') return null;
+  if (status.state === 'stale') throw new CheckpointError('not-found', dir, `is out of date (${status.reasons.join('; ')}): run the analysis again`);
+  return await readPassMetrics(join(dir, PASS_METRICS_FILE)) ?? null;
 }
 
 export async function passMetricsCached(ctx: PipelineContext): Promise<boolean> {

@@ -19,6 +19,7 @@ import {
 import { checkpointDetailSchema, pairSummarySchema } from './checkpoint-schemas.ts';
 import { blockSchema, exportDtypeSchema, logLevelSchema, pathSchema, requestIdSchema, stageSchema } from './common-schemas.ts';
 import { expertMetricsSchema } from './expert-schemas.ts';
+import { passMetricsSchema } from './pass-schemas.ts';
 import { exportSummarySchema, projectFileSchema, projectStateSchema } from './project-schemas.ts';
 import { analysisSettingsSchema, craneSettingsSchema, granularitySchema, mergeMethodSchema, strengthSchema } from './settings-schemas.ts';
 
@@ -53,6 +54,8 @@ export const REQUESTS = {
   getGateMetrics: request(z.strictObject({ granularity: granularitySchema }), gateMetricsSchema),
   /** The layer × expert views of an MoE analysis (expert-schemas.ts); null for a model without routed experts. */
   getExpertMetrics: request(none, expertMetricsSchema.nullable()),
+  /** A looped model's per-pass sums and spectra (pass-schemas.ts); null for a model without a loop. */
+  getPassMetrics: request(none, passMetricsSchema.nullable()),
   /** Instant: first-order ΔL at these settings and along `alphas`. */
   preview: request(z.strictObject({ settings: craneSettingsSchema, alphas: z.array(strengthSchema).max(1024) }), previewSchema),
   spectrum: request(

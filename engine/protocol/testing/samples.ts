@@ -47,6 +47,7 @@ export const SAMPLE_PARAMS: { readonly [K in RequestName]: Params<K> } = {
   openReferenceRun: { projectDir: '/p', source: '/runs/qwen3-30b', projectors: null, projectorsLinattn: null },
   getGateMetrics: { granularity: 'fine' },
   getExpertMetrics: {},
+  getPassMetrics: {},
   preview: { settings: SETTINGS, alphas: [0, 0.25, 0.5] },
   spectrum: { layer: 1, key: 'ffn_input', tau: 0.03, steepness: 153 },
   inspectLayer: { block: { layer: 0, group: 'gate.17' }, method: { method: 'dare', lambda: 0.3, dropProbability: 0.9, seed: 1 }, bins: 64, mapSize: 128 },
@@ -82,6 +83,11 @@ export const SAMPLE_RESULTS: { readonly [K in RequestName]: Result<K> } = {
   getExpertMetrics: {
     layers: 2, experts: 4, expertsPerToken: 2, gate: matrix(2, 4), sumReasoning: matrix(2, 4), sumAgent: matrix(2, 4), conflictShare: matrix(2, 4), relativeDelta: matrix(2, 4),
     routing: { reasoning: { tokens: 30, routed: matrix(2, 4), meanProbability: matrix(2, 4) }, agent: null, format: null },
+  },
+  getPassMetrics: {
+    passes: 2, layers: 1,
+    blocks: [0, 1].map((pass) => ({ pass, layer: 0, group: 'ffn', block: null, count: 12, sumReasoning: 0.01 - pass * 0.02, sumAgent: 0.003, positive: 0.002, conflictShare: 0.25 })),
+    spectra: [null, 0, 1].map((pass) => ({ layer: 0, key: 'ffn_input' as const, pass, sigma: [3, 1.5] })),
   },
   preview: {
     deltaLossReasoning: -0.12,
