@@ -9,6 +9,7 @@
  * there. Hosts open a start-up project (the demo pair's) with `session.open(dir)`.
  */
 import { analyzeHandler } from './analyze-handler.ts';
+import { builtinPairsHandler } from './builtin-pairs-handler.ts';
 import { withCheckpointDirs } from './checkpoint-dirs.ts';
 import { checkpointSummary, tensorRows } from './checkpoint-views.ts';
 import { EngineSession } from './engine-session.ts';
@@ -17,6 +18,7 @@ import { passMetricsHandler } from './pass-metrics-handler.ts';
 import { exportHandler } from './export-handler.ts';
 import { gateMetricsHandler } from './gate-metrics-handler.ts';
 import { inspectLayerHandler } from './inspect-layer-handler.ts';
+import { listDirectoriesHandler } from './list-directories-handler.ts';
 import { openPairHandler } from './open-pair-handler.ts';
 import { previewHandler } from './preview-handler.ts';
 import { projectHandlers } from './project-handlers.ts';
@@ -37,8 +39,10 @@ export function createEngineHandlers(options: EngineHandlerOptions = {}): Handle
     ping: async () => ({ protocolVersion: PROTOCOL_VERSION, now: Date.now() }),
     inspectCheckpoint: ({ dir }) =>
       withCheckpointDirs([dir], async ([checkpoint]) => ({ summary: checkpointSummary(checkpoint), tensors: tensorRows(checkpoint) })),
+    listDirectories: listDirectoriesHandler(session, options.dataDir ?? null),
     openPair: openPairHandler(session, options.dataDir ?? null),
     ...projectHandlers(session),
+    listBuiltinPairs: builtinPairsHandler(options.dataDir ?? null),
     analyze: analyzeHandler(session),
     openReferenceRun: referenceRunHandler(session),
     getGateMetrics: gateMetricsHandler(session),

@@ -1,8 +1,9 @@
 /**
- * The project the studio opens when nothing else is asked for: the built-in demo pair with its
- * calibration sets, kept under the host's data folder so its analysis cache survives restarts.
+ * The project of a built-in demo pair (builtin-pairs.ts; the dense one is what the studio opens
+ * when nothing else is asked for): the pair, its shared base when built, and its calibration
+ * sets, kept under the host's data folder so its analysis cache survives restarts.
  *
- *   ensureDemoProject(dataDir, demo?) → project folder, or null when the demo pair is not built
+ *   ensureDemoProject(dataDir, demo?, name?) → project folder, or null when the pair is not built
  *
  * Token budgets are the demo's, not the paper's: its answers are at most ~100 tokens (the demo
  * evaluation decodes 96), and 8192-token budgets would only make a never-stopping decode slow.
@@ -28,15 +29,17 @@ export function demoAnalysisSettings(demo: ReturnType<typeof demoPaths>): Analys
   };
 }
 
-export async function ensureDemoProject(dataDir: string, demo = demoPaths()): Promise<string | null> {
-  const built = await Promise.all([demo.instruct, demo.thinking].map((d) => access(join(d, 'config.json')).then(() => true, () => false)));
+const isBuilt = (checkpoint: string) => access(join(checkpoint, 'config.json')).then(() => true, () => false);
+
+export async function ensureDemoProject(dataDir: string, demo = demoPaths(), name = DEMO_PROJECT_NAME): Promise<string | null> {
+  const built = await Promise.all([demo.instruct, demo.thinking].map(isBuilt));
   if (built.includes(false)) return null;
-  const dir = join(dataDir, 'projects', DEMO_PROJECT_NAME);
-  const pair = { instruct: demo.instruct, thinking: demo.thinking };
+  const dir = join(dataDir, 'projects', name);
+  const pair = { instruct: demo.instruct, thinking: demo.thinking, base: (await isBuilt(demo.base)) ? demo.base : null };
   const analysis = demoAnalysisSettings(demo);
   const existing = await readProjectFile(dir).catch(() => null);
   const project = existing === null
-    ? { ...newProject(pair), analysis }
+    ? { ...newProject(pair), ...pair, analysis }
     : { ...existing, ...pair, analysis: existing.analysis === null ? analysis : { ...existing.analysis, calibration: analysis.calibration } };
   // Made owner-only, like every project folder: nobody else may plant a project or a cache in it.
   await saveProjectFolder(dir, project);

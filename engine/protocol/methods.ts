@@ -17,10 +17,11 @@ import {
   verifyResultSchema,
 } from './analysis-schemas.ts';
 import { checkpointDetailSchema, pairSummarySchema } from './checkpoint-schemas.ts';
+import { directoryListingSchema } from './directory-schemas.ts';
 import { blockSchema, exportDtypeSchema, logLevelSchema, pathSchema, requestIdSchema, stageSchema } from './common-schemas.ts';
 import { expertMetricsSchema } from './expert-schemas.ts';
 import { passMetricsSchema } from './pass-schemas.ts';
-import { exportSummarySchema, projectFileSchema, projectStateSchema } from './project-schemas.ts';
+import { builtinProjectSchema, exportSummarySchema, projectFileSchema, projectStateSchema } from './project-schemas.ts';
 import { analysisSettingsSchema, craneSettingsSchema, granularitySchema, mergeMethodSchema, strengthSchema } from './settings-schemas.ts';
 
 /** Bumped on any incompatible change to this map; ping reports it. */
@@ -34,12 +35,16 @@ export const REQUESTS = {
   /** Aborts the signal of a request in flight on this connection; false if it already ended. */
   cancel: request(z.strictObject({ requestId: requestIdSchema }), z.strictObject({ cancelled: z.boolean() })),
   inspectCheckpoint: request(z.strictObject({ dir: pathSchema }), checkpointDetailSchema),
+  /** The folders inside `dir`, for completing a typed path; only inside the data folder and the open project's folders. */
+  listDirectories: request(z.strictObject({ dir: pathSchema }), directoryListingSchema),
   /** `base`: the project's optional Base checkpoint (checked against the pair); absent clears it. */
   openPair: request(z.strictObject({ instruct: pathSchema, thinking: pathSchema, base: pathSchema.optional() }), pairSummarySchema),
   openProject: request(z.strictObject({ projectDir: pathSchema }), projectStateSchema),
   /** The project open in the engine, or null before one is opened. */
   getProjectState: request(none, projectStateSchema.nullable()),
   saveProject: request(z.strictObject({ projectDir: pathSchema, project: projectFileSchema }), projectStateSchema),
+  /** The built-in pairs that are built, each prepared as a project in the host's data folder (none without one). */
+  listBuiltinPairs: request(none, z.array(builtinProjectSchema)),
   /** Runs the missing or stale stages (cached ones are reused); resumable after a cancel. */
   analyze: request(z.strictObject({ projectDir: pathSchema, settings: analysisSettingsSchema }), analysisSummarySchema),
   /**

@@ -27,6 +27,13 @@ export const projectStateSchema = z.strictObject({
   stages: z.array(stageStateSchema),
 });
 
+/** A pair that ships with the studio, as the project it opens (engine/project/builtin-pairs.ts). */
+export const builtinProjectSchema = z.strictObject({
+  name: z.string().min(1),
+  label: z.string().min(1),
+  projectDir: pathSchema,
+});
+
 export const exportSummarySchema = z.strictObject({
   outDir: pathSchema,
   files: z.array(z.string()),

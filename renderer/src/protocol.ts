@@ -47,6 +47,8 @@ export type AnalysisStage = Result<'analyze'>['stages'][number]['stage'];
 
 export type PairSummary = Result<'openPair'>;
 export type ProjectState = Result<'openProject'>;
+/** A pair that ships with the studio, as the project that opens it. */
+export type BuiltinProject = Result<'listBuiltinPairs'>[number];
 export type GateMetrics = Result<'getGateMetrics'>;
 export type Matrix = GateMetrics['gate'];
 export type Preview = Result<'preview'>;

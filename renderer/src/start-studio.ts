@@ -10,6 +10,7 @@ import { craneBridge } from './engine-link/crane-bridge.ts';
 import type { EngineConnector } from './engine-link/engine-api.ts';
 import type { AppStore } from './store/app-store.ts';
 import { bindAutosave } from './store/autosave.ts';
+import { loadBuiltinPairs } from './store/builtin-pairs.ts';
 import type { EngineActions } from './store/engine-actions.ts';
 import { bindEngineEvents } from './store/engine-events.ts';
 import { bindReactions } from './store/reactions.ts';
@@ -29,6 +30,7 @@ export function startStudio(store: AppStore, connector: EngineConnector, actions
       await api.call('ping', {});
       store.getState().setConnection({ status: 'open', message: null, retryInMs: null });
       await (reconnected ? actions.reopenProject() : actions.restoreProject());
+      await loadBuiltinPairs(store, actions);
       const bridge = connector.kind === 'electron' && !bridgeBound ? craneBridge() : undefined;
       // After the engine is up, so open requests queued by main find a connected engine.
       if (bridge !== undefined) bindBridgeCommands(bridge, store, actions);

@@ -1,4 +1,4 @@
-/** The project folder (pair, calibration sets, settings, cache): open, save (also automatic), recent. */
+/** The project folder (pair, calibration sets, settings, cache): open, save (also automatic), the built-in pairs, recent. */
 import { checkPath } from '../../lib/path-check.ts';
 import { useActions, useApp } from '../../store/app-context.tsx';
 import { SaveMarker } from '../app/SaveMarker.tsx';
@@ -26,6 +26,20 @@ export function ProjectPanel() {
       </div>
       <EngineNotice error={project.state.error} what="Project" />
       {project.state.result !== null && <p className="small muted">Open: {project.state.result.projectDir}</p>}
+      {project.builtins.length > 0 && (
+        <>
+          <h3>Built-in pairs</h3>
+          <ul className="recent">
+            {project.builtins.map((builtin) => (
+              <li key={builtin.name}>
+                <button type="button" className="link" disabled={busy} title={builtin.projectDir} onClick={() => void actions.openProject(builtin.projectDir)}>
+                  {builtin.label}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       {project.recent.length > 0 && (
         <>
           <h3>Recent</h3>

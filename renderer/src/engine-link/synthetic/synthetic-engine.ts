@@ -72,6 +72,8 @@ export class SyntheticEngine implements EngineApi {
         this.openDir = p.projectDir;
         return this.projectState(p.projectDir);
       }
+      case 'listBuiltinPairs':
+        return []; // its pairs are generated, none ship on disk
       case 'openPair': {
         const p = params as Params<'openPair'>;
         return syntheticPair(p.instruct, p.thinking, this.model.shape);
