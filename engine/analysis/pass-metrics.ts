@@ -13,14 +13,14 @@ import { writeFileAtomic } from '../io/atomic-file.ts';
 import { readJsonFile } from '../io/json-file.ts';
 import type { GateAccumulator } from '../crane/gate-accumulator.ts';
 import { z } from 'zod';
-import { passMetricsSchema, passSpectrumSchema, type PassBlock, type PassMetrics, type PassSpectrum } from '../protocol/pass-schemas.ts';
+import { passSpectrumSchema, storedPassMetricsSchema, type PassSpectrum, type StoredPassBlock, type StoredPassMetrics } from '../protocol/pass-schemas.ts';
 
 export const PASS_METRICS_FILE = 'pass-metrics.json';
 /** The projectors stage's per-pass and pooled spectra of a looped model. */
 export const PASS_SPECTRA_FILE = 'pass-spectra.json';
 const spectraSchema = z.array(passSpectrumSchema);
 
-export function passBlocks(accumulators: readonly GateAccumulator[]): PassBlock[] {
+export function passBlocks(accumulators: readonly GateAccumulator[]): StoredPassBlock[] {
   return accumulators.flatMap((accumulator, pass) =>
     accumulator.blocks().flatMap(({ id, sums }) => id.layer === null ? [] : [{
       pass,
@@ -35,13 +35,13 @@ export function passBlocks(accumulators: readonly GateAccumulator[]): PassBlock[
     }]));
 }
 
-export async function writePassMetrics(file: string, metrics: PassMetrics): Promise<void> {
-  await writeFileAtomic(file, `${JSON.stringify(passMetricsSchema.parse(metrics))}\n`);
+export async function writePassMetrics(file: string, metrics: StoredPassMetrics): Promise<void> {
+  await writeFileAtomic(file, `${JSON.stringify(storedPassMetricsSchema.parse(metrics))}\n`);
 }
 
 /** undefined when the file does not exist (a model without a loop has none). */
-export function readPassMetrics(file: string): Promise<PassMetrics | undefined> {
-  return readJsonFile(file, passMetricsSchema, 'a per-pass metrics file');
+export function readPassMetrics(file: string): Promise<StoredPassMetrics | undefined> {
+  return readJsonFile(file, storedPassMetricsSchema, 'a per-pass metrics file');
 }
 
 export async function writePassSpectra(file: string, spectra: readonly PassSpectrum[]): Promise<void> {

@@ -41,9 +41,18 @@ describe('getPassMetrics', () => {
     await analysed(h);
     const served = await call(h, 'getPassMetrics', {});
     const passes = pipelinePaths(projectPaths(h.projectDir).analysis).passes;
-    expect(served).toEqual(await readPassMetrics(join(passes, PASS_METRICS_FILE)));
+    const stored = await readPassMetrics(join(passes, PASS_METRICS_FILE));
+    expect(served?.blocks.map(({ column: _column, ...block }) => block)).toEqual(stored?.blocks);
+    expect({ ...served, blocks: [] }).toEqual({ ...stored, blocks: [] });
     expect(served?.passes).toBe(2);
     expect(new Set(served?.blocks.map((b) => b.pass))).toEqual(new Set([0, 1]));
+    // each block sits in the gate heatmap's column at its granularity, as getGateMetrics names them
+    for (const granularity of ['coarse', 'fine'] as const) {
+      const { groups } = await call(h, 'getGateMetrics', { granularity });
+      const blocks = served?.blocks.filter((b) => (b.block === null) === (granularity === 'coarse')) ?? [];
+      expect(new Set(blocks.map((b) => b.column))).toEqual(new Set(groups));
+    }
+    expect(served?.blocks.find((b) => b.group === 'ffn' && b.block === 'down')?.column).toBe('down');
     await writeFile(join(passes, STAGE_MARKER), JSON.stringify({ result: {}, version: 0 }));
     expect(await codeOf(call(h, 'getPassMetrics', {}))).toBe('not-found');
   }, 300_000);

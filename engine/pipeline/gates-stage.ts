@@ -21,7 +21,7 @@ import { computeGateTable } from '../crane/gate-scales.ts';
 import { classifyTensor, referenceGroup } from '../crane/tensor-classification.ts';
 import { taskVector } from '../crane/tensor-pair.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
-import type { PassBlock } from '../protocol/pass-schemas.ts';
+import type { StoredPassBlock } from '../protocol/pass-schemas.ts';
 import { openGradients } from './gradients-stage.ts';
 import { splitPassParts } from './pass-gradients.ts';
 import type { PipelineContext } from './pipeline-context.ts';
@@ -30,7 +30,7 @@ import { throwIfCancelled, type StageClock } from './progress.ts';
 
 export interface GatesResult {
   readonly artifacts: AnalysisArtifacts;
-  readonly passBlocks?: PassBlock[];
+  readonly passBlocks?: StoredPassBlock[];
 }
 
 export async function runGates(ctx: PipelineContext, clock: StageClock): Promise<GatesResult> {

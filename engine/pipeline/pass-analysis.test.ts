@@ -16,7 +16,7 @@ import { projectorKey } from '../crane/tensor-classification.ts';
 import { taskVector } from '../crane/tensor-pair.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
-import type { PassBlock, PassMetrics } from '../protocol/pass-schemas.ts';
+import type { StoredPassBlock, StoredPassMetrics } from '../protocol/pass-schemas.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { readSequences } from './calibration-sequences.ts';
 import { GradientStore } from './gradient-store.ts';
@@ -29,14 +29,14 @@ import { writeTinyProject, type TinyProject } from './testing/tiny-project.ts';
 let root: string;
 let project: TinyProject;
 let run: AnalysisRun;
-let metrics: PassMetrics;
+let metrics: StoredPassMetrics;
 
 beforeAll(async () => {
   await initBackend('wasm');
   root = await mkdtemp(join(tmpdir(), 'crane-passes-'));
   project = await writeTinyProject(root, { model: { loop: { numLoops: 2 } } });
   run = await runAnalysis({ ...project, outDir: join(root, 'analysis') });
-  metrics = await readPassMetrics(join(pipelinePaths(run.dir).passes, PASS_METRICS_FILE)) as PassMetrics;
+  metrics = await readPassMetrics(join(pipelinePaths(run.dir).passes, PASS_METRICS_FILE)) as StoredPassMetrics;
 }, 300_000);
 
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -50,7 +50,7 @@ describe('per-pass analysis of a looped model', () => {
       const passes = metrics.blocks.filter((b) => blockKey({ group: b.group as typeof score.id.group, block: b.block, layer: b.layer }) === blockKey(score.id));
       expect(passes.map((b) => b.pass).sort()).toEqual([0, 1]);
       expect(passes.map((b) => b.count)).toEqual([score.sums.count, score.sums.count]);
-      const [first, second] = passes as [PassBlock, PassBlock];
+      const [first, second] = passes as [StoredPassBlock, StoredPassBlock];
       const scale = Math.abs(score.sums.reasoning) + Math.abs(score.sums.agent) + 1e-12;
       // s is linear in g: Σ_pass s_pass = s_combined, up to the float32 rounding of the stored sum g_0 + g_1
       expect(Math.abs(first.sumReasoning + second.sumReasoning - score.sums.reasoning) / scale).toBeLessThan(1e-5);

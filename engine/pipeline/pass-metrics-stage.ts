@@ -18,7 +18,7 @@ import { PASS_METRICS_FILE, PASS_SPECTRA_FILE, readPassMetrics, readPassSpectra,
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import { passCount } from '../model/loop-config.ts';
-import type { PassBlock, PassMetrics } from '../protocol/pass-schemas.ts';
+import type { StoredPassBlock, StoredPassMetrics } from '../protocol/pass-schemas.ts';
 import type { PipelineSettings } from './analysis-settings.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { pipelinePaths, resultKey, type InputHashes, type PipelineRecord } from './pipeline-folder.ts';
@@ -36,7 +36,7 @@ function keyOf(inputs: InputHashes, settings: PipelineSettings): StageKey {
 }
 
 /** A marker of another key means an analysis from before the per-pass metrics (or of other inputs): analyze again. */
-export async function readCurrentPassMetrics(analysisDir: string, record: PipelineRecord): Promise<PassMetrics | null> {
+export async function readCurrentPassMetrics(analysisDir: string, record: PipelineRecord): Promise<StoredPassMetrics | null> {
   const dir = pipelinePaths(analysisDir).passes;
   const status = await stageStatus(dir, keyOf(record.inputs, record.settings));
   if (status.state === 'missing') return null;
@@ -49,7 +49,7 @@ export async function passMetricsCached(ctx: PipelineContext): Promise<boolean> 
   return key === undefined || (await stageStatus(ctx.paths.passes, key)).state === 'cached';
 }
 
-export async function writePassMetricsStage(ctx: PipelineContext, blocks: PassBlock[] | undefined): Promise<void> {
+export async function writePassMetricsStage(ctx: PipelineContext, blocks: StoredPassBlock[] | undefined): Promise<void> {
   const key = passMetricsKey(ctx);
   if (key === undefined) return;
   if (blocks === undefined) throw new Error('internal: a looped model\'s gates stage gave no per-pass sums');

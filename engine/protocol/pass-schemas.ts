@@ -24,7 +24,12 @@ export const passBlockSchema = z.strictObject({
   positive: z.number(),
   /** Share of this pass's first-order mass on coordinates where its s_R and s_A have opposite signs. */
   conflictShare: z.number().min(0).max(1),
+  /** The gate heatmap's column of the block (getGateMetrics' group name at the block's granularity: coarse when `block` is null). */
+  column: z.string().min(1),
 });
+
+/** A block as the pipeline stores it: the columns are the handler's (they depend on the whole gate table). */
+export const storedPassBlockSchema = passBlockSchema.omit({ column: true });
 
 /** σ of the Gram matrix of one layer's format activations: one pass's rows, or every pass's (pass null: what GSP uses). */
 export const passSpectrumSchema = z.strictObject({
@@ -41,6 +46,10 @@ export const passMetricsSchema = z.strictObject({
   spectra: z.array(passSpectrumSchema),
 });
 
+export const storedPassMetricsSchema = passMetricsSchema.extend({ blocks: z.array(storedPassBlockSchema) });
+
 export type PassBlock = z.infer<typeof passBlockSchema>;
+export type StoredPassBlock = z.infer<typeof storedPassBlockSchema>;
+export type StoredPassMetrics = z.infer<typeof storedPassMetricsSchema>;
 export type PassSpectrum = z.infer<typeof passSpectrumSchema>;
 export type PassMetrics = z.infer<typeof passMetricsSchema>;

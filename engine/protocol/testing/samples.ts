@@ -90,7 +90,7 @@ export const SAMPLE_RESULTS: { readonly [K in RequestName]: Result<K> } = {
   },
   getPassMetrics: {
     passes: 2, layers: 1,
-    blocks: [0, 1].map((pass) => ({ pass, layer: 0, group: 'ffn', block: null, count: 12, sumReasoning: 0.01 - pass * 0.02, sumAgent: 0.003, positive: 0.002, conflictShare: 0.25 })),
+    blocks: [0, 1].map((pass) => ({ pass, layer: 0, group: 'ffn', block: null, count: 12, sumReasoning: 0.01 - pass * 0.02, sumAgent: 0.003, positive: 0.002, conflictShare: 0.25, column: 'ffn' })),
     spectra: [null, 0, 1].map((pass) => ({ layer: 0, key: 'ffn_input' as const, pass, sigma: [3, 1.5] })),
   },
   preview: {
