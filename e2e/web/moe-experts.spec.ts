@@ -13,9 +13,9 @@ import { collectPageErrors } from '../support/console-errors.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
 import { demoProjectDir, screenshot, serveDataDir } from '../support/studio-server.ts';
 
-let server: ServeProcess;
-let dataDir: string;
-let projectDir: string;
+let server: ServeProcess | undefined;
+let dataDir = '';
+let projectDir = '';
 
 test.beforeAll(async () => {
   test.setTimeout(10 * 60_000);
@@ -24,14 +24,20 @@ test.beforeAll(async () => {
 });
 
 test.afterAll(async () => {
-  await server.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await server?.stop();
+  if (dataDir !== '') rmSync(dataDir, { recursive: true, force: true });
 });
+
+/** The studio's address; the server exists once beforeAll has run. */
+const studioUrl = (): string => {
+  if (server === undefined) throw new Error('no studio server: beforeAll failed');
+  return server.url;
+};
 
 const tab = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
 
 async function openMoeProject(page: Page): Promise<void> {
-  await page.goto(server.url);
+  await page.goto(studioUrl());
   await tab(page, 'Pair & project').click();
   await page.getByLabel('Project folder').fill(projectDir);
   await page.getByRole('button', { name: 'Open project' }).click();
@@ -64,7 +70,17 @@ test('the heatmap shows layer × expert from the analysis, with routing per cali
 
   await page.getByRole('combobox', { name: 'Expert metric' }).selectOption('gate');
   await expect(map).toHaveAttribute('aria-label', /^S per expert heatmap/);
+  await page.getByRole('checkbox', { name: 'Values in cells' }).check();
+  // Expert 5 of layer 2 set by hand in the grid: the block editor shows the override.
+  await page.mouse.dblclick(box.x + 92 + plotWidth * (2.5 / TINY_MOE.layers), box.y + 4 + rowHeight * 5.5);
+  const field = page.getByRole('spinbutton', { name: 'Gate S of layer 2 · expert 5' });
+  await field.fill('0.5');
+  await field.press('Enter');
+  await page.mouse.click(box.x + 92 + plotWidth * (2.5 / TINY_MOE.layers), box.y + 4 + rowHeight * 5.5);
+  await expect(page.getByTestId('override-editor')).toContainText('Block: layer 2 · expert.5');
+  await expect(page.getByRole('checkbox', { name: 'Override gate' })).toBeChecked();
   await page.mouse.click(box.x + 92 + plotWidth * (1.5 / TINY_MOE.layers), box.y + 4 + rowHeight * 3.5);
+  await expect(page.getByTestId('override-editor')).toContainText(/Computed S_CTG = \d/);
   await screenshot(page, 'moe-experts', 'experts-03-gate');
 
   await page.getByRole('button', { name: 'Compare layer 1 · expert.3 side by side' }).click();
