@@ -2,7 +2,7 @@
  * `npm run bench:export`: the engine's export against `cp` of the same bytes and against a plain
  * numpy memmap merge of the same pair, wall time, CPU time and peak RSS of each, in one run.
  *
- *   npm run bench:export -- [--pair DIR] [--layers 2]
+ *   npm run bench:export -- [--pair DIR] [--layers 2] [--before REV]
  *
  * DIR holds instruct/ and thinking/ (BF16 safetensors); without it, tools/qwen3-tiny-pair.ts
  * writes a Qwen3-0.6B-shaped pair (real 151,936-row embedding and lm_head) cut to --layers into
@@ -12,10 +12,15 @@
  * `crane merge --method crane --no-gate --no-gsp` (thresholding, no analysis needed). Each runs
  * as its own process measured by the helper (getrusage of the child), and the engine's task
  * arithmetic output is compared value by value with numpy's.
+ *
+ * --before REV also runs both engine rows with the engine as it was at commit REV (its tree
+ * extracted by `git archive` into the temp folder, sharing this node_modules), in the same run
+ * and on the same warm pair, and compares that task arithmetic output with today's bit for bit:
+ * before/after figures of an export change measured under one machine load.
  */
 import { execFileSync } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -25,7 +30,8 @@ import { Checkpoint } from '../engine/io/checkpoint.ts';
 
 const PYTHON = '/usr/bin/python3';
 const HELPER = join(import.meta.dirname, 'bench_export_helper.py');
-const CRANE = join(import.meta.dirname, '..', 'bin', 'crane.mjs');
+const REPOSITORY = join(import.meta.dirname, '..');
+const CRANE = join(REPOSITORY, 'bin', 'crane.mjs');
 const LAMBDA = '0.3';
 
 interface Usage {
@@ -34,7 +40,7 @@ interface Usage {
   readonly max_rss_bytes: number;
 }
 
-const { values } = parseArgs({ options: { pair: { type: 'string' }, layers: { type: 'string', default: '2' } } });
+const { values } = parseArgs({ options: { pair: { type: 'string' }, layers: { type: 'string', default: '2' }, before: { type: 'string' } } });
 const root = await mkdtemp(join(tmpdir(), 'crane-bench-export-'));
 
 function measure(command: readonly string[]): Usage {
@@ -53,6 +59,19 @@ async function warm(dir: string): Promise<number> {
     await pipeline(createReadStream(file), new Writable({ write: (_chunk, _encoding, done) => done() }));
   }
   return bytes;
+}
+
+/** bin/crane.mjs of the engine at commit `rev`: its tree extracted into the temp folder, this checkout's node_modules linked in. */
+async function craneAt(rev: string): Promise<string> {
+  const dir = join(root, `engine-${rev}`);
+  await mkdir(dir);
+  execFileSync('sh', ['-c', 'git -C "$0" archive "$1" | tar -x -C "$2"', REPOSITORY, rev, dir]);
+  await symlink(join(REPOSITORY, 'node_modules'), join(dir, 'node_modules'));
+  return join(dir, 'bin', 'crane.mjs');
+}
+
+function compare(left: string, right: string): { tensors: number; values: number; differing: number } {
+  return JSON.parse(execFileSync(PYTHON, [HELPER, 'compare', left, right], { encoding: 'utf8' }).trim()) as { tensors: number; values: number; differing: number };
 }
 
 async function largestTensorF32Bytes(dir: string): Promise<number> {
@@ -80,19 +99,27 @@ try {
   };
   await run('cp -r', join(root, 'cp'), ['cp', '-r', instruct, join(root, 'cp')]);
   await run('numpy memmap task arithmetic', join(root, 'numpy'), [PYTHON, HELPER, 'merge', instruct, thinking, join(root, 'numpy'), LAMBDA], true);
-  await run('engine task arithmetic', join(root, 'engine'), [process.execPath, CRANE, 'merge', instruct, thinking, '--out', join(root, 'engine'), '--method', 'task_arithmetic', '--alpha', LAMBDA], true);
-  await run('engine crane (no gate, no GSP)', join(root, 'crane'), [process.execPath, CRANE, 'merge', instruct, thinking, '--out', join(root, 'crane'), '--method', 'crane', '--no-gate', '--no-gsp']);
-  const agreement = JSON.parse(execFileSync(PYTHON, [HELPER, 'compare', join(root, 'engine'), join(root, 'numpy')], { encoding: 'utf8' }).trim()) as { tensors: number; values: number; differing: number };
+  const engines = values.before === undefined ? [{ label: '', crane: CRANE }] : [{ label: ` @${values.before}`, crane: await craneAt(values.before) }, { label: ' now', crane: CRANE }];
+  for (const { label, crane } of engines) {
+    await run(`engine task arithmetic${label}`, join(root, `engine${label}`), [process.execPath, crane, 'merge', instruct, thinking, '--out', join(root, `engine${label}`), '--method', 'task_arithmetic', '--alpha', LAMBDA], true);
+    await run(`engine crane (no gate, no GSP)${label}`, join(root, 'crane'), [process.execPath, crane, 'merge', instruct, thinking, '--out', join(root, 'crane'), '--method', 'crane', '--no-gate', '--no-gsp']);
+  }
+  const latest = join(root, `engine${(engines.at(-1) as { label: string }).label}`);
+  const agreement = compare(latest, join(root, 'numpy'));
 
   const mb = (b: number) => (b / 2 ** 20).toFixed(0);
   const base = (name: string) => (runs.find((r) => r.name === name) as { usage: Usage }).usage;
   const [cp, numpy] = [base('cp -r'), base('numpy memmap task arithmetic')];
   console.log(`pair      ${pair} (${mb(bytes)} MiB per checkpoint, largest tensor ${mb(largest)} MiB as f32), page cache warm`);
-  console.log(`${'run'.padEnd(32)}${'wall s'.padStart(8)}${'CPU s'.padStart(8)}${'MiB/s'.padStart(8)}${'peak RSS MiB'.padStart(14)}${'wall/numpy'.padStart(12)}${'wall/cp'.padStart(9)}${'RSS/largest'.padStart(13)}`);
+  console.log(`${'run'.padEnd(40)}${'wall s'.padStart(8)}${'CPU s'.padStart(8)}${'MiB/s'.padStart(8)}${'peak RSS MiB'.padStart(14)}${'wall/numpy'.padStart(12)}${'wall/cp'.padStart(9)}${'RSS/largest'.padStart(13)}`);
   for (const { name, usage } of runs) {
-    console.log(`${name.padEnd(32)}${usage.wall_s.toFixed(2).padStart(8)}${usage.cpu_s.toFixed(2).padStart(8)}${(bytes / 2 ** 20 / usage.wall_s).toFixed(0).padStart(8)}${mb(usage.max_rss_bytes).padStart(14)}${(usage.wall_s / numpy.wall_s).toFixed(2).padStart(12)}${(usage.wall_s / cp.wall_s).toFixed(2).padStart(9)}${(usage.max_rss_bytes / largest).toFixed(2).padStart(13)}`);
+    console.log(`${name.padEnd(40)}${usage.wall_s.toFixed(2).padStart(8)}${usage.cpu_s.toFixed(2).padStart(8)}${(bytes / 2 ** 20 / usage.wall_s).toFixed(0).padStart(8)}${mb(usage.max_rss_bytes).padStart(14)}${(usage.wall_s / numpy.wall_s).toFixed(2).padStart(12)}${(usage.wall_s / cp.wall_s).toFixed(2).padStart(9)}${(usage.max_rss_bytes / largest).toFixed(2).padStart(13)}`);
   }
   console.log(`agreement engine vs numpy task arithmetic: ${agreement.differing} of ${agreement.values} BF16 values differ over ${agreement.tensors} tensors`);
+  if (values.before !== undefined) {
+    const same = compare(latest, join(root, `engine @${values.before}`));
+    console.log(`task arithmetic now vs @${values.before}: ${same.differing} of ${same.values} BF16 values differ over ${same.tensors} tensors`);
+  }
 } finally {
   await rm(root, { recursive: true, force: true });
 }
