@@ -1,7 +1,12 @@
-/** A folder path typed by hand (browser mode) or picked natively (Electron), checked as typed. */
+/**
+ * A folder path typed by hand (browser mode) or picked natively (Electron), checked as typed.
+ * Typing offers the folders inside the one being typed in (a datalist the browser shows under
+ * the field), listed by the engine inside the data folder and the open project's folders.
+ */
 import { useId, useState } from 'react';
 import { checkPath } from '../../lib/path-check.ts';
 import { craneBridge, type CraneBridge } from '../../engine-link/crane-bridge.ts';
+import { useFolderCompletions } from './use-folder-completions.ts';
 
 export interface PathFieldProps {
   label: string;
@@ -19,6 +24,7 @@ export function PathField({ label, value, onChange, purpose, placeholder, option
   const check = checkPath(value);
   const bridge = craneBridge();
   const showError = touched && !check.ok && !(optional && value.trim() === '');
+  const folders = useFolderCompletions(value);
   return (
     <div className="path-field">
       <label htmlFor={id}>{label}</label>
@@ -29,11 +35,17 @@ export function PathField({ label, value, onChange, purpose, placeholder, option
           spellCheck={false}
           value={value}
           placeholder={placeholder ?? '/absolute/path/to/folder'}
+          list={`${id}-folders`}
           aria-invalid={showError}
           aria-describedby={showError ? `${id}-error` : undefined}
           onChange={(e) => onChange(e.currentTarget.value)}
           onBlur={() => setTouched(true)}
         />
+        <datalist id={`${id}-folders`} data-testid="folder-completions">
+          {folders.map((folder) => (
+            <option key={folder} value={folder} />
+          ))}
+        </datalist>
         {bridge !== undefined && (
           <button type="button" onClick={() => void bridge.pickDirectory(purpose).then((dir) => dir !== null && onChange(dir))}>
             Browse…
