@@ -10,6 +10,7 @@ import { createExportSlice, type ExportSlice } from './export-slice.ts';
 import { createGatesSlice, type GatesSlice } from './gates-slice.ts';
 import { createMethodsSlice, type MethodsSlice } from './methods-slice.ts';
 import { createPairSlice, type PairSlice } from './pair-slice.ts';
+import { createPassesSlice, type PassesSlice } from './passes-slice.ts';
 import { createPreviewSlice, type PreviewSlice } from './preview-slice.ts';
 import { createSelectionSlice, type SelectionSlice } from './selection-slice.ts';
 import { createSettingsSlice, type SettingsSlice } from './settings-slice.ts';
@@ -22,6 +23,7 @@ export type AppState = ConnectionSlice &
   SettingsSlice &
   GatesSlice &
   ExpertsSlice &
+  PassesSlice &
   PreviewSlice &
   SelectionSlice &
   SideBySideSlice &
@@ -39,6 +41,7 @@ export function createAppStore(): AppStore {
     ...createSettingsSlice(...a),
     ...createGatesSlice(...a),
     ...createExpertsSlice(...a),
+    ...createPassesSlice(...a),
     ...createPreviewSlice(...a),
     ...createSelectionSlice(...a),
     ...createSideBySideSlice(...a),

@@ -233,6 +233,7 @@ export class EngineActions {
       this.store.getState().setGateMetrics(ready(metrics));
       this.requestPreview();
       void this.loadExpertMetrics();
+      void this.loadPassMetrics();
     } catch (error) {
       this.store.getState().setGateMetrics(failed(this.store.getState().gates.metrics, toErrorInfo(error)));
     }
@@ -246,6 +247,17 @@ export class EngineActions {
       this.store.getState().setExpertMetrics(ready(await this.run('getExpertMetrics', {})));
     } catch (error) {
       this.store.getState().setExpertMetrics(failed(this.store.getState().experts.metrics, toErrorInfo(error)));
+    }
+  }
+
+  /** A looped model's per-pass views; null (no pass switch) for a model without a loop. */
+  async loadPassMetrics(): Promise<void> {
+    const s = this.store.getState();
+    s.setPassMetrics(loading(s.passes.metrics));
+    try {
+      this.store.getState().setPassMetrics(ready(await this.run('getPassMetrics', {})));
+    } catch (error) {
+      this.store.getState().setPassMetrics(failed(this.store.getState().passes.metrics, toErrorInfo(error)));
     }
   }
 

@@ -9,6 +9,7 @@ import { idle } from './slice.ts';
 export function clearProjectResults(s: AppState): void {
   s.setGateMetrics(idle());
   s.setExpertMetrics(idle());
+  s.setPassMetrics(idle());
   s.setPreview(idle());
   s.setSpectrum(idle());
   s.select(null);

@@ -6,6 +6,7 @@ import { SegmentedRadio } from '../common/SegmentedRadio.tsx';
 import { ExpertsPanelBody } from './ExpertsPanelBody.tsx';
 import { GateHeatmap } from './GateHeatmap.tsx';
 import { MetricSwitch } from './MetricSwitch.tsx';
+import { PassSwitch } from './PassSwitch.tsx';
 
 const VIEWS = [
   { value: 'blocks', label: 'Layer × block' },
@@ -43,7 +44,10 @@ export function HeatmapPanel() {
             </select>
           </label>
         ) : (
-          <MetricSwitch value={metric} onChange={setMetric} />
+          <>
+            <MetricSwitch value={metric} onChange={setMetric} />
+            <PassSwitch />
+          </>
         )}
       </header>
       <EngineNotice error={metrics.error} what="Gate metrics" />

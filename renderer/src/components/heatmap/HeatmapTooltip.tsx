@@ -10,10 +10,11 @@ export function HeatmapTooltip({ cell, layout, metric, scrollTop }: { cell: Cell
   const gates = useApp((s) => s.gates);
   const settings = useApp((s) => s.settings);
   const preview = useApp((s) => s.preview);
+  const passes = useApp((s) => s.passes);
   const group = gates.metrics.result?.groups[cell.groupIndex];
   if (group === undefined) return null;
   const override = describeMark(overrideMarks(settings.current.overrides, [group], Infinity).find((m) => m.cell.layer === cell.layer), formatNumber);
-  const state = { gates, settings, preview };
+  const state = { gates, settings, preview, passes };
   const rows = [metric, ...HEATMAP_METRICS.map((m) => m.id).filter((m) => m !== metric)].map((id) => {
     const matrix = metricMatrix(state, id);
     return { id, label: HEATMAP_METRICS.find((m) => m.id === id)?.label ?? id, value: matrix === null ? NaN : matrixValue(matrix, cell) };

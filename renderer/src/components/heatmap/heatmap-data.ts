@@ -7,6 +7,7 @@ import { scaleFor, type ColorScale } from '../../lib/color-scale.ts';
 import type { Matrix } from '../../protocol.ts';
 import type { AppState } from '../../store/app-store.ts';
 import { HEATMAP_METRICS, type HeatmapMetric } from '../../store/gates-slice.ts';
+import { passMatrix } from './pass-data.ts';
 
 export interface HeatmapData {
   readonly matrix: Matrix;
@@ -14,7 +15,8 @@ export interface HeatmapData {
   readonly scale: ColorScale;
 }
 
-export type HeatmapInputs = Pick<AppState, 'gates' | 'settings' | 'preview'>;
+/** `passes`: a looped model's pass view (pass-data.ts); absent or 'combined' shows the combined gradient. */
+export type HeatmapInputs = Pick<AppState, 'gates' | 'settings' | 'preview'> & Partial<Pick<AppState, 'passes'>>;
 
 export function metricMatrix(state: HeatmapInputs, metric: HeatmapMetric): Matrix | null {
   const metrics = state.gates.metrics.result;
@@ -26,8 +28,10 @@ export function metricMatrix(state: HeatmapInputs, metric: HeatmapMetric): Matri
       const retained = state.preview.result?.retainedNorm;
       return retained !== undefined && retained.rows === metrics.gate.rows && retained.cols === metrics.gate.cols ? retained : null;
     }
-    default:
-      return metrics[metric];
+    default: {
+      const passes = state.passes?.metrics.result;
+      return (passes === null || passes === undefined ? null : passMatrix(metrics, passes, state.passes?.view ?? 'combined', metric)) ?? metrics[metric];
+    }
   }
 }
 

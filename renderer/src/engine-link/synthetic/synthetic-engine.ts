@@ -89,6 +89,8 @@ export class SyntheticEngine implements EngineApi {
       case 'getExpertMetrics':
         this.requireAnalysis();
         return syntheticExpertMetrics(this.model.shape, this.model.gateMetrics('fine'));
+      case 'getPassMetrics':
+        return null; // its models have no loop
       case 'preview': {
         this.requireAnalysis();
         const p = params as Params<'preview'>;
