@@ -83,11 +83,12 @@ function syntheticCurvature(): PreviewCurvature {
   const vector = () => Array.from({ length: size }, () => random() - 0.5);
   return {
     basis: { keepQuantile: 0.5, tau: 0.03, steepness: defaultSteepness(0.03), threshold: true, gsp: true },
-    anchorSpecial: { thinkRows: 0.8, lmHeadScale: 0.03 },
+    anchorSpecial: { thinkRows: 0.8, lmHeadScale: 0.03, routerAlphaFraction: 1 / 3 },
     directions,
     epsilon: new Array<number>(size).fill(0.25),
     firstOrder: { reasoning: vector(), agent: vector() },
     hessian: { reasoning: symmetric(), agent: symmetric() },
+    routers: [],
     anchors: [{ alpha: 0.25, measured: { reasoning: -0.5, agent: 1e-4 } }, { alpha: 1, measured: { reasoning: -1.5, agent: 0.1 } }],
     split: 'train',
   };

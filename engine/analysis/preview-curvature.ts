@@ -1,7 +1,8 @@
 /**
  * What the analysis measured beyond first order, for the preview: per edit direction Δ_b
- * (crane/edit-directions.ts) the gradients g_K·Δ_b, the curvature Δ_bᵀH_KΔ_b' and a few losses
- * measured at real edits to say where the quadratic model holds.
+ * (crane/edit-directions.ts) the gradients g_K·Δ_b, the curvature Δ_bᵀH_KΔ_b', the routers'
+ * gradient products (preview-router.ts) and a few losses measured at real edits to say where the
+ * quadratic model holds.
  *
  *   await writeCurvatureFile(path, curvature)
  *   await readCurvatureFile(path) → PreviewCurvature | undefined (missing file)
@@ -31,7 +32,7 @@ const curvatureSchema = z
   .strictObject({
     basis: basisSchema,
     /** The special-tensor strengths the anchors were measured at (every other setting: `basis`, the gate on, no overrides). */
-    anchorSpecial: z.strictObject({ thinkRows: z.number(), lmHeadScale: z.number() }),
+    anchorSpecial: z.strictObject({ thinkRows: z.number(), lmHeadScale: z.number(), routerAlphaFraction: z.number() }),
     directions: z.array(z.strictObject({
       key: z.string(),
       group: z.enum(['attention', 'ffn', 'expert', 'shared_expert', 'linear_attn', 'norm', 'other', 'final_norm', 'embed_think', 'lm_head_think', 'lm_head_blend']),
@@ -43,6 +44,14 @@ const curvatureSchema = z
     firstOrder: matrixPair,
     /** Δ_bᵀ H_K Δ_b', row-major B×B, symmetric. */
     hessian: matrixPair,
+    /** Per router (MoE models): what its SLERP's first order needs (preview-router.ts). */
+    routers: z.array(z.strictObject({
+      name: z.string(),
+      shape: z.array(z.number().int().nonnegative()).readonly(),
+      products: z.strictObject({ dot: z.number(), normI: z.number().nonnegative(), normT: z.number().nonnegative() }),
+      gradThetaI: lossPair,
+      gradThetaT: lossPair,
+    })),
     /** ΔL_K measured on the gradients' split at α (the rest as anchorSpecial / basis). */
     anchors: z.array(z.strictObject({ alpha: z.number(), measured: lossPair })),
     /** Which sequences the gradients, curvature and anchors are about. */

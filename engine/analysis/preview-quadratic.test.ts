@@ -45,11 +45,12 @@ function curvature(anchors: PreviewCurvature['anchors']): PreviewCurvature {
   };
   return {
     basis: { keepQuantile: 0.5, tau: defaults.tau, steepness: defaults.steepness, threshold: true, gsp: true },
-    anchorSpecial: { thinkRows: defaults.special.thinkRows, lmHeadScale: defaults.special.lmHeadScale },
+    anchorSpecial: { thinkRows: defaults.special.thinkRows, lmHeadScale: defaults.special.lmHeadScale, routerAlphaFraction: defaults.special.routerAlphaFraction },
     directions: basis.directions,
     epsilon: new Array<number>(B).fill(0.25),
     firstOrder,
     hessian: { reasoning: matrix(1.7), agent: matrix(0.3) },
+    routers: [],
     anchors,
     split: 'train',
   };

@@ -11,9 +11,10 @@
  *   ΔL_K = Σ_entries α·S·(g_K·U − [GSP] Σ_i w_i (g_K V_i)·(U V_i))
  * which is exactly g_K·craneDelta(...) for the crane-rule layer tensors (float rounding aside).
  * With the analysis' curvature (preview-quadratic.ts) the embedding think rows, lm_head and the
- * final norm add their first-order terms and every direction its share of ½ cᵀMc. Routers are
- * not covered (see crane/edit-directions.ts). Along α the total is a parabola, so the curve is
- * three numbers per loss. `breakdown` splits the total by tensor group: its terms sum to it.
+ * final norm add their first-order terms and every direction its share of ½ cᵀMc, and on MoE
+ * models the routers their SLERP's first order (preview-router.ts; no curvature term). Along α
+ * the total is a parabola plus the routers' term, so the curve is three numbers per loss and the
+ * routers' products. `breakdown` splits the total by tensor group: its terms sum to it.
  * The curvature was measured along the directions at the analysis' q/τ/k/toggles: at others
  * the second-order terms are `stale` (named in `curvature.staleReasons`), the rest exact.
  * `range` compares the model with the losses measured at analysis time (preview-range.ts).
@@ -40,13 +41,17 @@ import type { PreviewCoefficients } from './preview-coefficients.ts';
 import type { PreviewCurvature } from './preview-curvature.ts';
 import { QuadraticTerms, type DirectionInputs, type LossTerms, type QuadraticResult } from './preview-quadratic.ts';
 import { curvatureStaleReasons, previewRange, type PreviewRange } from './preview-range.ts';
+import { routerFirstOrder, type RouterTerm } from './preview-router.ts';
 import { GRAD_A, GRAD_R, MOMENTS, NORM, RAW, THRESHOLDED } from './tensor-moments.ts';
 
-export type PreviewSettings = CraneDeltaSettings & { readonly special: Pick<SpecialTensorSettings, 'thinkRows' | 'lmHeadScale'> };
+export type PreviewSettings = CraneDeltaSettings & { readonly special: Pick<SpecialTensorSettings, 'thinkRows' | 'lmHeadScale' | 'routerAlphaFraction'> };
+
+/** The breakdown's tensor groups: the edit's directions and the routers. */
+export type PreviewGroup = EditGroup | 'router';
 
 /** One tensor group's share of the total: first-order and curvature terms per loss. */
 export interface PreviewTerm {
-  readonly group: EditGroup;
+  readonly group: PreviewGroup;
   readonly firstOrder: LossTerms;
   readonly secondOrder: LossTerms;
 }
@@ -79,7 +84,7 @@ export interface PreviewResult {
 }
 
 /** The breakdown's order: layer groups as the heatmap lists them, then the tensors outside the layers. */
-const GROUP_ORDER: readonly EditGroup[] = ['attention', 'linear_attn', 'ffn', 'expert', 'shared_expert', 'norm', 'other', 'final_norm', 'embed_think', 'lm_head_think', 'lm_head_blend'];
+const GROUP_ORDER: readonly PreviewGroup[] = ['attention', 'linear_attn', 'ffn', 'expert', 'shared_expert', 'router', 'norm', 'other', 'final_norm', 'embed_think', 'lm_head_think', 'lm_head_blend'];
 const FINAL_NORM = classifyTensor('model.norm.weight');
 
 export const DEFAULT_CURVE_ALPHAS = Float64Array.from({ length: 21 }, (_, i) => i / 20);
@@ -101,7 +106,7 @@ export class InstantPreview {
   private readonly blockNorm: Float64Array;
   private readonly entryGroup: Int32Array;
   private readonly groupSlope: Float64Array;
-  private readonly layerGroups: ReadonlySet<EditGroup>;
+  private readonly layerGroups: ReadonlySet<PreviewGroup>;
   private readonly slotCoordinates: Float64Array;
   private readonly coarseScale: Float64Array;
   private readonly coarseCoordinates: Float64Array;
@@ -133,7 +138,7 @@ export class InstantPreview {
     this.entryProjector = Int32Array.from(coefficients.entries, (e) => (e.projector === null ? -1 : projectorKeys.indexOf(e.projector)));
     if (this.entryProjector.some((p, e) => p < 0 && coefficients.entries[e]?.projector !== null)) throw new RangeError('an entry names a projector without a spectrum');
     this.entryGroup = Int32Array.from(coefficients.entries, (e) => groupIndex(e.group));
-    this.layerGroups = new Set(Array.from(this.entryGroup, (g) => GROUP_ORDER[g] as EditGroup));
+    this.layerGroups = new Set(Array.from(this.entryGroup, (g) => GROUP_ORDER[g] as PreviewGroup));
     this.fineBlocks = [...slots.keys()];
     this.coarseBlocks = [...coarse.keys()];
     this.slotCoarse = Int32Array.from(slotCoarse);
@@ -202,13 +207,20 @@ export class InstantPreview {
     }
     const quadratic = this.quadratic?.evaluate(this.directionInputs(settings)) ?? null;
     const staleReasons = this.curvature === undefined ? [] : curvatureStaleReasons(this.curvature.basis, settings);
+    const routers = this.routers(settings.special.routerAlphaFraction);
     return {
-      ...assemble(alpha, this.groupSlope, this.layerGroups, quadratic, curveAlphas),
+      ...assemble(alpha, this.groupSlope, this.layerGroups, quadratic, routers, curveAlphas),
       blocks,
       effectiveScale,
       retainedFraction,
       curvature: this.curvature === undefined ? { state: 'absent' } : { state: staleReasons.length > 0 ? 'stale' : 'current', staleReasons },
     };
+  }
+
+  /** The routers' first order at α (null on a model without routers or without curvature). */
+  private routers(fraction: number): ((alpha: number) => LossTerms) | null {
+    const routers: readonly RouterTerm[] = this.curvature?.routers ?? [];
+    return routers.length === 0 ? null : (alpha) => routerFirstOrder(routers, alpha * fraction);
   }
 
   /** The measured anchors next to the model at their settings: computed once, on first use. */
@@ -284,18 +296,31 @@ export class InstantPreview {
 }
 
 function groupIndex(group: string): number {
-  const index = GROUP_ORDER.indexOf(group as EditGroup);
+  const index = GROUP_ORDER.indexOf(group as PreviewGroup);
   if (index < 0) throw new RangeError(`preview entry of group ${group}: only crane-rule layer groups have coefficients`);
   return index;
 }
 
 /**
- * Totals, breakdown and curve from the layer entries' per-group slopes (ΔL = α·slope) and the
- * quadratic terms. Along α: total = f0 + f1·α + q0 + q1·α + q2·α², first order = f0 + f1·α.
+ * Totals, breakdown and curve from the layer entries' per-group slopes (ΔL = α·slope), the
+ * quadratic terms and the routers' term r(α). Along α: total = f0 + f1·α + q0 + q1·α + q2·α² + r(α),
+ * first order = f0 + f1·α + r(α).
  */
-function assemble(alpha: number, groupSlope: Float64Array, layerGroups: ReadonlySet<EditGroup>, quadratic: QuadraticResult | null, alphas: Float64Array): Pick<PreviewResult, 'deltaLossReasoning' | 'deltaLossAgent' | 'firstOrder' | 'breakdown' | 'curve'> {
+function assemble(
+  alpha: number,
+  groupSlope: Float64Array,
+  layerGroups: ReadonlySet<PreviewGroup>,
+  quadratic: QuadraticResult | null,
+  routers: ((alpha: number) => LossTerms) | null,
+  alphas: Float64Array,
+): Pick<PreviewResult, 'deltaLossReasoning' | 'deltaLossAgent' | 'firstOrder' | 'breakdown' | 'curve'> {
   const breakdown: PreviewTerm[] = [];
+  const routerTerm = routers?.(alpha);
   GROUP_ORDER.forEach((group, g) => {
+    if (group === 'router') {
+      if (routerTerm !== undefined) breakdown.push({ group, firstOrder: routerTerm, secondOrder: { reasoning: 0, agent: 0 } });
+      return;
+    }
     const layerR = alpha * (groupSlope[2 * g] as number);
     const layerA = alpha * (groupSlope[2 * g + 1] as number);
     const extra = quadratic?.byGroup.get(group);
@@ -307,11 +332,13 @@ function assemble(alpha: number, groupSlope: Float64Array, layerGroups: Readonly
     });
   });
   const line = (loss: 0 | 1) => {
+    const key = loss === 0 ? 'reasoning' : 'agent';
     let slope = 0;
     for (let g = loss; g < groupSlope.length; g += 2) slope += groupSlope[g] as number;
-    const [f0, f1] = quadratic?.firstOrderLine[loss === 0 ? 'reasoning' : 'agent'] ?? [0, 0];
-    const [q0, q1, q2] = quadratic?.curvature[loss === 0 ? 'reasoning' : 'agent'] ?? [0, 0, 0];
-    return { first: (a: number) => f0 + (f1 + slope) * a, total: (a: number) => f0 + q0 + (f1 + slope + q1) * a + q2 * a * a };
+    const [f0, f1] = quadratic?.firstOrderLine[key] ?? [0, 0];
+    const [q0, q1, q2] = quadratic?.curvature[key] ?? [0, 0, 0];
+    const router = (a: number) => (a === alpha ? routerTerm?.[key] : routers?.(a)[key]) ?? 0;
+    return { first: (a: number) => f0 + (f1 + slope) * a + router(a), total: (a: number) => f0 + q0 + (f1 + slope + q1) * a + q2 * a * a + router(a) };
   };
   const [r, a] = [line(0), line(1)];
   return {

@@ -13,8 +13,8 @@
  *   - `embed.think`: the <think>/</think> embedding rows' δ, c = thinkRows;
  *   - `lm_head.think` / `lm_head.blend` (untied lm_head only): the think rows' δ, c = thinkRows;
  *     every other unprotected row's δ, c = lmHeadScale (protected rows stay θ_I).
- * Routers are not a direction: SLERP is not c·Δ, and the runtime has no MoE layer to take their
- * gradients through (tensor-classification names them, the model does not run them).
+ * Routers are not a direction: SLERP is not c·Δ. The preview takes their first order from
+ * gradient products instead (analysis/preview-router.ts).
  * The unit Δ_b go through craneDelta / editEmbedding / editLmHead themselves, so a direction is
  * exactly what the edit does to those tensors at that coefficient (f32 arithmetic).
  */

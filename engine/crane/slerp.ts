@@ -4,6 +4,7 @@
  * purpose; each reproduces its own script, so neither may stand in for the other.
  *
  *   routerSlerpInto(a, b, t, out)          CRANE's router rule over the whole (flattened) tensor
+ *   routerSlerpWeights(a·b, ‖a‖², ‖b‖², t)  its two weights (the preview's router term)
  *   baselineSlerpRows(a, b, shape, t)      the SLERP baseline, one row at a time
  *
  * Router rule: SLERP(a, b, t) = sin((1−t)θ)/sin θ · a + sin(tθ)/sin θ · b on the raw vectors,
@@ -24,18 +25,19 @@ export const BASELINE_SLERP_ZERO_NORM = 1e-8;
 
 export function routerSlerpInto(a: Float32Array, b: Float32Array, t: number, out: Float32Array): void {
   const { dot, aa, bb } = rowProducts(a, b, 0, a.length);
-  let wa = 1 - t;
-  let wb = t;
+  const [wa, wb] = routerSlerpWeights(dot, aa, bb, t);
+  for (let i = 0; i < a.length; i++) out[i] = wa * (a[i] as number) + wb * (b[i] as number);
+}
+
+/** The router rule's weights on the raw vectors from a·b, ‖a‖², ‖b‖²: SLERP(a, b, t) = wa·a + wb·b. */
+export function routerSlerpWeights(dot: number, aa: number, bb: number, t: number): [number, number] {
   if (aa > 0 && bb > 0) {
     const cos = clampCos(dot / Math.sqrt(aa * bb));
     const theta = Math.acos(cos);
     const sin = Math.sin(theta);
-    if (cos <= ROUTER_SLERP_LINEAR_ABOVE_COS && sin > 0) {
-      wa = Math.sin((1 - t) * theta) / sin;
-      wb = Math.sin(t * theta) / sin;
-    }
+    if (cos <= ROUTER_SLERP_LINEAR_ABOVE_COS && sin > 0) return [Math.sin((1 - t) * theta) / sin, Math.sin(t * theta) / sin];
   }
-  for (let i = 0; i < a.length; i++) out[i] = wa * (a[i] as number) + wb * (b[i] as number);
+  return [1 - t, t];
 }
 
 export function baselineSlerpRows(a: Float32Array, b: Float32Array, shape: readonly number[], t: number): Float32Array {

@@ -5,6 +5,7 @@
  *   editEmbedding(thetaI, thetaT, shape, tokens, special)  θ_I; <think>/</think> rows thinkRows of the way to θ_T
  *   editLmHead(thetaI, thetaT, shape, tokens, special)     θ_I + lmHeadScale·δ; protected rows θ_I; think rows θ_I + thinkRows·δ
  *   editRouter(thetaI, thetaT, shape, alpha, special)      SLERP(θ_I, θ_T, α·routerAlphaFraction) over the flattened tensor
+ *   routerEditWeights(products, shape, t)                  the (wa, wb) with editRouter = wa·θ_I + wb·θ_T (f32), from three products
  *
  * Each takes the edit's arithmetic last (settings `arith`, f32 when absent). With `reference`
  * the inputs are cast to bf16 and every blend θ_I + s·(θ_T − θ_I) rounds each op to bf16 as
@@ -25,7 +26,7 @@
 import { formatIdRanges } from '../protocol/protected-tokens.ts';
 import type { EditArithmetic, SpecialTensorSettings, TokenRows } from '../protocol/settings-schemas.ts';
 import { bf16Blend, toBf16 } from './reference-arithmetic.ts';
-import { routerSlerpInto } from './slerp.ts';
+import { routerSlerpInto, routerSlerpWeights } from './slerp.ts';
 import type { EditedValues } from './tensor-pair.ts';
 
 export function editEmbedding(
@@ -50,17 +51,27 @@ export function editLmHead(
   tokens: TokenRows,
   special: Pick<SpecialTensorSettings, 'thinkRows' | 'lmHeadScale'>,
   arith: EditArithmetic = 'f32',
+  handedOver = false,
 ): EditedValues {
   const [a, b] = inputs(thetaI, thetaT, arith);
   const blend = blendOf(arith);
   const scale = special.lmHeadScale;
-  const out = new Float32Array(a.length);
+  // Into θ_T's own array when the caller handed it over; the think rows blend from θ_T's values,
+  // so those few rows are saved first and put back before their blend.
+  const out = handedOver ? b : new Float32Array(a.length);
+  const thinkT = handedOver ? savedRows(b, shape, tokens.think) : undefined;
   for (let i = 0; i < out.length; i++) out[i] = blend(a[i] as number, b[i] as number, scale);
-  const skipped = [
-    ...blendRows(out, a, b, shape, tokens.special, 0, keep),
-    ...blendRows(out, a, b, shape, tokens.think, special.thinkRows, blend),
-  ];
-  return withSkipped(out, shape, skipped);
+  const protectedSkipped = blendRows(out, a, b, shape, tokens.special, 0, keep);
+  thinkT?.restore();
+  return withSkipped(out, shape, [...protectedSkipped, ...blendRows(out, a, b, shape, tokens.think, special.thinkRows, blend)]);
+}
+
+/** Copies of the listed rows that exist, and a way to write them back into `values`. */
+function savedRows(values: Float32Array, shape: readonly number[], rows: readonly number[]): { restore: () => void } {
+  const rowCount = shape[0] ?? 0;
+  const width = rowCount === 0 ? 0 : values.length / rowCount;
+  const copies = rows.filter((row) => Number.isInteger(row) && row >= 0 && row < rowCount).map((row) => [row, values.slice(row * width, (row + 1) * width)] as const);
+  return { restore: () => copies.forEach(([row, copy]) => values.set(copy, row * width)) };
 }
 
 export function editRouter(
@@ -79,6 +90,25 @@ export function editRouter(
   else if (shape.length === 1) for (let i = 0; i < out.length; i++) out[i] = f32Blend(a[i] as number, b[i] as number, t);
   else routerSlerpInto(a, b, t, out);
   return arith === 'reference' ? toBf16(out) : out;
+}
+
+/** θ_I·θ_T, ‖θ_I‖², ‖θ_T‖² of a router: all its edit depends on besides t and its rank. */
+export interface RouterProducts {
+  readonly dot: number;
+  readonly normI: number;
+  readonly normT: number;
+}
+
+/**
+ * editRouter's result as wa·θ_I + wb·θ_T (f32 arithmetic, up to float rounding), by the same edge
+ * rules: a zero side gives the other, a 1-D router is linear, otherwise the SLERP weights. The
+ * preview needs only the products, never the tensors.
+ */
+export function routerEditWeights(products: RouterProducts, shape: readonly number[], t: number): [number, number] {
+  if (products.normI === 0) return [0, 1];
+  if (products.normT === 0) return [1, 0];
+  if (shape.length === 1) return [1 - t, t];
+  return routerSlerpWeights(products.dot, products.normI, products.normT, t);
 }
 
 /** θ_I + s·(θ_T − θ_I) of one element, in the edit's arithmetic. */

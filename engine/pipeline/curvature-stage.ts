@@ -15,6 +15,9 @@
  * about, and for the α-independent think rows exactly the trapezoid rule of the line integral
  * to the default edit. A model with hundreds of blocks pays hundreds of passes: this stage is
  * sized for the small pairs the runtime trains and edits here, not for a 30B pair.
+ * Routers (MoE): no direction (SLERP is not c·Δ); the base pass also dots g_K with each router's
+ * θ_I and θ_T, which with θ_I·θ_T, ‖θ_I‖², ‖θ_T‖² gives the preview their SLERP's first order
+ * at any α (analysis/preview-router.ts). They are not in the curvature matrix.
  * Anchors: the default edit at α ∈ ANCHOR_ALPHAS built and measured (forward passes only), so
  * the preview can say where its model agrees with measurement (analysis/preview-range.ts).
  * Resumable: each finished pass is kept in passes.json; a rerun with the same key starts after it.
@@ -45,8 +48,8 @@ import { stageStatus, type StageKey } from './stage-store.ts';
 
 export const ANCHOR_ALPHAS = [0.25, 1] as const;
 const EPSILON_FLOOR = 0.05;
-// version 2: the default edit is taken at the analysed q (version 1 took the default q).
-const ESTIMATOR = { version: 2, method: 'forward-difference-gradients', epsilonFloor: EPSILON_FLOOR, anchors: ANCHOR_ALPHAS } as const;
+// version 2: the default edit is taken at the analysed q (version 1 took the default q); 3: router products.
+const ESTIMATOR = { version: 3, method: 'forward-difference-gradients', epsilonFloor: EPSILON_FLOOR, anchors: ANCHOR_ALPHAS } as const;
 const SETS = ['reasoning', 'agent'] as const;
 const PASSES_FILE = 'passes.json';
 
@@ -67,7 +70,8 @@ export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArti
   const sequences = await readSequences(ctx.paths.sequences);
   const batches = { reasoning: lossBatch(sequences, 'reasoning', 'train'), agent: lossBatch(sequences, 'agent', 'train') };
   const done = await PassLog.open(join(ctx.paths.curvature, PASSES_FILE));
-  const along = new DirectionalGradients(ctx.instruct, ctx.thinking, basis);
+  const routerNames = editedRouters(ctx);
+  const along = new DirectionalGradients(ctx.instruct, ctx.thinking, basis, routerNames);
   const B = basis.directions.length;
   const total = SETS.length * (B + 1) + SETS.length * (ANCHOR_ALPHAS.length + 1) / 3; // a forward pass ≈ a third of a backward one
   let finished = 0;
@@ -75,6 +79,7 @@ export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArti
 
   const firstOrder = { reasoning: [] as number[], agent: [] as number[] };
   const hessian = { reasoning: [] as number[], agent: [] as number[] };
+  const routerDots: Record<(typeof SETS)[number], Float64Array> = { reasoning: new Float64Array(), agent: new Float64Array() };
   for (const set of SETS) {
     const pass = (name: string, weights: WeightSource) => done.run(`${set}:${name}`, () => along.pass(weights, batches[set], ctx.settings.batchSequences, ctx.callbacks.signal));
     const base = await pass('base', ctx.instruct);
@@ -82,10 +87,11 @@ export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArti
     const rows: Float64Array[] = [];
     for (let b = 0; b < B; b++) {
       const moved = await pass(`${b}`, editedWeightSource(ctx.instruct, ctx.thinking, basis.edit(b, epsilon[b] as number)));
-      rows.push(moved.dots.map((d, j) => (d - (base.dots[j] as number)) / (epsilon[b] as number)));
+      rows.push(moved.dots.subarray(0, B).map((d, j) => (d - (base.dots[j] as number)) / (epsilon[b] as number)));
       step(`H_${set === 'reasoning' ? 'R' : 'A'}·Δ ${b + 1}/${B} (${(basis.directions[b] as EditDirection).key})`);
     }
-    firstOrder[set] = Array.from(base.dots);
+    firstOrder[set] = Array.from(base.dots.subarray(0, B));
+    routerDots[set] = base.dots.subarray(B);
     hessian[set] = symmetrised(rows);
   }
 
@@ -100,11 +106,12 @@ export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArti
   }
   const curvature: PreviewCurvature = {
     basis: { keepQuantile: defaults.keepQuantile, tau: defaults.tau, steepness: defaults.steepness, threshold: defaults.stages.threshold, gsp: defaults.stages.gsp },
-    anchorSpecial: { thinkRows: defaults.special.thinkRows, lmHeadScale: defaults.special.lmHeadScale },
+    anchorSpecial: { thinkRows: defaults.special.thinkRows, lmHeadScale: defaults.special.lmHeadScale, routerAlphaFraction: defaults.special.routerAlphaFraction },
     directions: basis.directions,
     epsilon,
     firstOrder,
     hessian,
+    routers: await routerTerms(ctx, routerNames, routerDots),
     anchors,
     split: 'train',
   };
@@ -116,6 +123,40 @@ export async function loadCurvature(analysisDir: string, record: Pick<PipelineRe
   const dir = pipelinePaths(analysisDir).curvature;
   if ((await stageStatus(dir, curvatureKey(record))).state !== 'cached') return undefined;
   return readCurvatureFile(join(dir, CURVATURE_FILE));
+}
+
+/** The routers the edit SLERPs: on both sides with one shape (otherwise editPair keeps θ_I). */
+function editedRouters(ctx: PipelineContext): string[] {
+  return [...ctx.instruct.tensors.keys()].filter((name) => {
+    const side = ctx.thinking.tensors.get(name);
+    return classifyTensor(name).rule === 'router' && side !== undefined && side.shape.join('x') === ctx.instruct.tensor(name).shape.join('x');
+  });
+}
+
+/** Each router's products and its base-pass dots (g·θ_I, g·θ_T per router, in `names` order). */
+async function routerTerms(ctx: PipelineContext, names: readonly string[], dots: Record<(typeof SETS)[number], Float64Array>): Promise<PreviewCurvature['routers']> {
+  const terms: PreviewCurvature['routers'] = [];
+  for (const [i, name] of names.entries()) {
+    const thetaI = await ctx.instruct.readFloat32(name);
+    const thetaT = await ctx.thinking.readFloat32(name);
+    let dot = 0, normI = 0, normT = 0;
+    for (let j = 0; j < thetaI.length; j++) {
+      const a = thetaI[j] as number;
+      const b = thetaT[j] as number;
+      dot += a * b;
+      normI += a * a;
+      normT += b * b;
+    }
+    const at = (set: (typeof SETS)[number], k: number) => dots[set][2 * i + k] ?? 0;
+    terms.push({
+      name,
+      shape: [...ctx.instruct.tensor(name).shape],
+      products: { dot, normI, normT },
+      gradThetaI: { reasoning: at('reasoning', 0), agent: at('agent', 0) },
+      gradThetaT: { reasoning: at('reasoning', 1), agent: at('agent', 1) },
+    });
+  }
+  return terms;
 }
 
 /** c_b at the default settings: what the edit the user starts from does along Δ_b. */

@@ -2,8 +2,11 @@
  * Gradients along the edit's directions, without keeping a gradient: one backward pass of a set's
  * loss at some weights, dotted with every unit direction Δ_b as the layers stream by.
  *
- *   const along = new DirectionalGradients(instruct, thinking, basis)
+ *   const along = new DirectionalGradients(instruct, thinking, basis, probes?)
  *   await along.pass(weights, batch, batchSize, signal) → { loss, dots }   dots[b] = ∇L(weights)·Δ_b
+ *
+ * `probes` are tensors (the routers, which are no direction) whose ∇L·θ_I and ∇L·θ_T are
+ * appended to dots, two per probe in the given order after the B directions.
  *
  * Head gradients are asked for too (`headGrads`), so the embedding think rows, lm_head and the
  * final norm are dotted like the layer tensors; with tied embeddings the embedding's gradient is
@@ -32,10 +35,14 @@ export class DirectionalGradients {
   private readonly cache = new Map<string, TensorDeltas>();
   private cachedBytes = 0;
 
-  constructor(private readonly instruct: Checkpoint, private readonly thinking: Checkpoint, private readonly basis: DirectionBasis) {}
+  private readonly probes: ReadonlyMap<string, number>;
+
+  constructor(private readonly instruct: Checkpoint, private readonly thinking: Checkpoint, private readonly basis: DirectionBasis, probes: readonly string[] = []) {
+    this.probes = new Map(probes.map((name, i) => [name, basis.directions.length + 2 * i]));
+  }
 
   async pass(weights: WeightSource, batch: readonly LossSequence[], batchSize: number, signal: AbortSignal | undefined): Promise<DirectionalPass> {
-    const dots = new Float64Array(this.basis.directions.length);
+    const dots = new Float64Array(this.basis.directions.length + 2 * this.probes.size);
     const model = loadCausalLM(weights);
     let loss = 0;
     for (let start = 0; start < batch.length; start += batchSize) {
@@ -57,7 +64,10 @@ export class DirectionalGradients {
     const { shape } = this.instruct.tensor(name);
     const thinkingShape = this.thinking.tensor(name).shape;
     if (thinkingShape.length !== shape.length || thinkingShape.some((d, i) => d !== shape[i])) return []; // θ_I kept (editPair)
-    const deltas = this.basis.deltasOf(name, shape, await this.instruct.readFloat32(name), await this.thinking.readFloat32(name));
+    const thetaI = await this.instruct.readFloat32(name);
+    const thetaT = await this.thinking.readFloat32(name);
+    const probe = this.probes.get(name);
+    const deltas = probe === undefined ? this.basis.deltasOf(name, shape, thetaI, thetaT) : [{ direction: probe, delta: thetaI }, { direction: probe + 1, delta: thetaT }];
     const bytes = deltas.reduce((sum, d) => sum + d.delta.byteLength, 0);
     if (this.cachedBytes + bytes <= DELTA_CACHE_BYTES) {
       this.cache.set(name, deltas);

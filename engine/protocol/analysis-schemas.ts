@@ -30,7 +30,7 @@ export const gateMetricsSchema = z.strictObject({
 const lossPairSchema = z.strictObject({ reasoning: z.number(), agent: z.number() });
 
 /** The tensor groups the preview's breakdown names (engine/crane/edit-directions.ts EditGroup). */
-export const PREVIEW_GROUPS = ['attention', 'linear_attn', 'ffn', 'expert', 'shared_expert', 'norm', 'other', 'final_norm', 'embed_think', 'lm_head_think', 'lm_head_blend'] as const;
+export const PREVIEW_GROUPS = ['attention', 'linear_attn', 'ffn', 'expert', 'shared_expert', 'router', 'norm', 'other', 'final_norm', 'embed_think', 'lm_head_think', 'lm_head_blend'] as const;
 
 /**
  * ΔL ≈ Σ c_b g·Δ_b + ½ Σ c_b c_b' Δ_bᵀHΔ_b', at the current α and along a sweep of α

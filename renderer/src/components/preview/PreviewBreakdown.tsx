@@ -13,6 +13,7 @@ const GROUP_LABELS: Record<Preview['breakdown'][number]['group'], string> = {
   ffn: 'FFN',
   expert: 'routed experts',
   shared_expert: 'shared expert',
+  router: 'routers (SLERP, 1st order)',
   norm: 'layer norms',
   other: 'other layer tensors',
   final_norm: 'final norm',
