@@ -62,10 +62,9 @@ describe('craneEdit through editPair', () => {
     expect(Array.from(editPair({ name: Q, instruct: side(thetaI), thinking: side(thetaT) }, edit).values)).toEqual([1, -2, 1, 3]);
   });
 
-  it('gives the same values with the inputs handed over, writing no input without (layer tensor, embedding)', () => {
-    const embed = 'model.embed_tokens.weight';
-    const tokens = { ...base, tokens: { ...base.tokens, think: [1] } };
-    for (const [name, settings] of [[Q, base], [Q, { ...base, stages: { ...base.stages, threshold: false } }], [embed, tokens]] as const) {
+  it('gives the same values with the inputs handed over, writing no input without (layer tensor, embedding, lm_head)', () => {
+    const tokens = { ...base, tokens: { ...base.tokens, think: [1, 5], special: [0, 1] } };
+    for (const [name, settings] of [[Q, base], [Q, { ...base, stages: { ...base.stages, threshold: false } }], ['model.embed_tokens.weight', tokens], ['lm_head.weight', tokens]] as const) {
       const [i, t] = [Float32Array.from(thetaI), Float32Array.from(thetaT)];
       const kept = editPair({ name, instruct: side(i, [2, 2]), thinking: side(t, [2, 2]) }, craneEdit(settings, none)).values;
       expect([...i, ...t]).toEqual([...thetaI, ...thetaT]);

@@ -96,7 +96,7 @@ export function craneEdit(settings: ResolvedCraneSettings, context: CraneContext
     const tensor = classifyTensor(name);
     switch (tensor.rule) {
       case 'embedding': return editEmbedding(thetaI, thetaT, shape, settings.tokens, settings.special, settings.arith, handedOver);
-      case 'lm_head': return editLmHead(thetaI, thetaT, shape, settings.tokens, settings.special, settings.arith);
+      case 'lm_head': return editLmHead(thetaI, thetaT, shape, settings.tokens, settings.special, settings.arith, handedOver);
       case 'router': return { values: editRouter(thetaI, thetaT, shape, settings.alpha, settings.special, settings.arith) };
       case 'crane': {
         const { delta, note } = craneDelta(tensor, shape, thetaI, thetaT, settings, context, handedOver);
