@@ -11,6 +11,7 @@ import { useApp } from '../../store/app-context.tsx';
 import { EngineNotice } from '../common/EngineNotice.tsx';
 import { Stat } from '../common/Stat.tsx';
 import { useElementWidth } from '../common/use-element-width.ts';
+import { passSpectrumSeries } from './pass-spectra.ts';
 import { directionsAboveTau, spectrumRows } from './spectrum-data.ts';
 import { SpectrumChart } from './SpectrumChart.tsx';
 
@@ -30,6 +31,8 @@ export function ProjectionView() {
   const rows = useMemo(() => (result === null ? [] : spectrumRows(result.sigmaRatio, tau, steepness)), [result, tau, steepness]);
   const removed = result === null || !gsp ? 0 : removedDirections(result.sigmaRatio, tau, steepness);
   const rank = result?.sigmaRatio.length ?? 0;
+  const passMetrics = useApp((s) => s.passes.metrics.result);
+  const passes = useMemo(() => (block === null ? [] : passSpectrumSeries(passMetrics, block.layer, key)), [passMetrics, block, key]);
 
   return (
     <section className="panel projection" aria-labelledby="projection-title" ref={ref}>
@@ -57,7 +60,7 @@ export function ProjectionView() {
                 <Stat label="with σ/σ₁ ≥ τ" value={String(directionsAboveTau(result.sigmaRatio, tau))} />
                 <Stat label={`retained ‖Π(U)‖/‖U‖, ${FED_TENSORS[result.key]}`} value={formatNumber(gsp ? Math.sqrt(result.retainedFraction) : 1, 3)} />
               </div>
-              <SpectrumChart rows={rows} tau={tau} width={Math.max(240, width - 24)} height={230} />
+              <SpectrumChart rows={rows} tau={tau} width={Math.max(240, width - 24)} height={230} passes={passes} />
             </>
           )}
         </>

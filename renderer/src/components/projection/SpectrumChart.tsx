@@ -10,7 +10,8 @@
  * and the τ line are drawn by `MaskCurve` and `TauLine` with the axes' scales, re-rendered alone
  * through a context. The legend adds the hand-drawn entries itself and says what w means (1 =
  * the direction is removed, 0 = kept); hovering the plot reads out the direction under the
- * pointer (σᵢ/σ₁ and w there), drawn by hand like the curves.
+ * pointer (σᵢ/σ₁ and w there), drawn by hand like the curves. A looped model's passes are
+ * dashed σ lines of their own (each pass's Gram alone; the pooled one is what GSP uses).
  * The mask curve and the τ line carry `data-paint-probe`: the slider-to-paint sample is the
  * first frame painted after one of them changed in the DOM.
  */
@@ -33,6 +34,7 @@ import {
 import { formatNumber } from '../../lib/format.ts';
 import { usePaintProbe } from '../../lib/use-paint-probe.ts';
 import { AXIS_TICK, LEGEND_STYLE, legendWithHandDrawn, PAINT_PROBE } from '../common/hand-drawn-chart.tsx';
+import type { PassSpectrumSeries } from './pass-spectra.ts';
 import type { SpectrumRow } from './spectrum-data.ts';
 
 export interface SpectrumChartProps {
@@ -40,7 +42,12 @@ export interface SpectrumChartProps {
   tau: number;
   width: number;
   height: number;
+  /** A looped model's per-pass spectra, drawn dashed over the pooled one (pass-spectra.ts). */
+  passes?: readonly PassSpectrumSeries[];
 }
+
+const NO_PASSES: readonly PassSpectrumSeries[] = [];
+const PASS_DASH = ['6 3', '2 2', '8 2 2 2'];
 
 const MARGIN = { top: 8, right: 8, bottom: 4, left: 8 };
 const X_LABEL = { value: 'direction i (by σ, log scale)', position: 'insideBottom', offset: 0, fill: 'var(--muted)', fontSize: 11 } as const;
@@ -57,7 +64,7 @@ const exponent = (v: number) => v.toExponential(0);
 /** What a τ or k move changes: read by the mask curve, the τ line and the tooltip inside the chart. */
 const MaskContext = createContext<{ rows: readonly SpectrumRow[]; tau: number }>({ rows: [], tau: 0.5 });
 
-export const SpectrumChart = memo(function SpectrumChart({ rows, tau, width, height }: SpectrumChartProps) {
+export const SpectrumChart = memo(function SpectrumChart({ rows, tau, width, height, passes = NO_PASSES }: SpectrumChartProps) {
   const probeRoot = usePaintProbe<HTMLDivElement>('spectrum');
   const sigma = useSigmaRows(rows);
   const last = sigma.at(-1)?.index ?? 1;
@@ -71,6 +78,9 @@ export const SpectrumChart = memo(function SpectrumChart({ rows, tau, width, hei
         <YAxis yAxisId="mask" orientation="right" type="number" domain={MASK_DOMAIN} tick={AXIS_TICK} width={44} label={MASK_LABEL} />
         <Legend wrapperStyle={LEGEND_STYLE} content={legendContent} />
         <Line data={sigma} yAxisId="sigma" dataKey="ratio" name={SIGMA_NAME} stroke={SIGMA_COLOR} dot={false} activeDot={false} strokeWidth={2} isAnimationActive={false} />
+        {passes.map((p) => (
+          <Line key={p.pass} data={p.rows} yAxisId="sigma" dataKey="ratio" name={`pass ${p.pass + 1} alone`} stroke={SIGMA_COLOR} strokeDasharray={PASS_DASH[p.pass % PASS_DASH.length]} strokeOpacity={0.7} dot={false} activeDot={false} isAnimationActive={false} />
+        ))}
         {/* recharts draws an axis only for its series: an invisible one keeps the mask axis (and its scale). */}
         <Line data={sigma} yAxisId="mask" dataKey="weight" stroke="none" dot={false} activeDot={false} legendType="none" tooltipType="none" isAnimationActive={false} />
         <MaskCurve />
@@ -78,7 +88,7 @@ export const SpectrumChart = memo(function SpectrumChart({ rows, tau, width, hei
         <HoverReadout />
       </ComposedChart>
     ),
-    [width, height, last, sigma],
+    [width, height, last, sigma, passes],
   );
   return (
     <div ref={probeRoot} data-testid="spectrum-chart">
