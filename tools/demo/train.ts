@@ -1,15 +1,20 @@
 /**
  * `npm run demo:train`: builds the built-in demo pair from a seed. Trains a shared base on the
- * demo task family (both reply styles), then fine-tunes it twice — Instruct (terse answers,
- * strict tool calls) and Thinking (<think> traces, sloppy tool calls) — and writes both
- * checkpoints, the shared tokenizer, the calibration sets and the held-out evaluation set.
+ * demo task family (both reply styles, strict tool calls), then fine-tunes it twice — Instruct
+ * (terse answers, strict tool calls) and Thinking (<think> traces, tool calls in its own habit,
+ * engine/demo/styles.ts) — and writes the base, both checkpoints, the shared tokenizer, the
+ * calibration sets and the held-out evaluation set.
  *
- *   node --import tsx tools/demo/train.ts [--out DIR] [--scale F]
+ *   node --import tsx tools/demo/train.ts [--out DIR] [--scale F] [--resume]
  *
- * --scale multiplies every step and chat count (0.01 for a smoke run). Deterministic on one
- * backend: the same seed and scale give bit-identical checkpoints.
+ * --scale multiplies every step and chat count (0.01 for a smoke run). --resume reuses a base
+ * already in DIR/base when training-report.json says it was trained from the same data and
+ * settings (the base is two thirds of the time; a fine-tune's data can change without it).
+ * Deterministic on one backend: the same seed and scale give bit-identical checkpoints, resumed
+ * or not (the base is stored in F32).
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildTokenizer, writeTokenizerFiles, type BuiltTokenizer } from '../../engine/calibration/build-tokenizer.ts';
@@ -20,11 +25,14 @@ import { ModelTokenizer } from '../../engine/calibration/tokenizer.ts';
 import { calibrationSets, evalTasks, promptKey, trainingChats, type TrainingMix } from '../../engine/demo/datasets.ts';
 import { demoModelConfig, demoPaths } from '../../engine/demo/demo-layout.ts';
 import { evalSetLine, verifyChats } from '../../engine/demo/eval-set.ts';
+import { rainCalibrationSets } from '../../engine/demo/rain-sets.ts';
 import { writeCheckpoint } from '../../engine/io/checkpoint-writer.ts';
 import { packWindows } from '../../engine/model/training/packing.ts';
 import { trainPhase } from '../../engine/model/training/train-phase.ts';
 import { TrainableModel } from '../../engine/model/training/trainable-model.ts';
 import { initBackend } from '../../engine/tensor/backend.ts';
+import { loadTrainedBase } from './trained-base.ts';
+import { describeUsage, moeDemoTraining } from './moe-pair.ts';
 
 export const DEMO_SEED = 20261130;
 const WINDOW = 256;
@@ -34,8 +42,11 @@ const PHASES = {
   thinking: { chats: 6000, steps: 400, peakLearningRate: 1e-3, warmupSteps: 20 },
 } as const;
 
-const { values: args } = parseArgs({ options: { out: { type: 'string' }, scale: { type: 'string', default: '1' } } });
-const paths = demoPaths(args.out);
+const { values: args } = parseArgs({ options: { out: { type: 'string' }, scale: { type: 'string', default: '1' }, pair: { type: 'string', default: 'dense' }, resume: { type: 'boolean' } } });
+if (args.pair !== 'dense' && args.pair !== 'moe') throw new Error(`--pair must be dense or moe (got ${args.pair})`);
+const moe = args.pair === 'moe' ? moeDemoTraining : null;
+const paths = moe === null ? demoPaths(args.out) : moe.paths(args.out);
+const phases = moe?.phases ?? PHASES;
 const scale = Number(args.scale);
 const started = Date.now();
 const log = (text: string) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s] ${text}\n`);
@@ -44,18 +55,19 @@ await initBackend();
 const evalSet = evalTasks(DEMO_SEED, 30);
 const exclude = new Set(evalSet.filter((t) => t.family !== 'chat').map(promptKey));
 const chats = Object.fromEntries(
-  (['base', 'instruct', 'thinking'] as const).map((mix, i) => [mix, trainingChats(mix, Math.max(100, Math.round(PHASES[mix].chats * scale)), DEMO_SEED + 1 + i, exclude)]),
+  (['base', 'instruct', 'thinking'] as const).map((mix, i) => [mix, trainingChats(mix, Math.max(100, Math.round(phases[mix].chats * scale)), DEMO_SEED + 1 + i, exclude)]),
 ) as Record<TrainingMix, Chat[]>;
 const calibration = calibrationSets(DEMO_SEED, exclude);
 
 const chatTemplate = await readBuiltinChatTemplate();
 const builtinTemplate = new ChatTemplate(chatTemplate, 'chatml-tools.jinja');
-const corpus = [...chats.base.slice(0, 3000), ...chats.thinking.slice(0, 500), ...calibration.format].map((c) => builtinTemplate.render(c.messages, { tools: c.tools })).join('\n');
+// From the base's data only, so the base does not depend on how the fine-tunes write.
+const corpus = [...chats.base.slice(0, 3500), ...calibration.format].map((c) => builtinTemplate.render(c.messages, { tools: c.tools })).join('\n');
 const built: BuiltTokenizer = buildTokenizer({ corpus, chatTemplate, vocabSize: 640 });
 const tokenizer = ModelTokenizer.fromContents({ tokenizerJson: built.tokenizerJson, tokenizerConfig: built.tokenizerConfig });
 const template = ChatTemplate.fromTokenizer(tokenizer);
 const endOfTurn = tokenizer.requireTokenId('<|im_end|>');
-const config = demoModelConfig(tokenizer.vocabSize, endOfTurn);
+const config = (moe?.modelConfig ?? demoModelConfig)(tokenizer.vocabSize, endOfTurn);
 log(`tokenizer: ${tokenizer.vocabSize} tokens; data: ${chats.base.length}/${chats.instruct.length}/${chats.thinking.length} chats`);
 
 /** Base pre-training learns every token; fine-tunes learn only the assistant turns. */
@@ -65,19 +77,26 @@ function windowsOf(mix: TrainingMix) {
   return packWindows(masked, WINDOW);
 }
 
+/** The MoE pair's expert usage over each phase's last 50 steps, for the report. */
+const expertUsage: Partial<Record<TrainingMix, number[][]>> = {};
+
 function train(model: TrainableModel, mix: TrainingMix, seed: number): number {
-  const phase = PHASES[mix];
+  const phase = phases[mix];
+  const objective = moe?.objective(model);
   const windows = windowsOf(mix);
   const steps = Math.max(2, Math.round(phase.steps * scale));
   log(`${mix}: ${windows.length} windows of ${WINDOW} tokens, ${steps} steps`);
-  return trainPhase(model, windows, {
+  return trainPhase(objective ?? model, windows, {
     ...phase,
     steps,
     warmupSteps: Math.min(phase.warmupSteps, Math.max(1, Math.floor(steps / 4))),
     batchWindows: 4,
     seed,
     onStep: (step, loss, lr) => {
-      if (step % 50 === 0 || step === steps - 1) log(`${mix} step ${step}/${steps} loss ${loss.toFixed(4)} lr ${lr.toExponential(2)}`);
+      if (step % 50 !== 0 && step !== steps - 1) return;
+      const usage = objective?.takeUsage();
+      if (usage !== undefined) expertUsage[mix] = usage;
+      log(`${mix} step ${step}/${steps} loss ${loss.toFixed(4)} lr ${lr.toExponential(2)}${usage === undefined ? '' : ` experts ${describeUsage(usage)}`}`);
     },
   });
 }
@@ -107,16 +126,50 @@ await writeFile(paths.eval, `${evalSet.map(evalSetLine).join('\n')}\n`);
 const verifySet = verifyChats(evalSet);
 await writeFile(paths.evalReasoning, jsonl(verifySet.reasoning));
 await writeFile(paths.evalToolUse, jsonl(verifySet.toolUse));
+const rain = rainCalibrationSets(DEMO_SEED, exclude);
+await writeFile(paths.rainReasoning, `${JSON.stringify(rain.reasoning, null, 1)}\n`);
+await writeFile(paths.rainInstructions, jsonl(rain.instructions));
 
-const base = TrainableModel.random(config, DEMO_SEED);
-const losses: Record<string, number> = { base: train(base, 'base', DEMO_SEED + 10) };
+/** What the base is trained from: a resumed base must have been made from exactly this. */
+const baseKey = createHash('sha256').update(JSON.stringify({ seed: DEMO_SEED, scale, window: WINDOW, config, phase: phases.base, tokenizer: built.tokenizerJson, chats: chats.base })).digest('hex');
+type PhaseRecord = { readonly loss: number; readonly seconds: number };
+const record: Record<string, PhaseRecord> = {};
+const report = () => ({ seed: DEMO_SEED, scale, window: WINDOW, phases, baseKey, trained: record, seconds: Object.values(record).reduce((sum, r) => sum + r.seconds, 0), ...(moe === null ? {} : { expertUsage }) });
+
+function timed(run: () => number): PhaseRecord {
+  const start = Date.now();
+  const loss = run();
+  return { loss, seconds: (Date.now() - start) / 1000 };
+}
+
+async function resumableBase(): Promise<TrainableModel | undefined> {
+  if (args.resume !== true) return undefined;
+  const previous = JSON.parse(await readFile(paths.report, 'utf8').catch(() => '{}')) as { baseKey?: string; trained?: Record<string, PhaseRecord> };
+  if (previous.baseKey !== baseKey || previous.trained?.['base'] === undefined) {
+    log(`--resume: ${paths.report} records no base of these data and settings; training it`);
+    return undefined;
+  }
+  record['base'] = previous.trained['base'];
+  log(`--resume: base from ${paths.base}`);
+  return loadTrainedBase(paths.base, config);
+}
+
+let base = await resumableBase();
+if (base === undefined) {
+  const model = TrainableModel.random(config, DEMO_SEED);
+  record['base'] = timed(() => train(model, 'base', DEMO_SEED + 10));
+  await save(model, paths.base, built);
+  await writeFile(paths.report, `${JSON.stringify(report(), null, 2)}\n`);
+  log(`wrote ${paths.base}`);
+  base = model;
+}
 for (const [mix, dir, seed] of [['instruct', paths.instruct, DEMO_SEED + 20], ['thinking', paths.thinking, DEMO_SEED + 30]] as const) {
   const model = base.copy();
-  losses[mix] = train(model, mix, seed);
+  record[mix] = timed(() => train(model, mix, seed));
   await save(model, dir, built);
   model.dispose();
   log(`wrote ${dir}`);
 }
 base.dispose();
-await writeFile(paths.report, `${JSON.stringify({ seed: DEMO_SEED, scale, window: WINDOW, phases: PHASES, finalLosses: losses, seconds: (Date.now() - started) / 1000 }, null, 2)}\n`);
-log(`done: final losses ${JSON.stringify(losses)}`);
+await writeFile(paths.report, `${JSON.stringify(report(), null, 2)}\n`);
+log(`done: ${JSON.stringify(record)}`);
