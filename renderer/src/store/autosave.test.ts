@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { SyntheticEngine } from '../engine-link/synthetic/synthetic-engine.ts';
 import { analyzedEngine } from '../testing/render-with-store.tsx';
 import { createAppStore } from './app-store.ts';
@@ -19,6 +19,14 @@ function page(engine: SyntheticEngine) {
   return { store, actions, s: () => store.getState() };
 }
 
+/**
+ * Waits until the page's autosave has written (polling, not a fixed pause: on a loaded machine a
+ * save can take longer than a few debounce periods).
+ */
+async function savedEventually(p: ReturnType<typeof page>): Promise<void> {
+  await vi.waitFor(() => expect(p.s().project.save.status).toBe('saved'), { timeout: 10_000, interval: DELAY_MS });
+}
+
 describe('project autosave', () => {
   it('writes α, overrides and locks to the project after a pause, and a reload restores them', async () => {
     const engine = await analyzedEngine(3);
@@ -29,7 +37,7 @@ describe('project autosave', () => {
     first.s().setOverride({ layer: 1, group: 'attention' }, { gate: 0.2 });
     first.s().setOverride({ layer: 2, group: 'ffn' }, { locked: true });
     expect(first.s().project.save.status).toBe('unsaved');
-    await wait(DELAY_MS * 5);
+    await savedEventually(first);
     expect(first.s().project.save).toMatchObject({ status: 'saved', error: null });
     expect(first.s().project.save.at).not.toBeNull();
 
@@ -59,13 +67,12 @@ describe('project autosave', () => {
     await p.actions.openProject('/p');
     const calibration = (reasoning: string) => ({ ...p.s().analysis.settings, calibration: { reasoning, agent: '/d/a.jsonl', format: '/d/f.jsonl' } });
     p.s().setAnalysisSettings(calibration('/d/saved.jsonl'));
-    await wait(DELAY_MS * 5);
+    await savedEventually(p);
     p.s().setAnalysisSettings(calibration('/d/typed.jsonl'));
     p.s().setPairPaths({ instructPath: '/m/i', thinkingPath: '/m/t' });
     await p.actions.openPair();
     expect(p.s().analysis.settings.calibration.reasoning).toBe('/d/typed.jsonl');
-    await wait(DELAY_MS * 5);
-    expect(p.s().project.save.status).toBe('saved');
+    await savedEventually(p);
     expect((await engine.call('getProjectState', {}))?.project.analysis?.calibration.reasoning).toBe('/d/typed.jsonl');
   });
 
@@ -75,7 +82,7 @@ describe('project autosave', () => {
     await p.actions.openProject('/p');
     await p.actions.verify('ties');
     await p.actions.verify('crane');
-    await wait(DELAY_MS * 5);
+    await savedEventually(p);
     const reloaded = page(engine);
     await reloaded.actions.restoreProject();
     expect(reloaded.s().verify.measured.map((r) => r.method.method)).toEqual(['ties', 'crane']);
