@@ -7,17 +7,20 @@
  *   await writeCurvatureFile(path, curvature)
  *   await readCurvatureFile(path) → PreviewCurvature | undefined (missing file)
  *
- * JSON: B is a few hundred at most (coarse blocks), so the B×B matrices are small.
+ * JSON: dense B×B matrices while B is a few hundred (the stage's coarse blocks), the low-rank
+ * form beyond (curvature-operator.ts).
  */
 import { z } from 'zod';
 import { writeFileAtomic } from '../io/atomic-file.ts';
 import { readJsonFile } from '../io/json-file.ts';
 import type { EditDirection } from '../crane/edit-directions.ts';
+import type { CurvatureMatrix } from './curvature-operator.ts';
 
 export const CURVATURE_FILE = 'curvature.json';
 
 const lossPair = z.strictObject({ reasoning: z.number(), agent: z.number() });
 const matrixPair = z.strictObject({ reasoning: z.array(z.number()), agent: z.array(z.number()) });
+const lowRank = z.strictObject({ diagonal: z.array(z.number()).readonly(), vectors: z.array(z.number()).readonly(), weights: z.array(z.number()).readonly(), dropped: z.number().nonnegative() });
 
 /** The settings the directions were built at: q, τ, k and the two toggles that shape Δ_b. */
 const basisSchema = z.strictObject({
@@ -42,8 +45,9 @@ const curvatureSchema = z
     epsilon: z.array(z.number().positive()),
     /** g_K·Δ_b at θ_I. */
     firstOrder: matrixPair,
-    /** Δ_bᵀ H_K Δ_b', row-major B×B, symmetric. */
-    hessian: matrixPair,
+    /** Δ_bᵀ H_K Δ_b', row-major B×B, symmetric; or (many directions) its low-rank form (curvature-operator.ts). */
+    hessian: matrixPair.optional(),
+    lowRank: z.strictObject({ reasoning: lowRank, agent: lowRank }).optional(),
     /** Per router (MoE models): what its SLERP's first order needs (preview-router.ts). */
     routers: z.array(z.strictObject({
       name: z.string(),
@@ -59,9 +63,18 @@ const curvatureSchema = z
   })
   .refine((c) => c.epsilon.length === c.directions.length, 'one ε per direction')
   .refine((c) => [c.firstOrder.reasoning, c.firstOrder.agent].every((v) => v.length === c.directions.length), 'one gradient term per direction')
-  .refine((c) => [c.hessian.reasoning, c.hessian.agent].every((v) => v.length === c.directions.length ** 2), 'a B×B curvature matrix per loss');
+  .refine((c) => (c.hessian === undefined) !== (c.lowRank === undefined), 'the curvature dense or low-rank (one of the two)')
+  .refine((c) => c.hessian === undefined || [c.hessian.reasoning, c.hessian.agent].every((v) => v.length === c.directions.length ** 2), 'a B×B curvature matrix per loss')
+  .refine((c) => c.lowRank === undefined || [c.lowRank.reasoning, c.lowRank.agent].every((f) => f.diagonal.length === c.directions.length && f.vectors.length === c.directions.length * f.weights.length), 'a diagonal of B and a B×k factor per loss');
 
 export type CurvatureBasis = z.infer<typeof basisSchema>;
+
+/** One loss's curvature in the form the file holds it. */
+export function curvatureMatrix(curvature: Pick<PreviewCurvature, 'hessian' | 'lowRank'>, loss: 'reasoning' | 'agent'): CurvatureMatrix {
+  if (curvature.hessian !== undefined) return { dense: curvature.hessian[loss] };
+  if (curvature.lowRank !== undefined) return { lowRank: curvature.lowRank[loss] };
+  throw new RangeError('a preview curvature without a curvature matrix');
+}
 
 export interface PreviewCurvature extends Omit<z.infer<typeof curvatureSchema>, 'directions'> {
   readonly directions: readonly EditDirection[];

@@ -11,6 +11,7 @@ import { resolveScale } from '../crane/gate-scales.ts';
 import { classifyTensor, type LayerGroup } from '../crane/tensor-classification.ts';
 import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
+import { factorDense } from './curvature-operator.ts';
 import { InstantPreview } from './preview.ts';
 import type { PreviewCurvature } from './preview-curvature.ts';
 import { tinyAnalysis } from './testing/tiny-analysis.ts';
@@ -76,7 +77,9 @@ function direct(settings: ResolvedCraneSettings, model: PreviewCurvature): { rea
     return settings.alpha * resolveScale(tensor, settings.stages.gate ? analysis.gate : null, settings).value;
   });
   const quadratic = (m: readonly number[]) => 0.5 * c.reduce((sum, ci, i) => sum + ci * c.reduce((row, cj, j) => row + (m[i * B + j] as number) * cj, 0), 0);
-  return { reasoning: reasoning + quadratic(model.hessian.reasoning), agent: agent + quadratic(model.hessian.agent) };
+  const dense = model.hessian;
+  if (dense === undefined) throw new Error('the direct computation takes a dense curvature');
+  return { reasoning: reasoning + quadratic(dense.reasoning), agent: agent + quadratic(dense.agent) };
 }
 
 const model = curvature([]);
@@ -146,6 +149,19 @@ describe('InstantPreview with curvature vs a direct computation on the tiny pair
     expect(range?.anchors.map((a) => a.agrees)).toEqual([true, false, false]);
     expect(range?.anchors[0]?.predicted.reasoning).toBeCloseTo(at(0.25).reasoning, 5);
     expect(preview.evaluate(defaults).range).toBeNull();
+  });
+
+  it('gives the same preview from the full-rank low-rank form as from the dense matrix', () => {
+    const dense = model.hessian;
+    if (dense === undefined) throw new Error('the fixture is dense');
+    const lowRank = { reasoning: factorDense(dense.reasoning, B, B), agent: factorDense(dense.agent, B, B) };
+    const factored = new InstantPreview(analysis.coefficients, analysis.gate, { ...model, hessian: undefined, lowRank });
+    for (const [, settings] of cases) {
+      const expected = preview.evaluate(settings);
+      const result = factored.evaluate(settings);
+      expect(result.deltaLossReasoning).toBeCloseTo(expected.deltaLossReasoning, 10);
+      expect(result.deltaLossAgent).toBeCloseTo(expected.deltaLossAgent, 10);
+    }
   });
 
   it('answers first order over the layer tensors alone without curvature', () => {

@@ -2,7 +2,7 @@
  * The preview's terms beyond the layer tensors' first order: the special tensors' gradients and
  * the curvature of both losses along the edit's directions (preview-curvature.ts).
  *
- *   const terms = new QuadraticTerms(curvature, coarseBlocks)
+ *   const terms = new QuadraticTerms(curvature, coarseBlocks, fineBlocks)
  *   terms.evaluate(coefficients) → QuadraticResult     every preview call
  *
  * With c_b the coefficient of direction b at the settings (α·S_b for blocks and the final norm,
@@ -13,15 +13,21 @@
  * along α these terms are a line f0 + f1·α and a parabola q0 + q1·α + q2·α²: all the curve needs.
  * The curvature's share of one direction is ½ c_b (M c)_b: the shares sum to ½ cᵀMc.
  * Fine-granularity S (or fine overrides) enter through the coarse block's coordinate-weighted
- * mean S, since the curvature was measured per coarse block.
+ * mean S where the curvature was measured per coarse block (the curvature stage); a direction
+ * keyed by a fine block (one expert) takes that block's own S.
+ * M is applied through curvature-operator.ts: B² per mat-vec dense, 2·B·k in low-rank form, and
+ * two mat-vecs per loss and call (c_const and c_α).
  */
 import type { EditDirection, EditGroup } from '../crane/edit-directions.ts';
-import type { PreviewCurvature } from './preview-curvature.ts';
+import { curvatureOperator, type CurvatureOperator } from './curvature-operator.ts';
+import { curvatureMatrix, type PreviewCurvature } from './preview-curvature.ts';
 
 /** The coefficients of the current settings, split into what α multiplies and what it does not. */
 export interface DirectionInputs {
   /** S per coarse block, in the `coarseBlocks` order given to the constructor. */
   readonly coarseScale: Float64Array;
+  /** S per fine block, in the `fineBlocks` order. */
+  readonly fineScale: Float64Array;
   /** S of the final norm (the global norm block). */
   readonly finalNormScale: number;
   readonly alpha: number;
@@ -41,6 +47,8 @@ export interface QuadraticResult {
   readonly firstOrderLine: { readonly reasoning: readonly [number, number]; readonly agent: readonly [number, number] };
   /** q0 + q1·α + q2·α² per loss: ½ cᵀMc. */
   readonly curvature: { readonly reasoning: readonly [number, number, number]; readonly agent: readonly [number, number, number] };
+  /** How far ½ cᵀMc at α can be from the untruncated curvature's (0 unless a low-rank form dropped eigenvalues). */
+  readonly curvatureErrorBound: LossTerms;
 }
 
 interface GroupTerms {
@@ -50,17 +58,26 @@ interface GroupTerms {
 
 export class QuadraticTerms {
   private readonly coarseIndex: Int32Array;
+  private readonly fineIndex: Int32Array;
   private readonly constant: Float64Array;
   private readonly perAlpha: Float64Array;
   private readonly current: Float64Array;
+  private readonly operators: Readonly<Record<keyof LossTerms, CurvatureOperator>>;
+  private readonly mConstant: Float64Array;
+  private readonly mPerAlpha: Float64Array;
 
-  constructor(private readonly curvature: PreviewCurvature, coarseBlocks: readonly string[]) {
-    const blocks = new Map(coarseBlocks.map((key, i) => [key, i]));
-    this.coarseIndex = Int32Array.from(curvature.directions, (d) => blocks.get(d.key) ?? -1);
+  constructor(private readonly curvature: PreviewCurvature, coarseBlocks: readonly string[], fineBlocks: readonly string[]) {
+    const coarse = new Map(coarseBlocks.map((key, i) => [key, i]));
+    const fine = new Map(fineBlocks.map((key, i) => [key, i]));
+    this.coarseIndex = Int32Array.from(curvature.directions, (d) => coarse.get(d.key) ?? -1);
+    this.fineIndex = Int32Array.from(curvature.directions, (d, b) => ((this.coarseIndex[b] as number) < 0 ? fine.get(d.key) ?? -1 : -1));
     const size = curvature.directions.length;
     this.constant = new Float64Array(size);
     this.perAlpha = new Float64Array(size);
     this.current = new Float64Array(size);
+    this.mConstant = new Float64Array(size);
+    this.mPerAlpha = new Float64Array(size);
+    this.operators = { reasoning: curvatureOperator(curvatureMatrix(curvature, 'reasoning'), size), agent: curvatureOperator(curvatureMatrix(curvature, 'agent'), size) };
   }
 
   evaluate(inputs: DirectionInputs): QuadraticResult {
@@ -69,7 +86,13 @@ export class QuadraticTerms {
     for (const d of this.curvature.directions) if (!byGroup.has(d.group)) byGroup.set(d.group, { firstOrder: { reasoning: 0, agent: 0 }, secondOrder: { reasoning: 0, agent: 0 } });
     const reasoning = this.lossTerms('reasoning', inputs.alpha, byGroup);
     const agent = this.lossTerms('agent', inputs.alpha, byGroup);
-    return { byGroup, firstOrderLine: { reasoning: reasoning.line, agent: agent.line }, curvature: { reasoning: reasoning.parabola, agent: agent.parabola } };
+    const bound = (loss: keyof LossTerms) => 0.5 * this.operators[loss].errorBound(this.current);
+    return {
+      byGroup,
+      firstOrderLine: { reasoning: reasoning.line, agent: agent.line },
+      curvature: { reasoning: reasoning.parabola, agent: agent.parabola },
+      curvatureErrorBound: { reasoning: bound('reasoning'), agent: bound('agent') },
+    };
   }
 
   private splitCoefficients(inputs: DirectionInputs): void {
@@ -81,8 +104,9 @@ export class QuadraticTerms {
       else if (d.group === 'final_norm') perAlpha = inputs.finalNormScale;
       else {
         const block = this.coarseIndex[b] as number;
+        const fine = this.fineIndex[b] as number;
         // A block the coefficients never saw has no S of its own: the gate treats it as unscored (S = 1).
-        perAlpha = block < 0 ? 1 : (inputs.coarseScale[block] as number);
+        perAlpha = block >= 0 ? (inputs.coarseScale[block] as number) : fine >= 0 ? (inputs.fineScale[fine] as number) : 1;
       }
       this.constant[b] = constant;
       this.perAlpha[b] = perAlpha;
@@ -94,17 +118,13 @@ export class QuadraticTerms {
   private lossTerms(loss: keyof LossTerms, alpha: number, byGroup: Map<EditGroup, GroupTerms>): { line: [number, number]; parabola: [number, number, number] } {
     const { directions } = this.curvature;
     const g = this.curvature.firstOrder[loss];
-    const m = this.curvature.hessian[loss];
     const size = directions.length;
+    // Two mat-vecs: (Mc)_b at α is their combination, c being c_const + α·c_α.
+    this.operators[loss].apply(this.constant, this.perAlpha, this.mConstant, this.mPerAlpha);
     let f0 = 0, f1 = 0, q0 = 0, q1 = 0, q2 = 0;
     for (let b = 0; b < size; b++) {
-      // Two mat-vec rows: (Mc)_b at α is their combination, c being c_const + α·c_α.
-      let mConstant = 0, mPerAlpha = 0;
-      for (let j = 0, at = b * size; j < size; j++, at++) {
-        const mbj = m[at] as number;
-        mConstant += mbj * (this.constant[j] as number);
-        mPerAlpha += mbj * (this.perAlpha[j] as number);
-      }
+      const mConstant = this.mConstant[b] as number;
+      const mPerAlpha = this.mPerAlpha[b] as number;
       const mCurrent = mConstant + alpha * mPerAlpha;
       const constant = this.constant[b] as number;
       const perAlpha = this.perAlpha[b] as number;
@@ -115,7 +135,7 @@ export class QuadraticTerms {
       const group = byGroup.get((directions[b] as EditDirection).group) as GroupTerms;
       group.secondOrder[loss] += 0.5 * current * mCurrent;
       // Layer blocks' first order comes from the preview entries; only the rest is added here.
-      if ((this.coarseIndex[b] as number) >= 0) continue;
+      if ((this.coarseIndex[b] as number) >= 0 || (this.fineIndex[b] as number) >= 0) continue;
       const gb = g[b] as number;
       group.firstOrder[loss] += current * gb;
       f0 += constant * gb;

@@ -158,7 +158,7 @@ export class InstantPreview {
     this.coarseScale = new Float64Array(coarse.size);
     this.coarseCoordinates = new Float64Array(coarse.size);
     this.slotCoarse.forEach((c, slot) => { this.coarseCoordinates[c] = (this.coarseCoordinates[c] as number) + (this.slotCoordinates[slot] as number); });
-    this.quadratic = curvature === undefined ? null : new QuadraticTerms(curvature, this.coarseBlocks);
+    this.quadratic = curvature === undefined ? null : new QuadraticTerms(curvature, this.coarseBlocks, this.fineBlocks);
   }
 
   evaluate(settings: PreviewSettings, curveAlphas: Float64Array = DEFAULT_CURVE_ALPHAS): PreviewResult {
@@ -247,7 +247,7 @@ export class InstantPreview {
     this.slotCoarse.forEach((c, slot) => { this.coarseScale[c] = (this.coarseScale[c] as number) + (this.slotScale[slot] as number) * (this.slotCoordinates[slot] as number); });
     this.coarseScale.forEach((sum, c) => { const n = this.coarseCoordinates[c] as number; this.coarseScale[c] = n > 0 ? sum / n : 0; });
     const finalNormScale = resolveScale(FINAL_NORM, settings.stages.gate ? this.gate : null, settings).value;
-    return { coarseScale: this.coarseScale, finalNormScale, alpha: settings.alpha, thinkRows: settings.special.thinkRows, lmHeadScale: settings.special.lmHeadScale };
+    return { coarseScale: this.coarseScale, fineScale: this.slotScale, finalNormScale, alpha: settings.alpha, thinkRows: settings.special.thinkRows, lmHeadScale: settings.special.lmHeadScale };
   }
 
   /** S per slot by the one rule (protocol/block-scale.ts), overrides looked up in resolveScale's order. */

@@ -25,6 +25,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { AnalysisArtifacts } from '../analysis/analysis-store.ts';
+import { factorDense } from '../analysis/curvature-operator.ts';
 import { CURVATURE_FILE, readCurvatureFile, writeCurvatureFile, type PreviewCurvature } from '../analysis/preview-curvature.ts';
 import { editDirections, type EditDirection } from '../crane/edit-directions.ts';
 import { resolveScale } from '../crane/gate-scales.ts';
@@ -47,6 +48,9 @@ import { throwIfCancelled, type StageClock } from './progress.ts';
 import { stageStatus, type StageKey } from './stage-store.ts';
 
 export const ANCHOR_ALPHAS = [0.25, 1] as const;
+/** Up to this many directions the file holds M dense; beyond, its LOW_RANK eigenpairs of largest |λ| (preview speed, file size). */
+const DENSE_DIRECTIONS_MAX = 256;
+const LOW_RANK = 64;
 const EPSILON_FLOOR = 0.05;
 // version 2: the default edit is taken at the analysed q (version 1 took the default q); 3: router products.
 const ESTIMATOR = { version: 3, method: 'forward-difference-gradients', epsilonFloor: EPSILON_FLOOR, anchors: ANCHOR_ALPHAS } as const;
@@ -110,7 +114,7 @@ export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArti
     directions: basis.directions,
     epsilon,
     firstOrder,
-    hessian,
+    ...(B <= DENSE_DIRECTIONS_MAX ? { hessian } : { lowRank: { reasoning: factorDense(hessian.reasoning, B, LOW_RANK), agent: factorDense(hessian.agent, B, LOW_RANK) } }),
     routers: await routerTerms(ctx, routerNames, routerDots),
     anchors,
     split: 'train',
