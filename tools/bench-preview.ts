@@ -4,11 +4,14 @@
  * and two layer norms; r = 256 directions per projector key). The coefficients go through the
  * real PreviewCoefficientBuilder and GateAccumulator with one 256-wide row per tensor: the
  * preview's cost depends on the entry and direction counts, not on tensor sizes. The curvature is
- * synthetic too: one direction per coarse block (~200), so each call pays its B×B quadratic forms,
- * and two anchors, as the curvature stage writes them.
+ * synthetic too: one direction per coarse block, the final norm and special rows, and one per
+ * routed expert (fine block), ~6,300 in all, so each call pays the curvature of a per-expert
+ * model; a router term per layer; two anchors, as the curvature stage writes them.
  *
- *   node --import tsx tools/bench-preview.ts [--calls 3000] [--seed 1]
+ *   node --import tsx tools/bench-preview.ts [--calls 3000] [--seed 1] [--form low-rank|dense] [--rank 32]
  *
+ * --form dense holds M as B×B (B² per mat-vec: what the preview did before the low-rank form;
+ * ~0.6 GiB per loss at this B, use few --calls); low-rank holds diag + rank-k (2·B·k).
  * Prints p50/p95/max per kind of settings change, with the curvature and without it (the same
  * settings, alternately); the aim is p95 < 5 ms with it.
  */
@@ -31,7 +34,10 @@ const EXPERTS = 128;
 const WIDTH = 256;
 const RANK = 256;
 
-const { values: args } = parseArgs({ options: { calls: { type: 'string', default: '3000' }, seed: { type: 'string', default: '1' } } });
+const { values: args } = parseArgs({
+  options: { calls: { type: 'string', default: '3000' }, seed: { type: 'string', default: '1' }, form: { type: 'string', default: 'low-rank' }, rank: { type: 'string', default: '32' } },
+});
+if (args.form !== 'low-rank' && args.form !== 'dense') throw new Error(`--form ${args.form}: low-rank or dense`);
 const random = uniformStream(Number(args.seed), 'bench-preview');
 const values = (n: number, scale = 1) => Float32Array.from({ length: n }, () => (random() * 2 - 1) * scale);
 
@@ -70,25 +76,34 @@ function buildAnalysis() {
   return { tensors, gate: computeGateTable(gate.blocks(), 'expert'), coefficients: builder.build() };
 }
 
-/** Directions of every coarse block, the final norm and the special rows; random g·Δ_b and a symmetric M per loss. */
-function syntheticCurvature(): PreviewCurvature {
+/** Directions of every coarse block, the final norm, the special rows and every routed expert; random g·Δ_b and M per loss, routers. */
+function syntheticCurvature(fineBlocks: readonly string[]): PreviewCurvature {
   const tensors = [...Array.from({ length: LAYERS }, (_, l) => layerTensors(l)).flat(), 'model.norm.weight', 'model.embed_tokens.weight', 'lm_head.weight'];
-  const { directions } = editDirections(tensors, defaultResolvedSettings({ think: [], special: [] }), { think: [7, 8], special: [9] }, { gate: null, projector: () => undefined });
+  const coarse = editDirections(tensors, defaultResolvedSettings({ think: [], special: [] }), { think: [7, 8], special: [9] }, { gate: null, projector: () => undefined }).directions;
+  const experts = fineBlocks.filter((key) => key.startsWith('expert.')).map((key) => ({ key, group: 'expert' as const, coefficient: 'alpha-scale' as const }));
+  const directions = [...coarse, ...experts];
   const size = directions.length;
+  const rank = Number(args.rank);
+  const vector = (n = size, scale = 1) => Array.from({ length: n }, () => (random() - 0.5) * scale);
   const symmetric = () => {
     const m = new Array<number>(size * size).fill(0);
     for (let i = 0; i < size; i++) for (let j = 0; j <= i; j++) m[i * size + j] = m[j * size + i] = random() * 0.01;
     return m;
   };
-  const vector = () => Array.from({ length: size }, () => random() - 0.5);
+  const lowRank = () => ({ diagonal: vector(size, 0.01), vectors: vector(size * rank, 1 / Math.sqrt(size)), weights: vector(rank), dropped: 0 });
+  const matrices = args.form === 'dense' ? { hessian: { reasoning: symmetric(), agent: symmetric() } } : { lowRank: { reasoning: lowRank(), agent: lowRank() } };
+  const routers = Array.from({ length: LAYERS }, (_, l) => ({
+    name: `model.layers.${l}.mlp.gate.weight`, shape: [EXPERTS, WIDTH],
+    products: { dot: 0.9, normI: 1, normT: 1.1 }, gradThetaI: { reasoning: random(), agent: random() }, gradThetaT: { reasoning: random(), agent: random() },
+  }));
   return {
     basis: { keepQuantile: 0.5, tau: 0.03, steepness: defaultSteepness(0.03), threshold: true, gsp: true },
     anchorSpecial: { thinkRows: 0.8, lmHeadScale: 0.03, routerAlphaFraction: 1 / 3 },
     directions,
     epsilon: new Array<number>(size).fill(0.25),
     firstOrder: { reasoning: vector(), agent: vector() },
-    hessian: { reasoning: symmetric(), agent: symmetric() },
-    routers: [],
+    ...matrices,
+    routers,
     anchors: [{ alpha: 0.25, measured: { reasoning: -0.5, agent: 1e-4 } }, { alpha: 1, measured: { reasoning: -1.5, agent: 0.1 } }],
     split: 'train',
   };
@@ -119,11 +134,11 @@ function percentile(sorted: readonly number[], q: number): number {
 const started = performance.now();
 const { tensors, gate, coefficients } = buildAnalysis();
 const built = performance.now();
-const curvature = syntheticCurvature();
+const curvature = syntheticCurvature(new InstantPreview(coefficients, gate).fineBlocks);
 const preview = new InstantPreview(coefficients, gate, curvature);
 const loaded = performance.now();
 const directions = coefficients.directions.length / 6;
-console.log(`synthetic analysis: ${LAYERS} layers, ${tensors} tensors, ${coefficients.entries.length} preview entries, ${directions} directions (r = ${RANK}), ${curvature.directions.length} curvature directions`);
+console.log(`synthetic analysis: ${LAYERS} layers, ${tensors} tensors, ${coefficients.entries.length} preview entries, ${directions} directions (r = ${RANK}), ${curvature.directions.length} curvature directions (${args.form}${args.form === 'dense' ? '' : `, rank ${args.rank}`}), ${curvature.routers.length} routers`);
 console.log(`build ${((built - started) / 1000).toFixed(1)} s (not part of the preview), load ${(loaded - built).toFixed(1)} ms`);
 
 // The same settings through a preview without curvature, alternately, so one run gives the curvature's cost on the same (possibly loaded) machine.
