@@ -4,20 +4,31 @@
  * checkout (through the engine's own handlers, with the demo project's settings, exactly as the
  * Analyze button runs it), and each spec gets a fresh copy. The analysis cache is keyed by input
  * hashes and paths, so a copy is 'cached' for `crane serve`. The analysed folder is kept in
- * node_modules/.cache/crane-e2e/, one per checkout path (the project records absolute paths);
- * delete it to analyse again, e.g. after `npm run demo:train`.
+ * node_modules/.cache/crane-e2e/, one per checkout path (the project records absolute paths) and
+ * demo pair (a retrained pair gets a new folder; old ones can be deleted).
  */
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { demoPaths } from '../../engine/demo/demo-layout.ts';
 import { createEngineHandlers } from '../../engine/handlers/engine-handlers.ts';
 import { EngineSession } from '../../engine/handlers/engine-session.ts';
 import { ensureDemoProject } from '../../engine/project/demo-project.ts';
 import { ROOT } from '../../tools/setup/build-electron.ts';
 
+/** The checkout path and the demo pair's bytes (checkpoints, calibration and evaluation files): a retrained pair is analysed again. */
+function cacheKey(): string {
+  const demo = demoPaths();
+  const hash = createHash('sha256').update(ROOT);
+  for (const file of [join(demo.instruct, 'model.safetensors'), join(demo.thinking, 'model.safetensors'), demo.reasoning, demo.toolUse, demo.format, demo.evalReasoning, demo.evalToolUse]) {
+    hash.update(existsSync(file) ? readFileSync(file) : 'missing');
+  }
+  return hash.digest('hex').slice(0, 12);
+}
+
 // Not under test-results/: Playwright empties that folder at the start of every run.
-const CACHE = join(ROOT, 'node_modules', '.cache', 'crane-e2e', `analysed-demo-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}`);
+const CACHE = join(ROOT, 'node_modules', '.cache', 'crane-e2e', `analysed-demo-${cacheKey()}`);
 const DONE = join(CACHE, 'analysed');
 
 async function analyseDemoInto(dataDir: string): Promise<void> {
