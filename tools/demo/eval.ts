@@ -3,14 +3,15 @@
  * method's strength (λ, SLERP's t, CRANE's α: every method's --alpha) is searched so that its
  * measured ΔL_R on the held-out reasoning prompts (Verify on eval-reasoning.jsonl /
  * eval-tool-use.jsonl, the Thinking / Instruct models' own decodes as targets) equals one target:
- * by default CRANE's at its default α 0.25 (--match-reasoning X sets it). Then every merge is
- * exported through `crane merge`'s path and greedy-decoded on the held-out tasks: tool-call
- * validity, accuracy (overall and per task family), mean generated tokens, beside its ΔL_R and ΔL_A.
+ * by default CRANE's at its default α 0.25 (--match-reasoning=X sets it; X is negative, so it is
+ * written with '='). Then every merge is exported through `crane merge`'s path and greedy-decoded
+ * on the held-out tasks: tool-call validity, accuracy (overall and per task family), mean
+ * generated tokens, beside its ΔL_R and ΔL_A.
  * Instruct is ΔL 0; Thinking's ΔL is the whole task vector (λ 1). RAIN (Base + its calibration
  * files, demo-merges.ts) picks its own α, so its row is at its own ΔL_R; without a Base it is a
  * "needs Base" row.
  *
- *   node --import tsx tools/demo/eval.ts [--pair dense|moe] [--demo DIR] [--methods all|a,b,…] [--match-reasoning X]
+ *   node --import tsx tools/demo/eval.ts [--pair dense|moe] [--demo DIR] [--methods all|a,b,…] [--match-reasoning=X]
  *                                        [--endpoints-only] [--json] [--limit N] [MODEL_DIR ...]
  *
  * --pair moe evaluates the MoE demo pair (assets/demo-moe), with its own analysis cache.
