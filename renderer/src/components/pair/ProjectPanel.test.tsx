@@ -21,7 +21,7 @@ function engineWithBuiltins(): EngineApi {
   return {
     call: (method, params, options) => (method === 'listBuiltinPairs' ? Promise.resolve(BUILTINS as never) : engine.call(method, params, options)),
     on: (event, handler) => engine.on(event, handler),
-    onClose: (handler) => engine.onClose(handler),
+    onClose: () => engine.onClose(),
   };
 }
 
