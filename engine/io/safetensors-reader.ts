@@ -77,6 +77,18 @@ export class SafetensorsFile {
   async close(): Promise<void> {
     await this.handle.close();
   }
+
+  /** Every tensor of a small file as float32, by name (gradient layer files, golden files). */
+  static async readAllFloat32(path: string): Promise<Map<string, Float32Array>> {
+    const file = await SafetensorsFile.open(path);
+    try {
+      const out = new Map<string, Float32Array>();
+      for (const name of file.tensors.keys()) out.set(name, await file.readFloat32(name));
+      return out;
+    } finally {
+      await file.close();
+    }
+  }
 }
 
 /** Reads exactly `length` bytes at `position` into a fresh (aligned) buffer. */

@@ -29,17 +29,6 @@ interface LoopGolden {
   readonly batch_masked_loss: number;
 }
 
-async function readAll(path: string): Promise<Map<string, Float32Array>> {
-  const file = await SafetensorsFile.open(path);
-  try {
-    const out = new Map<string, Float32Array>();
-    for (const name of file.tensors.keys()) out.set(name, await file.readFloat32(name));
-    return out;
-  } finally {
-    await file.close();
-  }
-}
-
 /** max |got − want| / max(1, max |want|): the tolerance scale of tools/reference/README.md. */
 function scaledDiff(got: Float32Array, want: Float32Array): number {
   expect(got.length).toBe(want.length);
@@ -94,7 +83,7 @@ describe.each(['nanbeige_looped', 'nanbeige_skipnorm'])('per-pass gradients: %s'
   });
 
   it('every part matches the float64 reference’s part (autograd through per-pass weight copies)', async () => {
-    const want = await readAll(join(dir, 'pass_grads.safetensors'));
+    const want = await SafetensorsFile.readAllFloat32(join(dir, 'pass_grads.safetensors'));
     expect([...parts.keys()].sort()).toEqual([...want.keys()].sort());
     let worst = 0;
     for (const [key, g] of want) {
@@ -108,7 +97,7 @@ describe.each(['nanbeige_looped', 'nanbeige_skipnorm'])('per-pass gradients: %s'
   it('the parts sum to the reference gradient and to what lossAndLayerGrads reports', async () => {
     const byPass = Array.from({ length: golden.num_loops }, (_, pass) => new Map([...parts].filter(([k]) => k.startsWith(`pass${pass}.`)).map(([k, g]) => [k.slice(k.indexOf('.') + 1), g])));
     const sums = sumParts(byPass);
-    const reference = await readAll(join(dir, 'grads.safetensors'));
+    const reference = await SafetensorsFile.readAllFloat32(join(dir, 'grads.safetensors'));
     expect([...sums.keys()].sort()).toEqual([...reference.keys()].sort());
     for (const [tensor, g] of reference) expect(scaledDiff(sums.get(tensor) as Float32Array, g), tensor).toBeLessThan(1e-4);
     const summed = new Map<string, Float32Array>();
@@ -118,7 +107,7 @@ describe.each(['nanbeige_looped', 'nanbeige_skipnorm'])('per-pass gradients: %s'
 
   it('one whole-graph autodiff pass over every pass gives the reference loss and gradients', async () => {
     const whole = await wholeGraphGrads(checkpoint, model.spec, batch);
-    const reference = await readAll(join(dir, 'grads.safetensors'));
+    const reference = await SafetensorsFile.readAllFloat32(join(dir, 'grads.safetensors'));
     expect(Math.abs(whole.loss - golden.batch_masked_loss)).toBeLessThan(1e-4);
     expect([...whole.grads.keys()].sort()).toEqual([...reference.keys()].sort());
     for (const [tensor, g] of reference) expect(scaledDiff(whole.grads.get(tensor) as Float32Array, g), tensor).toBeLessThan(1e-4);

@@ -73,15 +73,8 @@ export class GradientStore {
     return this.readGeneration(layer, this.done);
   }
 
-  private async readGeneration(layer: number, generation: number): Promise<Map<string, Float32Array>> {
-    const file = await SafetensorsFile.open(this.file(layer, generation));
-    try {
-      const out = new Map<string, Float32Array>();
-      for (const name of file.tensors.keys()) out.set(name, await file.readFloat32(name));
-      return out;
-    } finally {
-      await file.close();
-    }
+  private readGeneration(layer: number, generation: number): Promise<Map<string, Float32Array>> {
+    return SafetensorsFile.readAllFloat32(this.file(layer, generation));
   }
 
   private file(layer: number, generation: number): string {
