@@ -18,7 +18,7 @@ import { methodOf } from './methods-slice.ts';
 import { clearProjectResults } from './project-switch.ts';
 import { rememberedView } from './saved-view.ts';
 import type { PaneIndex } from './side-by-side-slice.ts';
-import { failed, loading, ready, toErrorInfo } from './slice.ts';
+import { failed, loading, ready, toErrorInfo, type Loadable } from './slice.ts';
 import { VerifyJobs } from './verify-jobs.ts';
 
 /** α values the preview curve is drawn over: 0..1, wider when α itself goes past 0.9 (up to α's range). */
@@ -240,24 +240,30 @@ export class EngineActions {
   }
 
   /** The layer × expert views; null (nothing to show) for a dense model. */
-  async loadExpertMetrics(): Promise<void> {
-    const s = this.store.getState();
-    s.setExpertMetrics(loading(s.experts.metrics));
-    try {
-      this.store.getState().setExpertMetrics(ready(await this.run('getExpertMetrics', {})));
-    } catch (error) {
-      this.store.getState().setExpertMetrics(failed(this.store.getState().experts.metrics, toErrorInfo(error)));
-    }
+  loadExpertMetrics(): Promise<void> {
+    return this.loadInto(
+      () => this.store.getState().experts.metrics,
+      (metrics) => this.store.getState().setExpertMetrics(metrics),
+      () => this.run('getExpertMetrics', {}),
+    );
   }
 
   /** A looped model's per-pass views; null (no pass switch) for a model without a loop. */
-  async loadPassMetrics(): Promise<void> {
-    const s = this.store.getState();
-    s.setPassMetrics(loading(s.passes.metrics));
+  loadPassMetrics(): Promise<void> {
+    return this.loadInto(
+      () => this.store.getState().passes.metrics,
+      (metrics) => this.store.getState().setPassMetrics(metrics),
+      () => this.run('getPassMetrics', {}),
+    );
+  }
+
+  /** One engine view into its store slot: loading (keeping the last result), then the result or why it failed. */
+  private async loadInto<T>(slot: () => Loadable<T>, store: (value: Loadable<T>) => void, fetch: () => Promise<T>): Promise<void> {
+    store(loading(slot()));
     try {
-      this.store.getState().setPassMetrics(ready(await this.run('getPassMetrics', {})));
+      store(ready(await fetch()));
     } catch (error) {
-      this.store.getState().setPassMetrics(failed(this.store.getState().passes.metrics, toErrorInfo(error)));
+      store(failed(slot(), toErrorInfo(error)));
     }
   }
 
