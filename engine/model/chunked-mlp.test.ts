@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { SeededRandom } from '../protocol/seeded-random.ts';
 import { initBackend } from '../tensor/backend.ts';
+import { maxRelativeError } from '../tensor/testing/relative-error.ts';
 import { loadCausalLM } from './causal-lm.ts';
 import { chunkedSwiglu, type MlpWeights, type StoredMlpWeights } from './chunked-mlp.ts';
 import type { LossSequence } from './layer-grads.ts';
@@ -25,17 +26,6 @@ const MiB = 1024 ** 2;
 beforeAll(async () => {
   await initBackend('wasm');
 });
-
-/** max |a − b| / max |b|: float32 rounding of differently ordered sums stays near 1e-7. */
-function relativeError(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let scale = 0;
-  let diff = 0;
-  for (let i = 0; i < b.length; i++) {
-    scale = Math.max(scale, Math.abs(b[i] as number));
-    diff = Math.max(diff, Math.abs((a[i] as number) - (b[i] as number)));
-  }
-  return diff / Math.max(scale, 1e-30);
-}
 
 describe('chunkedSwiglu', () => {
   const [t, hidden, inner] = [11, 6, 10];
@@ -74,8 +64,8 @@ describe('chunkedSwiglu', () => {
 
   it.each([1, 4, 11, 16])('matches the unchunked expression with %i rows per chunk', (rows) => {
     const chunked = run((x, w) => chunkedSwiglu(x, w, rows));
-    expect(relativeError(chunked.out, plain.out)).toBeLessThan(1e-6);
-    names.forEach((name, i) => expect(relativeError(chunked.grads[i] as Float32Array, plain.grads[i] as Float32Array), name).toBeLessThan(1e-6));
+    expect(maxRelativeError(chunked.out, plain.out)).toBeLessThan(1e-6);
+    names.forEach((name, i) => expect(maxRelativeError(chunked.grads[i] as Float32Array, plain.grads[i] as Float32Array), name).toBeLessThan(1e-6));
   });
 
   it('uses the stored [out, in] copies for the input gradients when given them', () => {
@@ -85,7 +75,7 @@ describe('chunkedSwiglu', () => {
     }));
     try {
       const chunked = run((x, w) => chunkedSwiglu(x, w, 4, stored));
-      names.forEach((name, i) => expect(relativeError(chunked.grads[i] as Float32Array, plain.grads[i] as Float32Array), name).toBeLessThan(1e-6));
+      names.forEach((name, i) => expect(maxRelativeError(chunked.grads[i] as Float32Array, plain.grads[i] as Float32Array), name).toBeLessThan(1e-6));
     } finally {
       tf.dispose(Object.values(stored));
     }
@@ -138,8 +128,8 @@ describe('a tiny model whose MLP the smallest budget splits into row chunks', ()
     expect(chunked.loss).toBeCloseTo(reference.loss, 5);
     expect(chunked.grads.size).toBe(2 * 11);
     for (const [name, g] of chunked.grads) {
-      expect(relativeError(g, reference.grads.get(name) as Float32Array), name).toBeLessThan(1e-5);
-      expect(relativeError(g, whole.grads.get(name) as Float32Array), name).toBeLessThan(1e-5);
+      expect(maxRelativeError(g, reference.grads.get(name) as Float32Array), name).toBeLessThan(1e-5);
+      expect(maxRelativeError(g, whole.grads.get(name) as Float32Array), name).toBeLessThan(1e-5);
     }
   });
 });

@@ -7,6 +7,7 @@ import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { initBackend } from '../tensor/backend.ts';
+import { maxRelativeError } from '../tensor/testing/relative-error.ts';
 import { loadCausalLM } from './causal-lm.ts';
 import { HEAD_GRADS_LAYER, type LossSequence } from './layer-grads.ts';
 import { perturbed, withOverrides } from './testing/override-source.ts';
@@ -28,16 +29,6 @@ const KINDS = [
 
 function relError(a: number, b: number, floor: number): number {
   return Math.abs(a - b) / Math.max(Math.abs(a), Math.abs(b), floor);
-}
-
-function maxRelError(a: Float32Array, b: Float32Array): number {
-  let scale = 0;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) {
-    scale = Math.max(scale, Math.abs(b[i] as number));
-    diff = Math.max(diff, Math.abs((a[i] as number) - (b[i] as number)));
-  }
-  return diff / Math.max(scale, 1e-12);
 }
 
 const CASES: { label: string; options: TinyModelOptions; kinds: string[] }[] = [
@@ -116,7 +107,7 @@ describe.each(CASES)('layer-wise gradients: $label', ({ options, kinds }) => {
     expect(loss).toBeCloseTo(reference.loss, 5);
     expect([...layerGrads.keys()].sort()).toEqual([...reference.grads.keys()].sort());
     let worst = 0;
-    for (const [name, g] of reference.grads) worst = Math.max(worst, maxRelError(layerGrads.get(name) as Float32Array, g));
+    for (const [name, g] of reference.grads) worst = Math.max(worst, maxRelativeError(layerGrads.get(name) as Float32Array, g));
     console.info(`[${options.family}] whole-graph autodiff: max |Δ|/max|g| over all tensors = ${worst.toExponential(2)}`);
     expect(worst).toBeLessThan(1e-4);
   });
