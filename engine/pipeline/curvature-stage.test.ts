@@ -12,18 +12,17 @@ import { InstantPreview } from '../analysis/preview.ts';
 import type { PreviewCurvature } from '../analysis/preview-curvature.ts';
 import { editDirections, type DirectionBasis } from '../crane/edit-directions.ts';
 import type { PairedEdit } from '../crane/tensor-pair.ts';
-import { Checkpoint } from '../io/checkpoint.ts';
+import type { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
 import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import { initBackend } from '../tensor/backend.ts';
-import { lossBatch, readSequences } from './calibration-sequences.ts';
 import { editTokenRows } from './checkpoint-tokenizer.ts';
-import { ANCHOR_ALPHAS, loadCurvature } from './curvature-stage.ts';
+import { ANCHOR_ALPHAS } from './curvature-stage.ts';
 import { editedWeightSource } from './edited-source.ts';
-import { pipelinePaths, readPipelineRecord } from './pipeline-folder.ts';
-import { runAnalysis, type AnalysisRun } from './run-analysis.ts';
-import { writeTinyProject } from './testing/tiny-project.ts';
+import type { AnalysisRun } from './run-analysis.ts';
+import { analysedCurvature } from './testing/analysed-curvature.ts';
+import type { AnalysedProject } from './testing/analysed-project.ts';
 import { verifyEdit } from './verify.ts';
 
 let root: string;
@@ -38,17 +37,12 @@ let batches: Record<'reasoning' | 'agent', LossSequence[]>;
 beforeAll(async () => {
   await initBackend('wasm');
   root = await mkdtemp(join(tmpdir(), 'crane-curvature-'));
-  const project = await writeTinyProject(root, { model: { tied: false }, noise: 0.01 });
-  outDir = join(root, 'analysis');
-  run = await runAnalysis({ ...project, outDir });
-  curvature = await loadCurvature(outDir, await readPipelineRecord(outDir)) as PreviewCurvature;
-  instruct = await Checkpoint.open(project.instruct);
-  thinking = await Checkpoint.open(project.thinking);
+  let project: AnalysedProject;
+  ({ project, curvature, instruct, thinking, batches } = await analysedCurvature(root, { model: { tied: false }, noise: 0.01 }));
+  ({ run, outDir } = project);
   const tokens = await editTokenRows(project.instruct, () => undefined);
   const context = { gate: run.artifacts.gate, projector: (key: string) => run.artifacts.projectors.get(key) };
   basis = editDirections(instruct.tensors.keys(), defaultResolvedSettings(tokens), tokens, context);
-  const sequences = await readSequences(pipelinePaths(outDir).sequences);
-  batches = { reasoning: lossBatch(sequences, 'reasoning', 'train'), agent: lossBatch(sequences, 'agent', 'train') };
 }, 600_000);
 
 afterAll(async () => {

@@ -16,17 +16,14 @@ import { routerFirstOrder } from '../analysis/preview-router.ts';
 import { editRouter } from '../crane/special-tensors.ts';
 import { classifyTensor } from '../crane/tensor-classification.ts';
 import type { PairedEdit } from '../crane/tensor-pair.ts';
-import { Checkpoint } from '../io/checkpoint.ts';
+import type { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
 import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import { initBackend } from '../tensor/backend.ts';
-import { lossBatch, readSequences } from './calibration-sequences.ts';
-import { loadCurvature } from './curvature-stage.ts';
 import { editedWeightSource } from './edited-source.ts';
-import { pipelinePaths, readPipelineRecord } from './pipeline-folder.ts';
-import { runAnalysis, type AnalysisRun } from './run-analysis.ts';
-import { writeTinyProject } from './testing/tiny-project.ts';
+import type { AnalysisRun } from './run-analysis.ts';
+import { analysedCurvature } from './testing/analysed-curvature.ts';
 
 const FRACTION = 1 / 3;
 let root: string;
@@ -39,14 +36,7 @@ let batches: Record<'reasoning' | 'agent', LossSequence[]>;
 beforeAll(async () => {
   await initBackend('wasm');
   root = await mkdtemp(join(tmpdir(), 'crane-router-preview-'));
-  const project = await writeTinyProject(root, { model: { moe: { experts: 4, perToken: 2, inner: 8 } }, noise: 0.05 });
-  const outDir = join(root, 'analysis');
-  run = await runAnalysis({ ...project, outDir });
-  curvature = await loadCurvature(outDir, await readPipelineRecord(outDir)) as PreviewCurvature;
-  instruct = await Checkpoint.open(project.instruct);
-  thinking = await Checkpoint.open(project.thinking);
-  const sequences = await readSequences(pipelinePaths(outDir).sequences);
-  batches = { reasoning: lossBatch(sequences, 'reasoning', 'train'), agent: lossBatch(sequences, 'agent', 'train') };
+  ({ project: { run }, curvature, instruct, thinking, batches } = await analysedCurvature(root, { model: { moe: { experts: 4, perToken: 2, inner: 8 } }, noise: 0.05 }));
 }, 600_000);
 
 afterAll(async () => {

@@ -9,8 +9,8 @@ export interface AnalysedProject extends TinyProject {
   readonly run: AnalysisRun;
 }
 
-export async function analysedProject(root: string): Promise<AnalysedProject> {
-  const project = await writeTinyProject(root);
+export async function analysedProject(root: string, options?: Parameters<typeof writeTinyProject>[1]): Promise<AnalysedProject> {
+  const project = await writeTinyProject(root, options);
   const outDir = join(root, 'analysis');
   const run = await runAnalysis({ ...project, outDir });
   return { ...project, root, outDir, run };
