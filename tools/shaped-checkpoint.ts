@@ -24,7 +24,7 @@ export const QWEN3_SHAPES = {
 } as const;
 export type Qwen3Shape = keyof typeof QWEN3_SHAPES;
 
-export function shapedConfig(shape: Qwen3Shape, layers: number): Record<string, unknown> {
+function shapedConfig(shape: Qwen3Shape, layers: number): Record<string, unknown> {
   return {
     architectures: ['Qwen3ForCausalLM'], model_type: 'qwen3', ...QWEN3_SHAPES[shape], num_hidden_layers: layers, vocab_size: QWEN3_VOCAB,
     max_position_embeddings: 40960, rms_norm_eps: 1e-6, rope_theta: 1_000_000, tie_word_embeddings: true, hidden_act: 'silu',

@@ -15,7 +15,7 @@ import type { TrainableModel } from '../../engine/model/training/trainable-model
  * 60 steps on the base data at the base's learning rate left some experts of layers 2-3 under
  * 1.2% of the routed tokens and one at 44% without it; with it every expert kept 3.6% or more.
  */
-export const MOE_BALANCE_COEFFICIENT = 0.01;
+const MOE_BALANCE_COEFFICIENT = 0.01;
 
 export const moeDemoTraining = {
   paths: (out?: string) => demoPaths(out ?? DEMO_MOE_ROOT),
