@@ -20,7 +20,7 @@ export function kvSlot(spec: ModelSpec, pass: number, layer: number): number {
   return pass * spec.numLayers + layer;
 }
 
-export function normsBetweenPasses(spec: ModelSpec): boolean {
+function normsBetweenPasses(spec: ModelSpec): boolean {
   return spec.loop?.normBetweenPasses === true && passCount(spec) > 1;
 }
 
