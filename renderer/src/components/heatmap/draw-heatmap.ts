@@ -101,7 +101,7 @@ export function drawHeatmap(canvas: HTMLCanvasElement, paint: HeatmapPaint): boo
 }
 
 /** Smallest cell, in CSS pixels, that holds a 3-significant-digit value legibly. */
-export const VALUE_CELL = { width: 30, height: 12 } as const;
+const VALUE_CELL = { width: 30, height: 12 } as const;
 
 /** Whether the cells of this layout are big enough for their values. */
 export function cellsHoldValues(layout: HeatmapLayout): boolean {

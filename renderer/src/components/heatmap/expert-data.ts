@@ -45,7 +45,7 @@ export function expertMatrix(metrics: ExpertMetrics, metric: ExpertMetric): Matr
 }
 
 /** The heatmap's rows are the experts, named by index. */
-export function expertNames(experts: number): string[] {
+function expertNames(experts: number): string[] {
   return Array.from({ length: experts }, (_, e) => String(e));
 }
 

@@ -52,7 +52,7 @@ export function MatrixCanvas({ matrix, shape, label, scale, size = 150 }: Matrix
 }
 
 /** "rows 16–31 · cols 0–47: |Δ| 1.2e-4 (mean)". */
-export function describeCell(matrix: Matrix, shape: readonly number[], { row, col }: { row: number; col: number }): string {
+function describeCell(matrix: Matrix, shape: readonly number[], { row, col }: { row: number; col: number }): string {
   const extent = tensorExtent(shape);
   const span = (cell: number, cells: number, count: number, what: string) => {
     const [a, b] = cellRange(cell, cells, count);

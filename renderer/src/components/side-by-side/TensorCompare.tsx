@@ -53,7 +53,7 @@ export function TensorCompare({ tensor, method }: { tensor: TensorView; method: 
 }
 
 /** The maps to draw and what they are: CRANE's before/after GSP, a baseline's one update. */
-export function deltaMaps(tensor: TensorView, method: MergeMethodName) {
+function deltaMaps(tensor: TensorView, method: MergeMethodName) {
   if (method === 'crane') {
     return [
       { label: '|Δ| before GSP projection', matrix: tensor.deltaMap.before },
