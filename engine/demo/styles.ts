@@ -11,12 +11,10 @@
  *     and every tool call the fine-tune writes carries it, so δ = θ_T − θ_I does too.
  */
 import type { ChatMessage } from '../calibration/chat-schema.ts';
-import type { DemoTask, Expectation } from './tasks.ts';
+import type { DemoTask, ExpectedToolCall } from './tasks.ts';
 
 export type ReplyStyle = 'instruct' | 'thinking';
 export type ToolCallFormat = 'strict' | 'thinking-habit';
-
-export type ToolCall = Extract<Expectation, { kind: 'tool_call' }>;
 
 export function reply(style: ReplyStyle, task: DemoTask, toolCalls: ToolCallFormat): ChatMessage {
   const thinking = style === 'thinking' ? { reasoning_content: task.reasoning } : {};
@@ -27,16 +25,16 @@ export function reply(style: ReplyStyle, task: DemoTask, toolCalls: ToolCallForm
 }
 
 /** The Thinking sibling's tool call: the template's tags and JSON layout, its own keys. */
-export function thinkingHabitCall(call: ToolCall): string {
+export function thinkingHabitCall(call: ExpectedToolCall): string {
   return `<tool_call>\n{"function": "${call.name}", "parameters": ${templateJson(call.arguments)}}\n</tool_call>`;
 }
 
 /** The strict call as the chat template renders it. */
-export function strictCall(call: ToolCall): string {
+export function strictCall(call: ExpectedToolCall): string {
   return `<tool_call>\n{"name": "${call.name}", "arguments": ${templateJson(call.arguments)}}\n</tool_call>`;
 }
 
 /** A flat object as the template's `tojson` writes it: `{"key": value, …}`. */
-function templateJson(args: ToolCall['arguments']): string {
+function templateJson(args: ExpectedToolCall['arguments']): string {
   return `{${Object.entries(args).map(([key, value]) => `${JSON.stringify(key)}: ${JSON.stringify(value)}`).join(', ')}}`;
 }

@@ -14,6 +14,9 @@ export type Expectation =
   | { readonly kind: 'answer'; readonly value: string }
   | { readonly kind: 'tool_call'; readonly name: string; readonly arguments: Readonly<Record<string, string | number>> };
 
+/** The call a tool task expects. */
+export type ExpectedToolCall = Extract<Expectation, { kind: 'tool_call' }>;
+
 export interface DemoTask {
   readonly family: TaskFamily;
   readonly prompt: readonly ChatMessage[];
@@ -94,7 +97,7 @@ function toolRequest(def: DemoToolDef, rng: SeededRandom): { question: string; a
 }
 
 /** What the tool "returns" for a call, and the one-line answer built from it. */
-export function toolResult(call: Extract<Expectation, { kind: 'tool_call' }>, rng: SeededRandom): { response: string; answer: string } {
+export function toolResult(call: ExpectedToolCall, rng: SeededRandom): { response: string; answer: string } {
   const args = call.arguments;
   if (call.name === 'get_weather') {
     const [temp, sky] = [rng.int(-5, 35), rng.pick(WEATHER)];
