@@ -22,12 +22,11 @@
  * next space or control character), as sentencepiece splits by whitespace.
  */
 import { trainBpe } from './bpe-trainer.ts';
-import type { BuiltTokenizer } from './build-tokenizer.ts';
+import type { AddedTokenSpec, BuiltTokenizer } from './build-tokenizer.ts';
 import type { JsonObject } from './tokenizer-source.ts';
 
-export interface NanbeigeAddedToken {
-  readonly content: string;
-  readonly special: boolean;
+/** Qwen's added-token fields plus the `normalized` flag Nanbeige's files set per token. */
+export interface NanbeigeAddedToken extends AddedTokenSpec {
   readonly normalized: boolean;
 }
 
