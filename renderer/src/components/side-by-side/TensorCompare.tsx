@@ -14,9 +14,9 @@ import { MatrixCanvas } from './MatrixCanvas.tsx';
 
 export function TensorCompare({ tensor, method }: { tensor: TensorView; method: MergeMethodName }) {
   const values = [
-    { label: 'Instruct', histogram: tensor.values.instruct, color: 'var(--series-1)' },
-    { label: 'Thinking', histogram: tensor.values.thinking, color: 'var(--series-2)' },
-    { label: 'Edited', histogram: tensor.values.edited, color: 'var(--series-3)' },
+    { label: 'Instruct', norm: tensor.norms.instruct, histogram: tensor.values.instruct, color: 'var(--series-1)' },
+    { label: 'Thinking', norm: tensor.norms.thinking, histogram: tensor.values.thinking, color: 'var(--series-2)' },
+    { label: 'Edited', norm: tensor.norms.edited, histogram: tensor.values.edited, color: 'var(--series-3)' },
   ];
   const maps = deltaMaps(tensor, method);
   const scale: ColorScale = { ...scaleFor([...tensor.deltaMap.before.values, ...tensor.deltaMap.after.values], 'sequential'), min: 0 };
@@ -28,7 +28,7 @@ export function TensorCompare({ tensor, method }: { tensor: TensorView; method: 
       <div className="tensor-row">
         <div>
           <div className="small">
-            values · ‖·‖ {values.map((v, i) => `${v.label} ${formatNumber([tensor.norms.instruct, tensor.norms.thinking, tensor.norms.edited][i] ?? NaN)}`).join(' · ')}
+            values · ‖·‖ {values.map((v) => `${v.label} ${formatNumber(v.norm)}`).join(' · ')}
           </div>
           <HistogramOverlay series={values} label="Instruct, Thinking and Edited values" />
         </div>
