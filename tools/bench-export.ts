@@ -27,6 +27,7 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
+import { largestF32Bytes } from './memory-report.ts';
 
 const PYTHON = '/usr/bin/python3';
 const HELPER = join(import.meta.dirname, 'bench_export_helper.py');
@@ -77,7 +78,7 @@ function compare(left: string, right: string): { tensors: number; values: number
 async function largestTensorF32Bytes(dir: string): Promise<number> {
   const checkpoint = await Checkpoint.open(dir);
   try {
-    return Math.max(...[...checkpoint.tensors.values()].map((t) => 4 * t.shape.reduce((a, b) => a * b, 1)));
+    return largestF32Bytes(checkpoint);
   } finally {
     await checkpoint.close();
   }

@@ -20,7 +20,7 @@ import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { formatBytes } from '../engine/protocol/format-bytes.ts';
 import { defaultResolvedSettings } from '../engine/protocol/settings-defaults.ts';
 import type { ResolvedCraneSettings } from '../engine/protocol/settings-schemas.ts';
-import { exportVerdict, peakRss } from './memory-report.ts';
+import { exportVerdict, largestF32Bytes, peakRss } from './memory-report.ts';
 import { QWEN3_30B_A3B_TENSORS, writeShapedMoeModel } from './shaped-checkpoint.ts';
 
 const SETTINGS: ResolvedCraneSettings = {
@@ -33,7 +33,6 @@ const SETTINGS: ResolvedCraneSettings = {
 export async function moeExportPhase(dir: string): Promise<void> {
   const [instruct, thinking] = [await Checkpoint.open(join(dir, 'instruct')), await Checkpoint.open(join(dir, 'thinking'))];
   try {
-    const largest = Math.max(...[...instruct.tensors.values()].map((t) => t.shape.reduce((a, b) => a * b, 1)));
     const baselineRss = process.memoryUsage().rss;
     const cpu = process.cpuUsage();
     const started = performance.now();
@@ -45,7 +44,7 @@ export async function moeExportPhase(dir: string): Promise<void> {
     const ended = performance.now();
     const used = process.cpuUsage(cpu);
     console.log(JSON.stringify({
-      peakRss: peakRss(), baselineRss, largestF32: largest * 4, totalBytes: result.totalBytes, tensors: instruct.tensors.size,
+      peakRss: peakRss(), baselineRss, largestF32: largestF32Bytes(instruct), totalBytes: result.totalBytes, tensors: instruct.tensors.size,
       inputBytes: instruct.totalBytes + thinking.totalBytes, hashSeconds: ((writeStarted ?? ended) - started) / 1000, writeSeconds: (ended - (writeStarted ?? started)) / 1000,
       cpuSeconds: (used.user + used.system) / 1e6,
     }));

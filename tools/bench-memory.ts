@@ -20,7 +20,7 @@ import { writeCheckpoint } from '../engine/io/checkpoint-writer.ts';
 import type { TensorSpec } from '../engine/io/tensor-encoding.ts';
 import { exportMerge } from '../engine/export/export-checkpoint.ts';
 import { moeExportPhase, runMoeBench } from './bench-memory-moe.ts';
-import { exportVerdict, peakRss } from './memory-report.ts';
+import { exportVerdict, largestF32Bytes, peakRss } from './memory-report.ts';
 import { writeShapedModel } from './shaped-checkpoint.ts';
 
 const ROWS = 4096;
@@ -55,9 +55,8 @@ async function readPhase(dir: string): Promise<void> {
 async function exportPhase(dir: string): Promise<void> {
   const [instruct, thinking] = [await Checkpoint.open(join(dir, 'instruct')), await Checkpoint.open(join(dir, 'thinking'))];
   try {
-    const largest = Math.max(...[...instruct.tensors.values()].map((t) => t.shape.reduce((a, b) => a * b, 1)));
     const result = await exportMerge({ instruct, thinking, method: { method: 'task_arithmetic', lambda: 0.5 }, dtype: 'source', outDir: join(dir, 'merged') });
-    console.log(JSON.stringify({ peakRss: peakRss(), largestF32: largest * 4, totalBytes: result.totalBytes }));
+    console.log(JSON.stringify({ peakRss: peakRss(), largestF32: largestF32Bytes(instruct), totalBytes: result.totalBytes }));
   } finally {
     await Promise.all([instruct.close(), thinking.close()]);
   }

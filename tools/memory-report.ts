@@ -4,6 +4,8 @@
  * limit issue 14 sets (2 × the largest tensor as float32 + 256 MiB).
  */
 import * as tf from '@tensorflow/tfjs-core';
+import type { Checkpoint } from '../engine/io/checkpoint.ts';
+import { numel } from '../engine/io/safetensors-header.ts';
 import { formatBytes } from '../engine/protocol/format-bytes.ts';
 
 export function peakRss(): number {
@@ -14,6 +16,11 @@ export function peakRss(): number {
 export function wasmHeapBytes(): number {
   const backend = tf.backend() as unknown as { wasm?: { HEAPU8: Uint8Array } };
   return backend.wasm?.HEAPU8.byteLength ?? 0;
+}
+
+/** The checkpoint's largest tensor as float32 bytes: what an export's edit holds of it at once. */
+export function largestF32Bytes(checkpoint: Checkpoint): number {
+  return 4 * Math.max(...[...checkpoint.tensors.values()].map((t) => numel(t.shape)));
 }
 
 /** "peak RSS X = n× the largest tensor (f32); limit 2× + 256 MiB = Y: met" for an export's figures. */
