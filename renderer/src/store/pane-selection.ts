@@ -5,15 +5,16 @@
  */
 import type { Block } from '../protocol.ts';
 import type { AppState } from './app-store.ts';
+import { sameBlock } from './settings-slice.ts';
 
-const sameBlock = (a: Block | null, b: Block | null) => a !== null && b !== null && a.layer === b.layer && a.group === b.group;
+const sameNonNull = (a: Block | null, b: Block | null) => a !== null && b !== null && sameBlock(a, b);
 
 export function syncPaneWithSelection(s: AppState, prev: AppState): void {
   const selected = s.selection.block;
   const paneA = s.sideBySide.panes[0].block;
   if (selected !== prev.selection.block) {
-    if (selected !== null && !sameBlock(selected, paneA)) s.setPane(0, { block: selected });
-  } else if (paneA !== prev.sideBySide.panes[0].block && !sameBlock(paneA, selected)) {
+    if (selected !== null && !sameNonNull(selected, paneA)) s.setPane(0, { block: selected });
+  } else if (paneA !== prev.sideBySide.panes[0].block && !sameNonNull(paneA, selected)) {
     s.select(paneA);
   }
 }
