@@ -5,7 +5,7 @@
  * engine/demo/styles.ts) — and writes the base, both checkpoints, the shared tokenizer, the
  * calibration sets and the held-out evaluation set.
  *
- *   node --import tsx tools/demo/train.ts [--out DIR] [--scale F] [--resume]
+ *   node --import tsx tools/demo/train.ts [--pair dense|moe|looped] [--out DIR] [--scale F] [--resume]
  *
  * --scale multiplies every step and chat count (0.01 for a smoke run). --resume reuses a base
  * already in DIR/base when training-report.json says it was trained from the same data and
@@ -32,6 +32,7 @@ import { trainPhase } from '../../engine/model/training/train-phase.ts';
 import { TrainableModel } from '../../engine/model/training/trainable-model.ts';
 import { initBackend } from '../../engine/tensor/backend.ts';
 import { loadTrainedBase } from './trained-base.ts';
+import { loopedDemoTraining } from './looped-pair.ts';
 import { describeUsage, moeDemoTraining } from './moe-pair.ts';
 
 export const DEMO_SEED = 20261130;
@@ -43,10 +44,11 @@ const PHASES = {
 } as const;
 
 const { values: args } = parseArgs({ options: { out: { type: 'string' }, scale: { type: 'string', default: '1' }, pair: { type: 'string', default: 'dense' }, resume: { type: 'boolean' } } });
-if (args.pair !== 'dense' && args.pair !== 'moe') throw new Error(`--pair must be dense or moe (got ${args.pair})`);
+if (!['dense', 'moe', 'looped'].includes(args.pair)) throw new Error(`--pair must be dense, moe or looped (got ${args.pair})`);
 const moe = args.pair === 'moe' ? moeDemoTraining : null;
-const paths = moe === null ? demoPaths(args.out) : moe.paths(args.out);
-const phases = moe?.phases ?? PHASES;
+const looped = args.pair === 'looped' ? loopedDemoTraining : null;
+const paths = (moe ?? looped)?.paths(args.out) ?? demoPaths(args.out);
+const phases = moe?.phases ?? looped?.phases ?? PHASES;
 const scale = Number(args.scale);
 const started = Date.now();
 const log = (text: string) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s] ${text}\n`);
@@ -59,15 +61,15 @@ const chats = Object.fromEntries(
 ) as Record<TrainingMix, Chat[]>;
 const calibration = calibrationSets(DEMO_SEED, exclude);
 
-const chatTemplate = await readBuiltinChatTemplate();
-const builtinTemplate = new ChatTemplate(chatTemplate, 'chatml-tools.jinja');
+const chatTemplate = await (looped?.chatTemplate ?? readBuiltinChatTemplate)();
+const builtinTemplate = new ChatTemplate(chatTemplate, looped?.templateName ?? 'chatml-tools.jinja');
 // From the base's data only, so the base does not depend on how the fine-tunes write.
 const corpus = [...chats.base.slice(0, 3500), ...calibration.format].map((c) => builtinTemplate.render(c.messages, { tools: c.tools })).join('\n');
-const built: BuiltTokenizer = buildTokenizer({ corpus, chatTemplate, vocabSize: 640 });
+const built: BuiltTokenizer = looped?.buildTokenizer(corpus, chatTemplate) ?? buildTokenizer({ corpus, chatTemplate, vocabSize: 640 });
 const tokenizer = ModelTokenizer.fromContents({ tokenizerJson: built.tokenizerJson, tokenizerConfig: built.tokenizerConfig });
 const template = ChatTemplate.fromTokenizer(tokenizer);
 const endOfTurn = tokenizer.requireTokenId('<|im_end|>');
-const config = (moe?.modelConfig ?? demoModelConfig)(tokenizer.vocabSize, endOfTurn);
+const config = (moe?.modelConfig ?? looped?.modelConfig ?? demoModelConfig)(tokenizer.vocabSize, endOfTurn);
 log(`tokenizer: ${tokenizer.vocabSize} tokens; data: ${chats.base.length}/${chats.instruct.length}/${chats.thinking.length} chats`);
 
 /** Base pre-training learns every token; fine-tunes learn only the assistant turns. */
