@@ -63,6 +63,11 @@ export class ModelTokenizer {
   readonly vocabSize: number;
   /** True when tokens are GPT-2 byte-level strings, so tokenBytes is exact for every token. */
   readonly byteLevel: boolean;
+  /**
+   * True when tokenBytes is exact for every token: byte-level, or Metaspace (▁ for a space,
+   * byte-fallback tokens as their byte), where only a prepended ▁ is not in the text.
+   */
+  readonly exactTokenBytes: boolean;
   readonly addsSpecialTokensByDefault: boolean;
   private readonly addedById: ReadonlyMap<number, AddedTokenInfo>;
   private readonly metaspace: MetaspaceStyle | undefined;
@@ -83,6 +88,7 @@ export class ModelTokenizer {
     this.vocabSize = (highestToken?.id ?? -1) + 1;
     this.byteLevel = usesByteLevelDecoder(source.tokenizerJson['decoder']);
     this.metaspace = this.byteLevel ? undefined : metaspaceStyle(source.tokenizerJson);
+    this.exactTokenBytes = this.byteLevel || this.metaspace !== undefined;
     this.continuationSource = continuationJson(source.tokenizerJson);
     const config = source.tokenizerConfig;
     this.addsSpecialTokensByDefault = config['add_bos_token'] === true || config['add_eos_token'] === true;

@@ -19,8 +19,9 @@
  *
  * Deliberate differences: a record the reference would coerce (a dict without prompt becomes
  * its Python repr; a JSONL line that is not JSON is skipped with a print) is refused naming
- * file:line; positions come from each token's bytes, so the tokenizer must be byte-level and
- * reproduce the text byte for byte (Qwen's and Llama 3's are), else the file is refused.
+ * file:line; positions come from each token's bytes, so the tokenizer must spell the text byte for
+ * byte: byte-level (Qwen's, Llama 3's) or Metaspace with byte fallback (Llama 2's, Nanbeige's; a
+ * ▁ its pre-tokenizer prepends is not counted), else the file is refused naming the byte.
  */
 import { z } from 'zod';
 import { CalibrationError } from '../calibration/calibration-error.ts';
@@ -136,13 +137,7 @@ interface LocatedText {
 
 function locateTokens(tokenizer: ModelTokenizer, text: string, where: string): LocatedText {
   const ids = tokenizer.encode(text, { addSpecialTokens: false });
-  const ends: number[] = [];
-  let offset = 0;
-  for (const id of ids) ends.push(offset += tokenizer.tokenBytes(id).length);
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (!tokenizer.byteLevel || offset !== bytes) {
-    throw new CalibrationError('tokenizer', tokenizer.source.labels.tokenizerJson, `does not reproduce ${where} byte for byte (${offset} token bytes for ${bytes} text bytes); RAIN's span positions need a byte-level tokenizer`);
-  }
+  const ends = alignTokenBytes(tokenizer, ids, Buffer.from(text, 'utf8'), where);
   const tokenAtByte = (byte: number) => {
     // First token whose end lies past the byte (binary search over the running ends).
     let [lo, hi] = [0, ends.length - 1];
@@ -155,6 +150,32 @@ function locateTokens(tokenizer: ModelTokenizer, text: string, where: string): L
   };
   const byteAt = (charIndex: number) => Buffer.byteLength(text.slice(0, charIndex), 'utf8');
   return { ids, tokenAt: (charIndex) => tokenAtByte(byteAt(charIndex)), tokensOf: (start, end) => [tokenAtByte(byteAt(start)), tokenAtByte(byteAt(end) - 1)] };
+}
+
+/**
+ * The end byte (in the text's UTF-8) of every token, from the tokens' exact bytes: each token
+ * must spell the next bytes of the text. A Metaspace tokenizer's token may carry a ▁ prepended
+ * by the pre-tokenizer (prepend_scheme "first" or "always") that the text does not have: that
+ * leading space is not counted. Anything else that does not line up refuses the file.
+ */
+function alignTokenBytes(tokenizer: ModelTokenizer, ids: readonly number[], text: Buffer, where: string): number[] {
+  const refuse = (why: string): never => {
+    throw new CalibrationError('tokenizer', tokenizer.source.labels.tokenizerJson,
+      `does not reproduce ${where} byte for byte (${why}); RAIN's span positions need a byte-level or Metaspace tokenizer`);
+  };
+  if (!tokenizer.exactTokenBytes) refuse('its tokens are neither byte-level nor Metaspace, so their exact bytes are unknown');
+  const spells = (bytes: Uint8Array, from: number) => text.subarray(from, from + bytes.length).equals(bytes);
+  const ends: number[] = [];
+  let at = 0;
+  for (const id of ids) {
+    const bytes = tokenizer.tokenBytes(id);
+    if (spells(bytes, at)) at += bytes.length;
+    else if (!tokenizer.byteLevel && bytes[0] === 0x20 && spells(bytes.subarray(1), at)) at += bytes.length - 1;
+    else refuse(`at byte ${at}, token ${id} spells ${JSON.stringify(Buffer.from(bytes).toString('utf8'))} but the text has ${JSON.stringify(text.subarray(at, at + bytes.length).toString('utf8'))}`);
+    ends.push(at);
+  }
+  if (at !== text.length) refuse(`its tokens spell ${at} of the text's ${text.length} bytes`);
+  return ends;
 }
 
 /** Every non-overlapping occurrence of `needle`, left to right (Python's re.finditer of re.escape). */
