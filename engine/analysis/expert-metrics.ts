@@ -6,8 +6,8 @@
  *
  * Gate metrics come from each expert's fine block `expert.e@l` (gate-accumulator.ts gateBlock);
  * routing from router-stats.json as measured, counts and mean probabilities unchanged. A cell
- * with no value (a dense layer in an MoE stack, a fused checkpoint's experts, which have no
- * per-expert block) is NaN, so a view can tell "none" from 0.
+ * with no value (a dense layer in an MoE stack) is NaN, so a view can tell "none" from 0. A fused
+ * checkpoint's experts have their blocks too: the gates stage scores a fused tensor per expert.
  */
 import type { BlockScore, GateTable } from '../crane/gate-scales.ts';
 import { isExpertBlock } from '../crane/gate-scales.ts';

@@ -63,12 +63,11 @@ describe.each([false, true])('CRANE on a tiny Qwen3-MoE pair (fused expert tenso
       expect(gate.scores.get(`router@${layer}`)?.sums.count).toBe(MOE.experts * HIDDEN);
       expect(gate.scores.has(`ffn@${layer}`)).toBe(false);
     }
-    // Fine mode: one block per routed expert, its gate/up/down pooled, in expert order (a fused tensor: one block per projection).
+    // Fine mode: one block per routed expert, its gate/up/down pooled, in expert order (a fused tensor is scored per expert too).
     const fine = blockColumns(gate, 'fine').names;
     const experts = Array.from({ length: MOE.experts }, (_, e) => `expert.${e}`);
-    if (fused) expect(fine).toEqual(expect.arrayContaining(['expert_gate_up', 'expert_down']));
-    else expect(fine.filter((name) => name.startsWith('expert'))).toEqual(experts);
-    if (!fused) expect(gate.scores.get('expert.1@1')?.sums.count).toBe(3 * MOE.inner * HIDDEN);
+    expect(fine.filter((name) => name.startsWith('expert'))).toEqual(experts);
+    expect(gate.scores.get('expert.1@1')?.sums.count).toBe(3 * MOE.inner * HIDDEN);
     for (const name of fine) expect(name).toMatch(/^[a-z_]+(\.\d+)?$/);
   });
 
@@ -86,15 +85,14 @@ describe.each([false, true])('CRANE on a tiny Qwen3-MoE pair (fused expert tenso
     }
   });
 
-  it('lays S per expert and the router statistics out as layers × experts (a fused layout has no per-expert S)', async () => {
+  it('lays S per expert and the router statistics out as layers × experts', async () => {
     const stats = await readRouterStats(join(pipelinePaths(join(root, 'analysis')).projectors, ROUTER_STATS_FILE));
     const metrics = expertMetrics(run.artifacts.gate, stats, 2);
     expect(metrics).toMatchObject({ layers: 2, experts: MOE.experts, expertsPerToken: MOE.perToken });
     for (const layer of [0, 1]) {
       for (let e = 0; e < MOE.experts; e++) {
         const s = metrics?.gate.values[layer * MOE.experts + e] as number;
-        if (fused) expect(s).toBeNaN();
-        else expect(s).toBeCloseTo(Math.fround(run.artifacts.gate.scores.get(`expert.${e}@${layer}`)?.scale ?? NaN), 6);
+        expect(s).toBeCloseTo(Math.fround(run.artifacts.gate.scores.get(`expert.${e}@${layer}`)?.scale ?? NaN), 6);
       }
       const routed = stats?.sets.agent?.layers.find((l) => l.layer === layer)?.routed ?? [];
       expect(Array.from(metrics?.routing.agent?.routed.values.subarray(layer * MOE.experts, (layer + 1) * MOE.experts) ?? [])).toEqual(routed);

@@ -12,11 +12,15 @@
  * the same edit as the spec's order. A tensor whose projector is missing, or whose last
  * dimension differs from the projector's, is left unprojected and the reason is reported.
  * Routers follow the router rule (SLERP, t = α · routerAlphaFraction) whatever the toggles say.
+ * A fused expert tensor is edited part by part, each expert's gate, up and down as the per-expert
+ * layout stores them (expert-parts.ts): its own T(δ) threshold and, in fine mode, its own S, so
+ * both layouts give the same merged weights.
  */
 import { sigmoidWeights } from '../protocol/gsp-mask.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { projectInputSide, type GspProjector } from './gsp-projector.ts';
 import { magnitudeThreshold } from './magnitude-threshold.ts';
+import { expertParts, isFusedExpertTensor, partOf } from './expert-parts.ts';
 import { bf16AddDelta, bf16ScaleInPlace, bf16TaskVector, bf16ThresholdInPlace, toBf16 } from './reference-arithmetic.ts';
 import { resolveScale, type GateTable, type ScaleChoice } from './gate-scales.ts';
 import { editEmbedding, editLmHead, editRouter } from './special-tensors.ts';
@@ -35,7 +39,10 @@ export interface CraneContext {
 
 export interface CraneDelta {
   readonly delta: Float32Array;
+  /** The S of the tensor's block; a fused expert tensor's is its group's, and `expertScales` has each part's. */
   readonly scale: ScaleChoice;
+  /** A fused expert tensor's S per part (expert e's gate, up, …, in storage order). */
+  readonly expertScales?: readonly ScaleChoice[];
   /** Projector key applied, or null. */
   readonly projectedWith: string | null;
   /** Why a projection that the tensor's class calls for did not happen. */
@@ -52,6 +59,7 @@ export function craneDelta(
   context: CraneContext,
   handedOver = false,
 ): CraneDelta {
+  if (isFusedExpertTensor(tensor)) return fusedCraneDelta(tensor, shape, thetaI, thetaT, settings, context, handedOver);
   const scale = resolveScale(tensor, settings.stages.gate ? context.gate : null, settings);
   const factor = settings.alpha * scale.value;
   const reference = settings.arith === 'reference';
@@ -68,6 +76,28 @@ export function craneDelta(
   const weights = sigmoidWeights(projector.sigma, settings.tau, settings.steepness);
   const projected = projectInputSide(delta, dIn, projector, weights);
   return { delta: reference ? toBf16(projected) : projected, scale, projectedWith: key };
+}
+
+/** Each part's Δ written into one tensor-sized array: θ_T's when handed over (a part reads only its own slice), else a fresh one. */
+function fusedCraneDelta(
+  tensor: TensorClass,
+  shape: readonly number[],
+  thetaI: Float32Array,
+  thetaT: Float32Array,
+  settings: CraneDeltaSettings,
+  context: CraneContext,
+  handedOver: boolean,
+): CraneDelta {
+  const delta = handedOver ? thetaT : new Float32Array(thetaI.length);
+  const parts = expertParts(tensor, shape).map((part) => {
+    const result = craneDelta(part.tensor, part.shape, partOf(thetaI, part), partOf(thetaT, part), settings, context, handedOver);
+    delta.set(result.delta, part.offset);
+    return result;
+  });
+  const scale = resolveScale(tensor, settings.stages.gate ? context.gate : null, settings);
+  const note = parts.find((part) => part.note !== undefined)?.note;
+  const projectedWith = parts[0]?.projectedWith ?? null;
+  return { delta, scale, expertScales: parts.map((part) => part.scale), projectedWith, ...(note === undefined ? {} : { note }) };
 }
 
 /** α·S·T(δ) in float32 (the studio's arithmetic), in one array: θ_T's when handed over, else a fresh one. */

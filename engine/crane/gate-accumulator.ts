@@ -54,8 +54,8 @@ export interface BlockId {
 /**
  * A tensor's fine gate block: its projection (q, gate, …), except a routed expert's own tensors,
  * whose fine block is the expert (`expert.17@3`): S per expert, pooled over its gate/up/down, as
- * the layer × expert views show it. Fused expert tensors hold every expert in one tensor and keep
- * their projection block (`gate_up`, `down`).
+ * the layer × expert views show it. A fused expert tensor (every expert in one tensor) is fed as
+ * the per-expert parts it stores (expert-parts.ts), so its experts get the same blocks.
  */
 export function gateBlock(tensor: Pick<TensorClass, 'block' | 'expert'>): string {
   return tensor.expert === null ? tensor.block : String(tensor.expert);

@@ -16,6 +16,7 @@
 import type { AnalysisArtifacts } from '../analysis/analysis-store.ts';
 import { PreviewCoefficientBuilder } from '../analysis/preview-coefficients.ts';
 import { passBlocks } from '../analysis/pass-metrics.ts';
+import { expertParts, partOf } from '../crane/expert-parts.ts';
 import { GateAccumulator } from '../crane/gate-accumulator.ts';
 import { computeGateTable } from '../crane/gate-scales.ts';
 import { classifyTensor, referenceGroup } from '../crane/tensor-classification.ts';
@@ -53,10 +54,13 @@ export async function runGates(ctx: PipelineContext, clock: StageClock): Promise
       if (gA === undefined || side === undefined || side.shape.join('x') !== shape.join('x')) continue;
       const thetaI = await instruct.readFloat32(name);
       const delta = taskVector(thetaI, await thinking.readFloat32(name));
-      const tensor = classifyTensor(name);
-      gate.add(tensor, { thetaI, delta, gradR: gR, gradA: gA });
-      passGates.forEach((passGate, pass) => passGate.add(tensor, { thetaI, delta, gradR: passPart(partsR.passes, pass, name), gradA: passPart(partsA.passes, pass, name) }));
-      if (tensor.rule === 'crane') builder.add(tensor, shape, { delta, gradR: gR, gradA: gA });
+      // A fused expert tensor is scored as the per-expert tensors it holds (S per expert).
+      for (const part of expertParts(classifyTensor(name), shape)) {
+        const inputs = { thetaI: partOf(thetaI, part), delta: partOf(delta, part), gradR: partOf(gR, part), gradA: partOf(gA, part) };
+        gate.add(part.tensor, inputs);
+        passGates.forEach((passGate, pass) => passGate.add(part.tensor, { ...inputs, gradR: partOf(passPart(partsR.passes, pass, name), part), gradA: partOf(passPart(partsA.passes, pass, name), part) }));
+        if (part.tensor.rule === 'crane') builder.add(part.tensor, part.shape, inputs);
+      }
     }
     clock.report((layer + 1) / layers, `layer ${layer + 1}/${layers}`);
   }
