@@ -1,9 +1,10 @@
 /**
- * The pairs that ship with the studio, trained by the project (npm run demo:train [--pair moe]):
+ * The pairs that ship with the studio, trained by the project (npm run demo:train [--pair moe|looped]):
  * the project list offers each one that is built, as a project prepared in the host's data
  * folder (demo-project.ts). The first is the one the studio opens at start.
  */
 import { demoPaths } from '../demo/demo-layout.ts';
+import { DEMO_LOOPED_ROOT } from '../demo/looped-layout.ts';
 import { DEMO_MOE_ROOT } from '../demo/moe-layout.ts';
 import { DEMO_PROJECT_NAME, ensureDemoProject } from './demo-project.ts';
 
@@ -17,6 +18,7 @@ export interface BuiltinPair {
 export const BUILTIN_PAIRS: readonly BuiltinPair[] = [
   { name: DEMO_PROJECT_NAME, label: 'Demo pair: Qwen3, 4 layers, dense', paths: demoPaths() },
   { name: 'demo-moe', label: 'Demo MoE pair: Qwen3-MoE, 4 layers × 8 experts, top-2', paths: demoPaths(DEMO_MOE_ROOT) },
+  { name: 'demo-looped', label: 'Demo looped pair: Nanbeige-style, 2 layers run twice', paths: demoPaths(DEMO_LOOPED_ROOT) },
 ];
 
 export interface BuiltinProject {

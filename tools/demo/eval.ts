@@ -11,10 +11,11 @@
  * files, demo-merges.ts) picks its own α, so its row is at its own ΔL_R; without a Base it is a
  * "needs Base" row.
  *
- *   node --import tsx tools/demo/eval.ts [--pair dense|moe] [--demo DIR] [--methods all|a,b,…] [--match-reasoning=X]
+ *   node --import tsx tools/demo/eval.ts [--pair dense|moe|looped] [--demo DIR] [--methods all|a,b,…] [--match-reasoning=X]
  *                                        [--endpoints-only] [--json] [--limit N] [MODEL_DIR ...]
  *
- * --pair moe evaluates the MoE demo pair (assets/demo-moe), with its own analysis cache.
+ * --pair moe / looped evaluates the MoE / looped demo pair (assets/demo-moe, assets/demo-looped),
+ * each with its own analysis cache.
  * --methods: task_arithmetic,ties,slerp,crane by default; all = every method with a strength.
  * --limit N evaluates about N of the tasks (every k-th). Extra model folders are added as rows.
  * The analysis, its decodes and LEWIS's importance files are cached (see demo-analysis.ts).
@@ -26,6 +27,7 @@ import { parseArgs } from 'node:util';
 import { ModelTokenizer } from '../../engine/calibration/tokenizer.ts';
 import { formatTable } from '../../engine/cli/format.ts';
 import { demoPaths } from '../../engine/demo/demo-layout.ts';
+import { DEMO_LOOPED_ROOT } from '../../engine/demo/looped-layout.ts';
 import { DEMO_MOE_ROOT } from '../../engine/demo/moe-layout.ts';
 import { evaluateCheckpoint, type DemoMetrics } from '../../engine/demo/evaluate.ts';
 import { readEvalSet } from '../../engine/demo/eval-set.ts';
@@ -45,9 +47,10 @@ const { values: args, positionals } = parseArgs({
   },
   allowPositionals: true,
 });
-if (args.pair !== 'dense' && args.pair !== 'moe') throw new Error(`--pair must be dense or moe (got ${args.pair})`);
-const paths = demoPaths(args.demo ?? (args.pair === 'moe' ? DEMO_MOE_ROOT : undefined));
-const analysisDir = args.pair === 'moe' ? `${DEFAULT_DEMO_ANALYSIS_DIR}-moe` : DEFAULT_DEMO_ANALYSIS_DIR;
+const PAIR_ROOTS: Readonly<Record<string, string | undefined>> = { dense: undefined, moe: DEMO_MOE_ROOT, looped: DEMO_LOOPED_ROOT };
+if (!Object.hasOwn(PAIR_ROOTS, args.pair)) throw new Error(`--pair must be dense, moe or looped (got ${args.pair})`);
+const paths = demoPaths(args.demo ?? PAIR_ROOTS[args.pair]);
+const analysisDir = args.pair === 'dense' ? DEFAULT_DEMO_ANALYSIS_DIR : `${DEFAULT_DEMO_ANALYSIS_DIR}-${args.pair}`;
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const strengthMethods = METHOD_NAMES.filter((n): n is StrengthMethod => n !== 'rain');
 const methods = args.methods === 'all' ? strengthMethods : args.methods.split(',').map((name) => {

@@ -2,8 +2,9 @@
  * What `demo:train --pair looped` changes from the dense demo pair: where it is written
  * (assets/demo-looped), the model (engine/demo/looped-layout.ts: a NanbeigeForCausalLM whose
  * layers run twice), the tokenizer and chat template (Nanbeige-style: Metaspace + byte fallback,
- * the nanbeige-style template with JSON tool calls), and the phase lengths, sized for a 2-core
- * machine shared with other work. The objective is the dense one: TrainableModel.loss is the
+ * the nanbeige-style template with JSON tool calls), and the phase lengths, sized to finish in
+ * about 45 min on the 2-core machine shared with seven other jobs (a step took 8 s there at load
+ * average 16; base 200 steps, fine-tunes 70 each). The objective is the dense one: TrainableModel.loss is the
  * whole-model graph, which runs every pass over the same parameters (loop-passes.ts
  * throughPasses), so each weight's gradient is already its sum over the passes.
  */
@@ -22,8 +23,8 @@ export const loopedDemoTraining = {
   templateName: 'nanbeige-style.jinja',
   buildTokenizer: (corpus: string, chatTemplate: string): BuiltTokenizer => buildNanbeigeStyleTokenizer({ corpus, chatTemplate, vocabSize: LOOPED_VOCAB_SIZE }),
   phases: {
-    base: { chats: 7000, steps: 500, peakLearningRate: 4e-3, warmupSteps: 30 },
-    instruct: { chats: 1800, steps: 140, peakLearningRate: 2e-3, warmupSteps: 10 },
-    thinking: { chats: 1800, steps: 140, peakLearningRate: 2e-3, warmupSteps: 10 },
+    base: { chats: 3600, steps: 200, peakLearningRate: 4e-3, warmupSteps: 20 },
+    instruct: { chats: 1000, steps: 70, peakLearningRate: 2e-3, warmupSteps: 8 },
+    thinking: { chats: 1000, steps: 70, peakLearningRate: 2e-3, warmupSteps: 8 },
   },
 };
