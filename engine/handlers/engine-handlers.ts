@@ -9,6 +9,7 @@
  * there. Hosts open a start-up project (the demo pair's) with `session.open(dir)`.
  */
 import { analyzeHandler } from './analyze-handler.ts';
+import { blockPassesHandler } from './block-passes-handler.ts';
 import { builtinPairsHandler } from './builtin-pairs-handler.ts';
 import { withCheckpointDirs } from './checkpoint-dirs.ts';
 import { checkpointSummary, tensorRows } from './checkpoint-views.ts';
@@ -48,6 +49,7 @@ export function createEngineHandlers(options: EngineHandlerOptions = {}): Handle
     getGateMetrics: gateMetricsHandler(session),
     getExpertMetrics: expertMetricsHandler(session),
     getPassMetrics: passMetricsHandler(session),
+    getBlockPasses: blockPassesHandler(session),
     preview: previewHandler(session),
     spectrum: spectrumHandler(session),
     inspectLayer: inspectLayerHandler(session),

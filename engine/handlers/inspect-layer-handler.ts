@@ -14,6 +14,7 @@ import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { magnitudeThreshold } from '../crane/magnitude-threshold.ts';
 import { classifyTensor, type TensorClass } from '../crane/tensor-classification.ts';
 import { taskVector } from '../crane/tensor-pair.ts';
+import type { Checkpoint } from '../io/checkpoint.ts';
 import { editFor } from '../pipeline/edit-method.ts';
 import { ProtocolError } from '../protocol/errors.ts';
 import type { HandlerContext } from '../protocol/handlers.ts';
@@ -28,6 +29,7 @@ import { absMap, histogram, l2Norm, range } from './tensor-stats.ts';
 export const MAX_TENSORS = 16;
 
 type TensorView = Result<'inspectLayer'>['tensors'][number];
+type Block = Params<'inspectLayer'>['block'];
 
 export function inspectLayerHandler(session: EngineSession) {
   return (params: Params<'inspectLayer'>, ctx: HandlerContext): Promise<Result<'inspectLayer'>> =>
@@ -36,10 +38,8 @@ export function inspectLayerHandler(session: EngineSession) {
       requirePair(project);
       const method = await methodContext(session, params.method);
       return withProjectPair(project, async ({ instruct, thinking }) => {
-          const names = [...instruct.tensors.keys()].filter((n) => inBlock(classifyTensor(n), params.block) && thinking.tensors.has(n)).slice(0, MAX_TENSORS);
-          if (names.length === 0) throw new ProtocolError('not-found', `no tensors in block ${params.block.group} of layer ${params.block.layer}`);
           const tensors: TensorView[] = [];
-          for (const name of names) {
+          for (const name of blockTensorNames(instruct, thinking, params.block)) {
             if (ctx.signal.aborted) throw new ProtocolError('cancelled', 'inspectLayer cancelled');
             const shape = instruct.tensors.get(name)?.shape ?? [];
             if ((thinking.tensors.get(name)?.shape ?? []).join() !== shape.join()) continue;
@@ -50,8 +50,15 @@ export function inspectLayerHandler(session: EngineSession) {
     }, ctx.signal);
 }
 
+/** The block's tensors both sides hold (the first MAX_TENSORS); 'not-found' when there are none. */
+export function blockTensorNames(instruct: Checkpoint, thinking: Checkpoint, block: Block): string[] {
+  const names = [...instruct.tensors.keys()].filter((n) => inBlock(classifyTensor(n), block) && thinking.tensors.has(n)).slice(0, MAX_TENSORS);
+  if (names.length === 0) throw new ProtocolError('not-found', `no tensors in block ${block.group} of layer ${block.layer}`);
+  return names;
+}
+
 /** A column name matches a coarse group, one projection (with or without its group prefix) or one routed expert (`expert.17`). */
-export function inBlock(tensor: TensorClass, block: Params<'inspectLayer'>['block']): boolean {
+export function inBlock(tensor: TensorClass, block: Block): boolean {
   if (tensor.layer !== block.layer || tensor.group === 'embed' || tensor.group === 'lm_head' || tensor.group === 'final_norm') return false;
   if (tensor.group === block.group) return true;
   const fine = fineColumnName(tensor.group, gateBlock(tensor));

@@ -6,6 +6,7 @@
  *   await store.addLayer(layer, grads, batch)        // a later batch whose predecessor's layer is written
  *   await store.commitBatch()                        // the batch is in every layer's sum
  *   await store.readLayer(layer) → Map<name, Float32Array>
+ *   await GradientStore.readCommitted(dir, layer, names)   some tensors, read-only (views after the analysis)
  *
  * Files are generations: `layer_{l}@{n}.safetensors` holds the sum over the first n batches.
  * A batch reads generation n and writes n+1; only after every layer is written does
@@ -26,6 +27,7 @@ import { writeFileAtomic } from '../io/atomic-file.ts';
 const PROGRESS_FILE = 'progress.json';
 const progressSchema = z.strictObject({ batchesDone: z.int().nonnegative() });
 const LAYER_FILE = /^layer_(\d+)@(\d+)\.safetensors$/;
+const layerFile = (dir: string, layer: number, generation: number) => join(dir, `layer_${layer}@${generation}.safetensors`);
 
 export class GradientStore {
   private constructor(readonly dir: string, private done: number) {}
@@ -68,6 +70,24 @@ export class GradientStore {
     }
   }
 
+  /**
+   * The named tensors of one layer's committed sum (absent names are left out), read without
+   * open(): open() removes stray generations, which would race an analysis writing this store.
+   * Only these tensors are read, not the layer's whole file.
+   */
+  static async readCommitted(dir: string, layer: number, names: readonly string[]): Promise<Map<string, Float32Array>> {
+    const progress = await readJsonFile(join(dir, PROGRESS_FILE), progressSchema, 'a gradient progress file');
+    const out = new Map<string, Float32Array>();
+    if (progress === undefined || progress.batchesDone === 0) return out;
+    const file = await SafetensorsFile.open(layerFile(dir, layer, progress.batchesDone));
+    try {
+      for (const name of names) if (file.tensors.has(name)) out.set(name, await file.readFloat32(name));
+    } finally {
+      await file.close();
+    }
+    return out;
+  }
+
   /** The summed gradients of one layer over every committed batch. */
   readLayer(layer: number): Promise<Map<string, Float32Array>> {
     return this.readGeneration(layer, this.done);
@@ -78,6 +98,6 @@ export class GradientStore {
   }
 
   private file(layer: number, generation: number): string {
-    return join(this.dir, `layer_${layer}@${generation}.safetensors`);
+    return layerFile(this.dir, layer, generation);
   }
 }

@@ -59,6 +59,17 @@ describe('schemas refuse what the contract does not allow', () => {
     expect(REQUESTS.openProject.result.safeParse(state).success).toBe(false);
   });
 
+  it('a block\'s per-pass contributions that miss a pass or come out of order', () => {
+    const sample = SAMPLE_RESULTS.getBlockPasses;
+    const tensor = sample?.tensors[0];
+    if (sample === null || sample === undefined || tensor === undefined) throw new Error('the sample has a tensor');
+    const missing = { ...sample, tensors: [{ ...tensor, passes: tensor.passes.slice(0, 1) }] };
+    const swapped = { ...sample, tensors: [{ ...tensor, passes: [...tensor.passes].reverse() }] };
+    expect(REQUESTS.getBlockPasses.result.safeParse(missing).success).toBe(false);
+    expect(REQUESTS.getBlockPasses.result.safeParse(swapped).success).toBe(false);
+    expect(REQUESTS.getBlockPasses.result.safeParse(sample).success).toBe(true);
+  });
+
   it('bulk arrays as plain numbers instead of Float32Array', () => {
     const spectrum = { ...SAMPLE_RESULTS.spectrum, sigmaRatio: [1, 0.1, 0.001] };
     expect(REQUESTS.spectrum.result.safeParse(spectrum).success).toBe(false);

@@ -20,7 +20,7 @@ import { checkpointDetailSchema, pairSummarySchema } from './checkpoint-schemas.
 import { directoryListingSchema } from './directory-schemas.ts';
 import { blockSchema, exportDtypeSchema, logLevelSchema, pathSchema, requestIdSchema, stageSchema } from './common-schemas.ts';
 import { expertMetricsSchema } from './expert-schemas.ts';
-import { passMetricsSchema } from './pass-schemas.ts';
+import { blockPassesSchema, passMetricsSchema } from './pass-schemas.ts';
 import { builtinProjectSchema, exportSummarySchema, projectFileSchema, projectStateSchema } from './project-schemas.ts';
 import { analysisSettingsSchema, craneSettingsSchema, granularitySchema, mergeMethodSchema, strengthSchema } from './settings-schemas.ts';
 
@@ -61,6 +61,8 @@ export const REQUESTS = {
   getExpertMetrics: request(none, expertMetricsSchema.nullable()),
   /** A looped model's per-pass sums and spectra (pass-schemas.ts); null for a model without a loop. */
   getPassMetrics: request(none, passMetricsSchema.nullable()),
+  /** A looped model's block under one method: each tensor's first-order ΔL per pass (pass-schemas.ts); null for a model without a loop. */
+  getBlockPasses: request(z.strictObject({ block: blockSchema, method: mergeMethodSchema }), blockPassesSchema.nullable()),
   /** Instant: first-order ΔL at these settings and along `alphas`. */
   preview: request(z.strictObject({ settings: craneSettingsSchema, alphas: z.array(strengthSchema).max(1024) }), previewSchema),
   spectrum: request(

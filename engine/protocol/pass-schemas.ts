@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { activationKeySchema } from './analysis-schemas.ts';
+import { blockSchema } from './common-schemas.ts';
 
 /** One block's first-order sums in one pass; `block` null is the coarse (group, layer) block. */
 export const passBlockSchema = z.strictObject({
@@ -48,6 +49,37 @@ export const passMetricsSchema = z.strictObject({
 
 export const storedPassMetricsSchema = passMetricsSchema.extend({ blocks: z.array(storedPassBlockSchema) });
 
+/**
+ * What one tensor's edit does through one pass, to first order: the pass's part of the loss
+ * gradient dotted with the method's update Δ = θ_edited − θ_I. The passes' values add up to the
+ * tensor's whole first-order ΔL (g = Σ_pass g_pass), so a pass with the larger |ΔL| is where the
+ * edit acts; opposite signs mean the edit helps at one depth and hurts at the other.
+ */
+export const passContributionSchema = z.strictObject({
+  pass: z.int().nonnegative(),
+  /** g_R,pass · Δ: the predicted change of L_R (negative: the edit lowers the reasoning loss through this pass). */
+  lossReasoning: z.number(),
+  lossAgent: z.number(),
+  /** ‖g_R,pass‖ and ‖g_A,pass‖: how strongly each loss reacts to the tensor at this pass's depth, whatever the edit. */
+  gradNormReasoning: z.number().nonnegative(),
+  gradNormAgent: z.number().nonnegative(),
+});
+
+/** getBlockPasses: one block of a looped model under one method, each tensor's contribution per pass (every pass, in order). */
+export const blockPassesSchema = z.strictObject({
+  block: blockSchema,
+  passes: z.int().min(2),
+  tensors: z.array(z.strictObject({ name: z.string().min(1), passes: z.array(passContributionSchema) })),
+}).superRefine((value, ctx) => {
+  for (const tensor of value.tensors) {
+    if (tensor.passes.length !== value.passes || tensor.passes.some((part, pass) => part.pass !== pass)) {
+      ctx.addIssue({ code: 'custom', message: `${tensor.name}: needs passes 0..${value.passes - 1} in order`, path: ['tensors'] });
+    }
+  }
+});
+
+export type PassContribution = z.infer<typeof passContributionSchema>;
+export type BlockPasses = z.infer<typeof blockPassesSchema>;
 export type PassBlock = z.infer<typeof passBlockSchema>;
 export type StoredPassBlock = z.infer<typeof storedPassBlockSchema>;
 export type StoredPassMetrics = z.infer<typeof storedPassMetricsSchema>;

@@ -50,6 +50,7 @@ export const SAMPLE_PARAMS: { readonly [K in RequestName]: Params<K> } = {
   getGateMetrics: { granularity: 'fine' },
   getExpertMetrics: {},
   getPassMetrics: {},
+  getBlockPasses: { block: { layer: 1, group: 'attention' }, method: CRANE },
   preview: { settings: SETTINGS, alphas: [0, 0.25, 0.5] },
   spectrum: { layer: 1, key: 'ffn_input', tau: 0.03, steepness: 153 },
   inspectLayer: { block: { layer: 0, group: 'gate.17' }, method: { method: 'dare', lambda: 0.3, dropProbability: 0.9, seed: 1 }, bins: 64, mapSize: 128 },
@@ -92,6 +93,14 @@ export const SAMPLE_RESULTS: { readonly [K in RequestName]: Result<K> } = {
     passes: 2, layers: 1,
     blocks: [0, 1].map((pass) => ({ pass, layer: 0, group: 'ffn', block: null, count: 12, sumReasoning: 0.01 - pass * 0.02, sumAgent: 0.003, positive: 0.002, conflictShare: 0.25, column: 'ffn' })),
     spectra: [null, 0, 1].map((pass) => ({ layer: 0, key: 'ffn_input' as const, pass, sigma: [3, 1.5] })),
+  },
+  getBlockPasses: {
+    block: { layer: 1, group: 'attention' },
+    passes: 2,
+    tensors: [{
+      name: 'model.layers.1.self_attn.q_proj.weight',
+      passes: [0, 1].map((pass) => ({ pass, lossReasoning: -0.004 + pass * 0.006, lossAgent: 0.001, gradNormReasoning: 0.3, gradNormAgent: 0.2 })),
+    }],
   },
   preview: {
     deltaLossReasoning: -0.12,

@@ -90,6 +90,7 @@ export class SyntheticEngine implements EngineApi {
         this.requireAnalysis();
         return syntheticExpertMetrics(this.model.shape, this.model.gateMetrics('fine'));
       case 'getPassMetrics':
+      case 'getBlockPasses':
         return null; // its models have no loop
       case 'preview': {
         this.requireAnalysis();
