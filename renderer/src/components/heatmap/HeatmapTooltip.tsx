@@ -20,7 +20,7 @@ export function HeatmapTooltip({ cell, layout, metric, scrollTop }: { cell: Cell
     return { id, label: HEATMAP_METRICS.find((m) => m.id === id)?.label ?? id, value: matrix === null ? NaN : matrixValue(matrix, cell) };
   });
   const rect = cellRect(layout, cell);
-  const left = Math.min(rect.x + rect.width + 8, layout.left + layout.width - 190);
+  const left = Math.min(rect.x + rect.width + 8, layout.left + layout.width - 230);
   return (
     <div className="tooltip" role="tooltip" style={{ left, top: rect.y + rect.height + 4 - scrollTop }} data-testid="heatmap-tooltip">
       <div className="tooltip-title">

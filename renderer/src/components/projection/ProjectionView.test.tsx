@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { act, cleanup, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { maskWeight } from '../../protocol.ts';
+import { maskWeight, type GateMetrics, type Preview } from '../../protocol.ts';
 import { ready } from '../../store/slice.ts';
 import { renderWithStore } from '../../testing/render-with-store.tsx';
 import { ProjectionView } from './ProjectionView.tsx';
@@ -51,6 +51,35 @@ describe('<ProjectionView>', () => {
     act(() => store.getState().updateSettings({ stages: { threshold: true, gate: true, gsp: false } }));
     expect(screen.getByTestId('projection-stats').textContent).toContain('0directions removed');
     expect(screen.getByTestId('projection-stats').textContent).toContain('6directions kept (of 6)');
+  });
+
+  it('shows the selected block’s heatmap Retained cell beside its projector’s share, named as the whole block', () => {
+    const m = (values: number[]) => ({ rows: 2, cols: 2, values: new Float32Array(values) });
+    const metrics: GateMetrics = { layers: 2, groups: ['attention', 'ffn'], gate: m([1, 1, 1, 1]), sumReasoning: m([1, 1, 1, 1]), sumAgent: m([1, 1, 1, 1]), conflictShare: m([0, 0, 0, 0]), relativeDelta: m([0, 0, 0, 0]) };
+    const none = new Float32Array(0);
+    const preview: Preview = {
+      deltaLossReasoning: -0.1,
+      deltaLossAgent: 0.001,
+      firstOrder: { reasoning: -0.1, agent: 0.001 },
+      breakdown: [],
+      curve: { alphas: none, deltaLossReasoning: none, deltaLossAgent: none, firstOrderReasoning: none, firstOrderAgent: none },
+      curvature: { state: 'absent', staleReasons: [] },
+      range: null,
+      effectiveScale: m([0.25, 0.25, 0.25, 0.25]),
+      retainedNorm: m([0.61, 0.55, 0.72, 0.587]),
+    };
+    const { store } = renderWithStore(<ProjectionView />);
+    act(() => {
+      store.getState().setGateMetrics(ready(metrics));
+      store.getState().setPreview(ready(preview));
+      store.getState().select({ layer: 1, group: 'ffn' });
+      store.getState().setSpectrum(ready({ layer: 1, key: 'ffn_input', sigmaRatio, retainedFraction: 0.04 }));
+    });
+    expect(screen.getByTestId('projection-stats').textContent).toContain('0.2retained ‖Π(U)‖/‖U‖, gate/up');
+    expect(screen.getByTestId('block-retained').textContent).toBe('0.587retained, whole ffn block (heatmap cell)');
+    // A block the heatmap has no column for (the other granularity's): no cell to show.
+    act(() => store.getState().select({ layer: 1, group: 'ffn.down_proj' }));
+    expect(screen.queryByTestId('block-retained')).toBeNull();
   });
 
   it('says when the engine has no spectra yet', () => {

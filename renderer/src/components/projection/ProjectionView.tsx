@@ -1,7 +1,8 @@
 /**
  * GSP for the selected layer: its format spectrum, the sigmoid mask, directions removed and
  * kept, and the update's norm GSP keeps. That share is the heatmap's "Retained" metric, with the
- * same formula and label (‖Π(U)‖/‖U‖, a norm ratio), over the tensors this activation key feeds.
+ * same formula and label (‖Π(U)‖/‖U‖, a norm ratio), over the tensors this activation key feeds;
+ * the selected block's heatmap cell (all its tensors) stands beside it, named as such.
  */
 import { useMemo } from 'react';
 import { formatNumber } from '../../lib/format.ts';
@@ -9,6 +10,7 @@ import { removedDirections } from '../../lib/sigmoid-mask.ts';
 import type { ActivationKey } from '../../protocol.ts';
 import { useApp } from '../../store/app-context.tsx';
 import { EngineNotice } from '../common/EngineNotice.tsx';
+import { selectedBlockRetained } from './block-retained.ts';
 import { Stat } from '../common/Stat.tsx';
 import { useElementWidth } from '../common/use-element-width.ts';
 import { passSpectrumSeries } from './pass-spectra.ts';
@@ -31,6 +33,7 @@ export function ProjectionView() {
   const rows = useMemo(() => (result === null ? [] : spectrumRows(result.sigmaRatio, tau, steepness)), [result, tau, steepness]);
   const removed = result === null || !gsp ? 0 : removedDirections(result.sigmaRatio, tau, steepness);
   const rank = result?.sigmaRatio.length ?? 0;
+  const blockRetained = useApp(selectedBlockRetained);
   const passMetrics = useApp((s) => s.passes.metrics.result);
   const passes = useMemo(() => (block === null ? [] : passSpectrumSeries(passMetrics, block.layer, key)), [passMetrics, block, key]);
 
@@ -59,6 +62,9 @@ export function ProjectionView() {
                 <Stat label={`directions kept (of ${rank})`} value={formatNumber(rank - removed, 3)} />
                 <Stat label="with σ/σ₁ ≥ τ" value={String(directionsAboveTau(result.sigmaRatio, tau))} />
                 <Stat label={`retained ‖Π(U)‖/‖U‖, ${FED_TENSORS[result.key]}`} value={formatNumber(gsp ? Math.sqrt(result.retainedFraction) : 1, 3)} />
+                {block !== null && blockRetained !== null && (
+                  <Stat label={`retained, whole ${block.group} block (heatmap cell)`} value={formatNumber(blockRetained, 3)} testId="block-retained" />
+                )}
               </div>
               <SpectrumChart rows={rows} tau={tau} width={Math.max(240, width - 24)} height={230} passes={passes} />
             </>
