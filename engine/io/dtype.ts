@@ -17,8 +17,8 @@ export const DTYPE_BYTES = {
 
 export type DType = keyof typeof DTYPE_BYTES;
 
-/** Floating dtypes the engine computes with (all widened to float32). */
-export type FloatDType = 'F32' | 'F16' | 'BF16';
+/** Floating dtypes the engine computes with (all read as float32: halves widened, F64 narrowed). */
+export type FloatDType = 'F64' | 'F32' | 'F16' | 'BF16';
 
 export type RawTensorData =
   | Float64Array
@@ -37,7 +37,7 @@ export function isDType(value: unknown): value is DType {
 }
 
 export function isFloatDType(dtype: DType): dtype is FloatDType {
-  return dtype === 'F32' || dtype === 'F16' || dtype === 'BF16';
+  return dtype === 'F64' || dtype === 'F32' || dtype === 'F16' || dtype === 'BF16';
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { CheckpointError } from './checkpoint-error.ts';
-import { isFloatDType, viewAs, type RawTensorData } from './dtype.ts';
+import { DTYPE_BYTES, isFloatDType, viewAs, type RawTensorData } from './dtype.ts';
 import { widenInPlace } from './half-float.ts';
 import { openRegularFile } from './input-file.ts';
 import { checkHeaderLength, parseHeader, type SafetensorsHeader, type TensorInfo } from './safetensors-header.ts';
@@ -55,19 +55,25 @@ export class SafetensorsFile {
   }
 
   /**
-   * A floating tensor widened to float32 (F32 as stored, F16/BF16 converted exactly). With
+   * A floating tensor as float32 (F32 as stored, F16/BF16 widened exactly, F64 rounded to the
+   * nearest float32: a value past float32's range becomes ±Infinity, which the finite checks
+   * refuse by name). With
    * `into` (at least as long as the tensor) the values are read into its first elements and that
    * view is returned: a caller that reads many tensors reuses one array instead of fresh pages.
    */
   async readFloat32(name: string, into?: Float32Array): Promise<Float32Array> {
     const info = this.info(name);
     if (!isFloatDType(info.dtype)) {
-      throw new CheckpointError('dtype', this.path, `is ${info.dtype}, not a floating type (F32, F16, BF16)`, name);
+      throw new CheckpointError('dtype', this.path, `is ${info.dtype}, not a floating type (F64, F32, F16, BF16)`, name);
     }
     const bytes = info.end - info.begin;
-    const count = info.dtype === 'F32' ? bytes / 4 : bytes / 2;
+    const count = bytes / DTYPE_BYTES[info.dtype];
     if (into !== undefined && into.length < count) throw new RangeError(`${name}: ${count} values do not fit a buffer of ${into.length}`);
     const values = into === undefined ? new Float32Array(count) : into.subarray(0, count);
+    if (info.dtype === 'F64') {
+      values.set((await this.readRaw(name)) as Float64Array);
+      return values;
+    }
     // Half floats are read into the upper half of their float32 slots and widened in place.
     const offset = info.dtype === 'F32' ? 0 : bytes;
     await readInto(this.handle, this.path, this.header.dataStart + info.begin, new Uint8Array(values.buffer, values.byteOffset + offset, bytes), name);

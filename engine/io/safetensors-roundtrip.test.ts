@@ -138,6 +138,26 @@ describe('safetensors round trip', () => {
     });
   });
 
+  it('reads F64 tensors as the nearest float32 (into a reused array too); past float32 range is ±Infinity', async () => {
+    await withTempDir(async (dir) => {
+      const path = join(dir, 'f64.safetensors');
+      const values = Float64Array.from([0.1, -1 / 3, 1e-50, 1e300, -1e300, 65504.000001]);
+      await writeSafetensors(path, [{ spec: { name: 'w', dtype: 'F64', shape: [6] }, data: values }]);
+      const file = await SafetensorsFile.open(path);
+      try {
+        const expected = [...Float32Array.from(values)];
+        expect(expected.slice(3, 5)).toEqual([Infinity, -Infinity]);
+        expect([...(await file.readFloat32('w'))]).toEqual(expected);
+        const reused = new Float32Array(new ArrayBuffer(4 * 10), 4, 8).fill(Number.NaN);
+        const read = await file.readFloat32('w', reused);
+        expect(read.buffer).toBe(reused.buffer);
+        expect([...read]).toEqual(expected);
+      } finally {
+        await file.close();
+      }
+    });
+  });
+
   it('refuses integer tensors as floats and wrong-sized payloads', async () => {
     await withTempDir(async (dir) => {
       const path = join(dir, 'ints.safetensors');
