@@ -5,8 +5,8 @@
  * the rows t−1 that predict a target go through the head, gathered across the batch into blocks
  * of `chunkRows`. The loop is vocab-major: each lm_head chunk is uploaded once per pass and meets
  * every row block, so the logits in memory are one [chunkRows, vocab chunk] product; the
- * backward's dlogits · W multiplies the chunk's stored rows (head.ts keeps both layouts in JS
- * memory), so nothing is transposed per chunk or per block. ChunkedCrossEntropy accumulates in
+ * logits (head.ts chunkLogits) and the backward's dlogits · W both multiply the chunk's stored
+ * rows, so the head is never transposed. ChunkedCrossEntropy accumulates in
  * float64: pass 1 finds each row's log Σ exp, pass 2 recomputes the chunk's logits and turns
  * them into gradients.
  */
@@ -15,7 +15,7 @@ import { tidyValues } from '../tensor/tidy-values.ts';
 import { ChunkedCrossEntropy } from '../tensor/chunked-cross-entropy.ts';
 import { matMul } from '../tensor/matmul.ts';
 import type { ModelSpec } from './config.ts';
-import { accumulate, gatherRows, withColumns, withRows, type HeadWeights } from './head.ts';
+import { accumulate, chunkLogits, gatherRows, withRows, type HeadWeights } from './head.ts';
 import { rmsNorm } from './ops.ts';
 
 /** The target rows of one sequence (targetRows) and its final hidden states [T·hidden]. */
@@ -74,19 +74,17 @@ export function headLossAndGrads(spec: ModelSpec, head: HeadWeights, sequences: 
   try {
     const sequenceLosses = sequenceMeans(sequences, blocks);
     for (const chunk of head.chunks) {
-      const dChunk = withColumns(head, chunk, (columns) =>
-        withRows(head, chunk, (rowsLayout) => {
-          let sum: tf.Tensor2D | undefined;
-          for (const [i, b] of blocks.entries()) {
-            const gradient = b.ce.gradient(chunkLogits(b, columns), chunk.start, b.weights);
-            dNormed[i] = accumulate(dNormed[i], normedGradient(b, chunk.start, gradient, rowsLayout));
-            if (dLmHead !== undefined) {
-              sum = accumulate(sum, tf.tidy(() => matMul<tf.Tensor2D>(tf.tensor2d(gradient, [b.owners.length, chunk.size]), b.normed, true, false)));
-            }
+      const dChunk = withRows(head, chunk, (rowsLayout) => {
+        let sum: tf.Tensor2D | undefined;
+        for (const [i, b] of blocks.entries()) {
+          const gradient = b.ce.gradient(blockLogits(b, rowsLayout), chunk.start, b.weights);
+          dNormed[i] = accumulate(dNormed[i], normedGradient(b, chunk.start, gradient, rowsLayout));
+          if (dLmHead !== undefined) {
+            sum = accumulate(sum, tf.tidy(() => matMul<tf.Tensor2D>(tf.tensor2d(gradient, [b.owners.length, chunk.size]), b.normed, true, false)));
           }
-          return sum;
-        }),
-      );
+        }
+        return sum;
+      });
       if (dChunk !== undefined) dLmHead?.set(dChunk.dataSync(), chunk.start * width);
       dChunk?.dispose();
     }
@@ -119,7 +117,7 @@ function rowBlocks(spec: ModelSpec, head: HeadWeights, sequences: readonly HeadS
       const hidden = tf.tensor2d(values, [part.length, width]);
       blocks.push({ owners: part, hidden, normed: tf.tidy(() => rmsNorm(hidden, head.norm, spec.rmsNormEps)), ce: new ChunkedCrossEntropy(part.map((p) => p.label)), weights: part.map((p) => p.weight) });
     }
-    for (const chunk of head.chunks) withColumns(head, chunk, (columns) => blocks.forEach((b) => b.ce.add(chunkLogits(b, columns), chunk.start)));
+    for (const chunk of head.chunks) withRows(head, chunk, (rowsLayout) => blocks.forEach((b) => b.ce.add(blockLogits(b, rowsLayout), chunk.start)));
     return blocks;
   } catch (error) {
     disposeBlocks(blocks);
@@ -151,8 +149,8 @@ function normedGradient(block: RowBlock, start: number, gradient: Float32Array, 
   });
 }
 
-function chunkLogits(block: RowBlock, columns: tf.Tensor2D): Float32Array {
-  return tidyValues(() => tf.matMul(block.normed, columns));
+function blockLogits(block: RowBlock, rowsLayout: tf.Tensor2D): Float32Array {
+  return tidyValues(() => chunkLogits(block.normed, rowsLayout));
 }
 
 function sequenceMeans(sequences: readonly HeadSequence[], blocks: readonly RowBlock[]): number[] {

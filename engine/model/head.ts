@@ -3,12 +3,15 @@
  * target rows of the masked causal-LM loss (head-loss.ts computes the loss and its gradient
  * chunk by chunk).
  *
- * A Qwen3-4B lm_head (151,936 × 2,560 f32) is 1.56 GB; it and its transpose do not fit next to a
- * layer's working set in wasm's 4 GiB heap. So each chunk lives in JS memory twice — the stored
- * rows [size, hidden] (dlogits · W; a view of the embedding when tied, no copy) and those rows
- * transposed once at load, [hidden, size] (x · Wᵀ as a plain product: wasm runs transposeB
- * products ~6× slower) — and is uploaded for one use at a time (`withColumns` / `withRows`).
- * A `resident` head (decoding, where the same head is used per token) keeps the column tensors.
+ * A Qwen3-4B lm_head (151,936 × 2,560 f32) is 1.56 GB; it does not fit next to a layer's working
+ * set in wasm's 4 GiB heap. So the chunks stay in JS memory as stored, [size, hidden] (a view of
+ * the embedding when tied, no copy), and are uploaded for one use at a time (`withRows`); a
+ * `resident` head (decoding, where the same head is used per token) keeps them uploaded.
+ * Logits are (rows · normedᵀ)ᵀ (`chunkLogits`): a plain product — the only kind wasm runs fast —
+ * whose right operand, the one XNNPACK packs per call, is the small [hidden, n] normedᵀ. The
+ * earlier layout, x · columns with the chunk transposed at load, packed the whole chunk on every
+ * upload and transposed and read back the whole head on every readHead (issue 14 profile: 10 of
+ * the 10.2 CPU seconds of a 64-token forward at Qwen3-0.6B shapes).
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { tidyValues } from '../tensor/tidy-values.ts';
@@ -27,9 +30,7 @@ export interface HeadChunk {
   readonly size: number;
   /** lm_head rows start…start+size−1 as stored, [size · hidden]. */
   readonly rows: Float32Array;
-  /** The same rows transposed, [hidden · size]: the compute layout of logits = x · columns. */
-  readonly columns: Float32Array;
-  /** The columns uploaded once, for a resident head. */
+  /** The rows uploaded once, for a resident head. */
   readonly resident?: tf.Tensor2D;
 }
 
@@ -42,7 +43,7 @@ export interface HeadWeights {
 
 export interface HeadOptions {
   readonly vocabChunk?: number;
-  /** Keep every chunk's columns uploaded (1× lm_head of tfjs memory) instead of per use. */
+  /** Keep every chunk uploaded (1× lm_head of tfjs memory) instead of per use. */
   readonly resident?: boolean;
 }
 
@@ -66,14 +67,7 @@ export function headFromValues(norm: Float32Array, stored: Float32Array, options
     for (let start = 0; start < vocab; start += vocabChunk) {
       const size = Math.min(vocabChunk, vocab - start);
       const rows = stored.subarray(start * width, (start + size) * width);
-      // Transposed on the backend (fast) and read back: one chunk of tfjs memory at a time.
-      const columnsTensor = tf.tidy(() => tf.transpose(tf.tensor2d(rows, [size, width])));
-      const columns = columnsTensor.dataSync() as Float32Array;
-      if (options.resident === true) chunks.push({ start, size, rows, columns, resident: columnsTensor });
-      else {
-        columnsTensor.dispose();
-        chunks.push({ start, size, rows, columns });
-      }
+      chunks.push(options.resident === true ? { start, size, rows, resident: tf.tensor2d(rows, [size, width]) } : { start, size, rows });
     }
   } catch (error) {
     tf.dispose(chunks.flatMap((c) => (c.resident === undefined ? [] : [c.resident])));
@@ -86,15 +80,15 @@ export function disposeHead(head: HeadWeights): void {
   tf.dispose([head.norm, ...head.chunks.flatMap((c) => (c.resident === undefined ? [] : [c.resident]))]);
 }
 
-/** Runs `use` with the chunk's columns [hidden, size] as a tensor (uploaded for this call unless resident). */
-export function withColumns<T>(head: HeadWeights, chunk: HeadChunk, use: (columns: tf.Tensor2D) => T): T {
+/** Runs `use` with the chunk's stored rows [size, hidden] as a tensor (uploaded for this call unless resident). */
+export function withRows<T>(head: HeadWeights, chunk: HeadChunk, use: (rows: tf.Tensor2D) => T): T {
   if (chunk.resident !== undefined) return use(chunk.resident);
-  return withUpload(chunk.columns, [head.width, chunk.size], use);
+  return withUpload(chunk.rows, [chunk.size, head.width], use);
 }
 
-/** Runs `use` with the chunk's stored rows [size, hidden] as a tensor, uploaded for this call. */
-export function withRows<T>(head: HeadWeights, chunk: HeadChunk, use: (rows: tf.Tensor2D) => T): T {
-  return withUpload(chunk.rows, [chunk.size, head.width], use);
+/** Logits [n, size] of normed hidden rows [n, hidden] against a chunk's uploaded rows [size, hidden] (call inside a tidy). */
+export function chunkLogits(normed: tf.Tensor2D, rows: tf.Tensor2D): tf.Tensor2D {
+  return tf.transpose(tf.matMul(rows, tf.transpose(normed)));
 }
 
 function withUpload<T>(values: Float32Array, shape: [number, number], use: (t: tf.Tensor2D) => T): T {
@@ -117,10 +111,10 @@ export function headLogits(spec: ModelSpec, head: HeadWeights, hidden: tf.Tensor
   const normed = tf.tidy(() => rmsNorm(hidden, head.norm, spec.rmsNormEps));
   try {
     for (const c of head.chunks) {
-      withColumns(head, c, (columns) => {
+      withRows(head, c, (chunkRows) => {
         for (let first = 0; first < rows; first += rowBlock) {
           const count = Math.min(rowBlock, rows - first);
-          const values = tidyValues(() => tf.matMul(tf.slice(normed, [first, 0], [count, head.width]), columns));
+          const values = tidyValues(() => chunkLogits(tf.slice(normed, [first, 0], [count, head.width]), chunkRows));
           for (let r = 0; r < count; r++) out.set(values.subarray(r * c.size, (r + 1) * c.size), (first + r) * head.vocab + c.start);
         }
       });
