@@ -110,6 +110,22 @@ describe('pair compatibility report', () => {
     expect(report.compatible).toBe(true);
   });
 
+  it('blocks a dtype mismatch where one side is not floating point (I64 vs F32: no δ), keeps F64 vs F32 an info', async () => {
+    const report = await compare(
+      { tensors: [f32Tensor('w', [2], 1), f32Tensor('x', [2], 1), { spec: { name: 'ids', dtype: 'I64', shape: [2] }, data: BigInt64Array.from([1n, 2n]) }] },
+      {
+        tensors: [
+          { spec: { name: 'w', dtype: 'I64', shape: [2] }, data: BigInt64Array.from([1n, 2n]) },
+          { spec: { name: 'x', dtype: 'F64', shape: [2] }, data: Float64Array.from([1, 2]) },
+          { spec: { name: 'ids', dtype: 'I64', shape: [2] }, data: BigInt64Array.from([1n, 2n]) },
+        ],
+      },
+    );
+    expect(report.compatible).toBe(false);
+    expect(report.findings).toContainEqual({ severity: 'error', code: 'tensor-dtype', message: '1 tensors differ in dtype and are not both floating point, so no δ can be formed: w F32 vs I64' });
+    expect(report.findings).toContainEqual({ severity: 'info', code: 'tensor-dtype', message: '1 tensors differ in dtype (both are read as float32): x' });
+  });
+
   it('blocks a side with no tensors at all (an empty Instruct would make every edit a copy)', async () => {
     const report = await compare({ tensors: [] }, {});
     expect(report.compatible).toBe(false);

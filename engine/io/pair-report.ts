@@ -6,6 +6,7 @@
 import { compareBase, type BaseReport } from './base-report.ts';
 import { CheckpointError } from './checkpoint-error.ts';
 import type { Checkpoint, CheckpointTensor } from './checkpoint.ts';
+import { isFloatDType, type DType } from './dtype.ts';
 import { canonicalJson, summarizeTokenizer, type TokenizerSummary } from './tokenizer-files.ts';
 import { isQwen3Next, unknownQwen3NextTensors } from './qwen3-next-names.ts';
 import { tokenRowsFromAdded } from '../protocol/protected-tokens.ts';
@@ -31,6 +32,11 @@ export interface TensorMismatch {
   readonly name: string;
   readonly instruct: string;
   readonly thinking: string;
+}
+
+interface DtypeMismatch extends TensorMismatch {
+  readonly instruct: DType;
+  readonly thinking: DType;
 }
 
 export interface PairReport {
@@ -99,6 +105,10 @@ export async function comparePair(instruct: Checkpoint, thinking: Checkpoint, ba
   };
 }
 
+function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
+  return [items.filter(test), items.filter((item) => !test(item))];
+}
+
 function pairVerdict(findings: readonly PairFinding[], identical: boolean): PairVerdict {
   if (findings.some((f) => f.severity === 'error')) return 'refused';
   if (identical) return 'identical';
@@ -129,7 +139,7 @@ function compareTensors(
   const onlyInInstruct = [...a.keys()].filter((n) => !b.has(n));
   const onlyInThinking = [...b.keys()].filter((n) => !a.has(n));
   const shapeMismatches: TensorMismatch[] = [];
-  const dtypeMismatches: TensorMismatch[] = [];
+  const dtypeMismatches: DtypeMismatch[] = [];
   for (const [name, left] of a) {
     const right = b.get(name);
     if (right === undefined) continue;
@@ -151,8 +161,13 @@ function compareTensors(
   if (shapeMismatches.length > 0) {
     findings.push({ severity: 'warning', code: 'tensor-shape', message: `${shapeMismatches.length} tensors differ in shape (Instruct kept): ${list(shapeMismatches.map((m) => `${m.name} ${m.instruct} vs ${m.thinking}`))}` });
   }
-  if (dtypeMismatches.length > 0) {
-    findings.push({ severity: 'info', code: 'tensor-dtype', message: `${dtypeMismatches.length} tensors differ in dtype (both are widened to float32): ${list(dtypeMismatches.map((m) => m.name))}` });
+  // Floating dtypes are all read as float32, so they pair; a non-floating side (I64, BOOL…) has no δ.
+  const [widened, unpaired] = partition(dtypeMismatches, (m) => isFloatDType(m.instruct) && isFloatDType(m.thinking));
+  if (widened.length > 0) {
+    findings.push({ severity: 'info', code: 'tensor-dtype', message: `${widened.length} tensors differ in dtype (both are read as float32): ${list(widened.map((m) => m.name))}` });
+  }
+  if (unpaired.length > 0) {
+    findings.push({ severity: 'error', code: 'tensor-dtype', message: `${unpaired.length} tensors differ in dtype and are not both floating point, so no δ can be formed: ${list(unpaired.map((m) => `${m.name} ${m.instruct} vs ${m.thinking}`))}` });
   }
   const shared = [...a.keys()].filter((n) => b.has(n)).length;
   return { sharedTensors: shared, onlyInInstruct, onlyInThinking, shapeMismatches, dtypeMismatches };
