@@ -18,6 +18,7 @@ import { startServeProcess, type ServeProcess } from '../../tools/setup/serve-pr
 import { collectPageErrors } from '../support/console-errors.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
 import { clearLatency, nudge, p95s, type LatencyReport } from '../support/latency.ts';
+import { openStudio, pickHeatmapBlock, tab } from '../support/studio-page.ts';
 
 const SHOTS = join(ROOT, 'test-results', 'journey');
 const demo = demoPair(ROOT);
@@ -54,7 +55,7 @@ test('open → analyze → tune → spectrum → side by side → export → cra
   await page.setViewportSize({ width: 1280, height: 800 });
 
   await test.step('open: the demo pair and its compatibility report show at start', async () => {
-    await page.goto(server.url);
+    await openStudio(page, server.url);
     const report = page.getByTestId('compatibility-report');
     await expect(report).toContainText('✓ Compatible');
     await expect(report).toContainText(demo?.instruct ?? '');
@@ -62,7 +63,7 @@ test('open → analyze → tune → spectrum → side by side → export → cra
   });
 
   await test.step('analyze: every stage runs to done', async () => {
-    await page.getByRole('button', { name: 'Analysis', exact: true }).click();
+    await tab(page, 'Analysis').click();
     const started = Date.now();
     await page.getByRole('button', { name: 'Analyze', exact: true }).click();
     await expect(page.getByTestId('stage-targets')).toContainText(/running|done/, { timeout: 30_000 });
@@ -75,7 +76,7 @@ test('open → analyze → tune → spectrum → side by side → export → cra
   });
 
   await test.step('tune: the heatmap shows every layer', async () => {
-    await page.getByRole('button', { name: 'Tune', exact: true }).click();
+    await tab(page, 'Tune').click();
     const heatmap = page.getByTestId('gate-heatmap');
     await expect(heatmap).toHaveAttribute('aria-label', new RegExp(`: ${demo?.layers} layers × \\d+ groups`));
     await expect(page.getByTestId('preview-reasoning')).toBeVisible();
@@ -98,11 +99,7 @@ test('open → analyze → tune → spectrum → side by side → export → cra
   });
 
   await test.step('select a layer: its spectrum with the sigmoid mask', async () => {
-    const heatmap = page.getByTestId('gate-heatmap');
-    await heatmap.focus();
-    await page.keyboard.press('ArrowRight');
-    await page.keyboard.press('ArrowDown');
-    await page.keyboard.press('Enter');
+    await pickHeatmapBlock(page, { right: 1, down: 1 });
     await expect(page.getByText(/^Layer 1 · /)).toBeVisible();
     await expect(page.getByTestId('projection-stats')).toContainText('directions removed');
     const removed = await page.getByTestId('projection-stats').textContent();
@@ -119,7 +116,7 @@ test('open → analyze → tune → spectrum → side by side → export → cra
     const [alpha, tau] = [await value('α').inputValue(), await value('τ').inputValue()];
     await expect(page.getByTestId('save-marker').first()).toHaveAttribute('data-status', 'saved');
     await page.reload();
-    await expect(page.getByRole('button', { name: 'Tune', exact: true })).toHaveAttribute('aria-current', 'page');
+    await expect(tab(page, 'Tune')).toHaveAttribute('aria-current', 'page');
     await expect(value('α')).toHaveValue(alpha);
     await expect(value('τ')).toHaveValue(tau);
     await expect(page.getByTestId('preview-result')).toHaveAttribute('data-stale', 'false');
@@ -127,7 +124,7 @@ test('open → analyze → tune → spectrum → side by side → export → cra
   });
 
   await test.step('side by side: two blocks with their histograms and |Δ| maps', async () => {
-    await page.getByRole('button', { name: 'Side by side', exact: true }).click();
+    await tab(page, 'Side by side').click();
     for (const pane of ['pane-0', 'pane-1']) await expect(page.getByTestId(pane).getByRole('img').first()).toBeVisible({ timeout: 60_000 });
     await shot(page, '06-side-by-side');
   });

@@ -4,26 +4,23 @@
  * the overrides and locks, the protected lm_head rows, and the estimated size and shard count in
  * the chosen dtype.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { join } from 'node:path';
 import { ROOT } from '../../tools/setup/build-electron.ts';
 import { useAnalysedDemoStudio } from '../support/analysed-demo-server.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
 import { screenshot } from '../support/studio-server.ts';
+import { DESKTOP, openStudio, pickHeatmapBlock, tab } from '../support/studio-page.ts';
 
 test.skip(demoPair(ROOT) === undefined, NO_DEMO_MESSAGE);
 
 const studio = useAnalysedDemoStudio(5 * 60_000);
 
-const tab = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
-
 test('the export dialog summarises method, settings, overrides, protected rows, size and shards before writing', async ({ page }) => {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto(studio.server.url);
+  await openStudio(page, studio.server.url, DESKTOP);
   await tab(page, 'Tune').click();
   await page.getByRole('spinbutton', { name: 'α value' }).fill('0.4');
-  await page.getByTestId('gate-heatmap').focus();
-  await page.keyboard.press('Enter');
+  await pickHeatmapBlock(page);
   await page.getByLabel('Lock (keep θ_I)').check();
 
   await page.getByRole('button', { name: 'Export…' }).click();

@@ -4,22 +4,21 @@
  * among the results at the settings on screen are marked (a result at other settings is not
  * compared).
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { ROOT } from '../../tools/setup/build-electron.ts';
 import { useAnalysedDemoStudio } from '../support/analysed-demo-server.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
 import { screenshot } from '../support/studio-server.ts';
+import { DESKTOP, openStudio, tab } from '../support/studio-page.ts';
 
 test.skip(demoPair(ROOT) === undefined, NO_DEMO_MESSAGE);
 
 const studio = useAnalysedDemoStudio(10 * 60_000);
 
-const tab = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
 const measuredPair = /^[-+]?[\d.e-]+ \/ [-+]?[\d.e-]+/;
 
 test('Methods marks the best measured ΔL_R and ΔL_A among results at the current settings', async ({ page }) => {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto(studio.server.url);
+  await openStudio(page, studio.server.url, DESKTOP);
   await tab(page, 'Methods').click();
   await page.getByRole('button', { name: 'Verify CRANE', exact: true }).click();
   await expect(page.getByTestId('verify-crane')).toHaveText(measuredPair, { timeout: 5 * 60_000 });

@@ -12,6 +12,7 @@ import { analysedMoeDataDir, TINY_MOE } from '../support/analysed-moe.ts';
 import { collectPageErrors } from '../support/console-errors.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
 import { demoProjectDir, screenshot, serveDataDir } from '../support/studio-server.ts';
+import { openProject, openStudio, tab } from '../support/studio-page.ts';
 
 let server: ServeProcess | undefined;
 let dataDir = '';
@@ -34,14 +35,9 @@ const studioUrl = (): string => {
   return server.url;
 };
 
-const tab = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
-
 async function openMoeProject(page: Page): Promise<void> {
-  await page.goto(studioUrl());
-  await tab(page, 'Pair & project').click();
-  await page.getByLabel('Project folder').fill(projectDir);
-  await page.getByRole('button', { name: 'Open project' }).click();
-  await expect(page.getByText(`Open: ${projectDir}`)).toBeVisible();
+  await openStudio(page, studioUrl());
+  await openProject(page, projectDir);
   await tab(page, 'Tune').click();
 }
 
@@ -94,9 +90,7 @@ test('the Router setting is offered for the MoE pair, not for the dense demo pai
   await openMoeProject(page);
   await expect(page.getByText('Router, think rows, lm_head')).toBeVisible();
   test.skip(demoPair(ROOT) === undefined, NO_DEMO_MESSAGE);
-  await tab(page, 'Pair & project').click();
-  await page.getByLabel('Project folder').fill(demoProjectDir(dataDir));
-  await page.getByRole('button', { name: 'Open project' }).click();
+  await openProject(page, demoProjectDir(dataDir));
   await tab(page, 'Tune').click();
   await expect(page.getByText('Think rows, lm_head')).toBeVisible();
   await expect(page.getByText('Router', { exact: true })).toHaveCount(0);

@@ -7,15 +7,15 @@ import { expect, test } from '@playwright/test';
 import { ROOT } from '../../tools/setup/build-electron.ts';
 import { useAnalysedDemoStudio } from '../support/analysed-demo-server.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
+import { DESKTOP, openStudio, tab } from '../support/studio-page.ts';
 
 test.skip(demoPair(ROOT) === undefined, NO_DEMO_MESSAGE);
 
 const studio = useAnalysedDemoStudio(5 * 60_000);
 
 test('a path field offers the folders inside the data folder, and none outside the roots', async ({ page }) => {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto(studio.server.url);
-  await page.getByRole('button', { name: 'Pair & project', exact: true }).click();
+  await openStudio(page, studio.server.url, DESKTOP);
+  await tab(page, 'Pair & project').click();
   const field = page.getByLabel('Project folder');
   const options = page.locator(`datalist#${await field.getAttribute('list')} option`);
 

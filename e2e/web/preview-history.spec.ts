@@ -4,22 +4,21 @@
  * and every Verify is a row of the run history (time, method, exact settings, predicted and
  * measured ΔL) that the project keeps across a reload.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { ROOT } from '../../tools/setup/build-electron.ts';
 import { useAnalysedDemoStudio } from '../support/analysed-demo-server.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
 import { screenshot } from '../support/studio-server.ts';
+import { DESKTOP, openStudio, tab } from '../support/studio-page.ts';
 
 test.skip(demoPair(ROOT) === undefined, NO_DEMO_MESSAGE);
 
 const studio = useAnalysedDemoStudio(10 * 60_000);
 
-const tab = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
 const signed = String.raw`[-+]?\d[\d.]*(e[-+]?\d+)?`;
 
 test('ΔL_A on its own axis; each Verify is a run-history row with its settings, prediction and measurement, kept across a reload', async ({ page }) => {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto(studio.server.url);
+  await openStudio(page, studio.server.url, DESKTOP);
   await tab(page, 'Tune').click();
   await page.getByRole('spinbutton', { name: 'α value' }).fill('0.3');
   await expect(page.getByTestId('preview-result')).toHaveAttribute('data-stale', 'false');

@@ -4,27 +4,21 @@
  * with a colour scale and hover values; Instruct/Thinking/Edited histograms overlaid; a baseline
  * is not labelled with a projection it does not have.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { ROOT } from '../../tools/setup/build-electron.ts';
 import { useAnalysedDemoStudio } from '../support/analysed-demo-server.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
 import { screenshot } from '../support/studio-server.ts';
+import { DESKTOP, openStudio, pickHeatmapBlock, tab } from '../support/studio-page.ts';
 
 test.skip(demoPair(ROOT) === undefined, NO_DEMO_MESSAGE);
 
 const studio = useAnalysedDemoStudio(5 * 60_000);
 
-const tab = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
-
 test('side by side follows the heatmap selection, scales and reads out |Δ|, overlays histograms, names a baseline’s update', async ({ page }) => {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto(studio.server.url);
+  await openStudio(page, studio.server.url, DESKTOP);
   await tab(page, 'Tune').click();
-  const heatmap = page.getByTestId('gate-heatmap');
-  await heatmap.focus();
-  // Layer 0 · attention is selected by Enter; ArrowRight moves to layer 1.
-  await page.keyboard.press('ArrowRight');
-  await page.keyboard.press('Enter');
+  await pickHeatmapBlock(page, { right: 1 });
   await expect(page.getByText('Layer 1 · attn_input')).toBeVisible();
 
   await tab(page, 'Side by side').click();

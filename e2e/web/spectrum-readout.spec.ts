@@ -8,19 +8,16 @@ import { ROOT } from '../../tools/setup/build-electron.ts';
 import { useAnalysedDemoStudio } from '../support/analysed-demo-server.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
 import { screenshot } from '../support/studio-server.ts';
+import { DESKTOP, openStudio, pickHeatmapBlock, tab } from '../support/studio-page.ts';
 
 test.skip(demoPair(ROOT) === undefined, NO_DEMO_MESSAGE);
 
 const studio = useAnalysedDemoStudio(5 * 60_000);
 
 test('the spectrum has axis titles, a legend that says w = 1 is removed, and reads out the hovered direction', async ({ page }) => {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto(studio.server.url);
-  await page.getByRole('button', { name: 'Tune', exact: true }).click();
-  const heatmap = page.getByTestId('gate-heatmap');
-  await heatmap.focus();
-  await page.keyboard.press('ArrowDown');
-  await page.keyboard.press('Enter');
+  await openStudio(page, studio.server.url, DESKTOP);
+  await tab(page, 'Tune').click();
+  await pickHeatmapBlock(page, { down: 1 });
   const chart = page.getByTestId('spectrum-chart');
   await expect(chart).toBeVisible();
   await expect(chart).toContainText('mask w(σᵢ): 1 = removed, 0 = kept');

@@ -13,33 +13,25 @@ import { collectPageErrors } from '../support/console-errors.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
 import { demoProjectDir, screenshot } from '../support/studio-server.ts';
 import { ROOT } from '../../tools/setup/build-electron.ts';
+import { DESKTOP, openStudio, pickHeatmapBlock, tab } from '../support/studio-page.ts';
 
 test.skip(demoPair(ROOT) === undefined, NO_DEMO_MESSAGE);
 
 const studio = useAnalysedDemoStudio(15 * 60_000);
 
-const tab = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
 const marker = (page: Page) => page.getByTestId('save-marker').first();
-
-async function selectBlock(page: Page, down: number): Promise<void> {
-  const heatmap = page.getByTestId('gate-heatmap');
-  await heatmap.focus();
-  for (let i = 0; i < down; i++) await page.keyboard.press('ArrowDown');
-  await page.keyboard.press('Enter');
-}
 
 test('α, overrides, locks and the view are autosaved and restored after a reload', async ({ page }) => {
   const errors = collectPageErrors(page);
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto(studio.server.url);
+  await openStudio(page, studio.server.url, DESKTOP);
   await tab(page, 'Tune').click();
   await expect(page.getByTestId('gate-heatmap')).toBeVisible();
   await expect(marker(page)).toHaveAttribute('data-status', 'saved');
 
   await page.getByRole('spinbutton', { name: 'α value' }).fill('0.4');
-  await selectBlock(page, 1);
+  await pickHeatmapBlock(page, { down: 1 });
   await page.getByTestId('override-editor').getByLabel('Lock (keep θ_I)').check();
-  await selectBlock(page, 1);
+  await pickHeatmapBlock(page, { down: 1 });
   await page.getByTestId('override-editor').getByLabel('Override gate').check();
   await page.getByRole('spinbutton', { name: 'Gate S value' }).fill('0.5');
   await tab(page, 'Methods').click();
@@ -72,8 +64,7 @@ test('α, overrides, locks and the view are autosaved and restored after a reloa
 });
 
 test('q other than the analysed one: Analyze recomputes what q needs, then the preview answers', async ({ page }) => {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto(studio.server.url);
+  await openStudio(page, studio.server.url, DESKTOP);
   await tab(page, 'Tune').click();
   await expect(page.getByTestId('preview-reasoning')).toBeVisible();
   await page.getByRole('spinbutton', { name: 'q value' }).fill('0.6');

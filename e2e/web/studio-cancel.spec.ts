@@ -3,7 +3,7 @@
  * "running" (the engine's late progress events are ignored), and Verify — alone or as Verify
  * all — can be cancelled.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { ROOT } from '../../tools/setup/build-electron.ts';
 import { analysedDemoDataDir } from '../support/analysed-demo.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
 import { screenshot, serveDataDir } from '../support/studio-server.ts';
+import { openStudio, tab } from '../support/studio-page.ts';
 
 test.skip(demoPair(ROOT) === undefined, NO_DEMO_MESSAGE);
 
@@ -23,12 +24,10 @@ test.afterEach(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const tab = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
-
 test('a cancelled analysis leaves no stage running', async ({ page }) => {
   dataDir = mkdtempSync(join(tmpdir(), 'crane-cancel-'));
   server = await serveDataDir(dataDir);
-  await page.goto(server.url);
+  await openStudio(page, server.url);
   await tab(page, 'Analysis').click();
   await page.getByRole('button', { name: 'Analyze', exact: true }).click();
   test.setTimeout(5 * 60_000);
@@ -50,7 +49,7 @@ test('Verify and Verify all can be cancelled', async ({ page }) => {
   test.setTimeout(10 * 60_000);
   dataDir = await analysedDemoDataDir();
   server = await serveDataDir(dataDir);
-  await page.goto(server.url);
+  await openStudio(page, server.url);
   await tab(page, 'Tune').click();
   await expect(page.getByTestId('preview-reasoning')).toBeVisible();
   await page.getByRole('button', { name: 'Verify', exact: true }).click();

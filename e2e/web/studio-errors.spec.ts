@@ -12,13 +12,12 @@ import { ROOT } from '../../tools/setup/build-electron.ts';
 import { useAnalysedDemoStudio } from '../support/analysed-demo-server.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
 import { screenshot } from '../support/studio-server.ts';
+import { openStudio, tab } from '../support/studio-page.ts';
 
 const demo = demoPair(ROOT);
 test.skip(demo === undefined, NO_DEMO_MESSAGE);
 
 const studio = useAnalysedDemoStudio(10 * 60_000);
-
-const tab = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
 
 async function openPair(page: Page, instruct: string, thinking: string): Promise<void> {
   await page.getByLabel('Instruct checkpoint (θ_I, edited)').fill(instruct);
@@ -32,7 +31,7 @@ test('the verdict: identical, caveats, and none under a failed open', async ({ p
   cpSync(demo?.thinking ?? '', ropeTheta, { recursive: true });
   const config = JSON.parse(readFileSync(join(ropeTheta, 'config.json'), 'utf8')) as { rope_theta: number };
   writeFileSync(join(ropeTheta, 'config.json'), JSON.stringify({ ...config, rope_theta: config.rope_theta * 100 }));
-  await page.goto(studio.server.url);
+  await openStudio(page, studio.server.url);
   const verdict = page.getByTestId('pair-verdict');
   await expect(verdict).toBeVisible();
 
@@ -53,7 +52,7 @@ test('the verdict: identical, caveats, and none under a failed open', async ({ p
 });
 
 test('a missing calibration file says not-found with its path, and the error goes once the path is fixed', async ({ page }) => {
-  await page.goto(studio.server.url);
+  await openStudio(page, studio.server.url);
   await expect(page.getByTestId('save-marker').first()).toHaveAttribute('data-status', 'saved');
   await tab(page, 'Analysis').click();
   await page.getByText('Calibration sets and limits').click();
@@ -73,7 +72,7 @@ test('a missing calibration file says not-found with its path, and the error goe
 test('an existing export folder says already-exists, and the error goes once the folder is changed', async ({ page }) => {
   const existing = join(studio.dataDir, 'existing-export');
   mkdirSync(existing);
-  await page.goto(studio.server.url);
+  await openStudio(page, studio.server.url);
   await page.getByRole('button', { name: 'Export…' }).click();
   const dialog = page.getByRole('dialog');
   const folder = dialog.getByLabel(/Output folder/);

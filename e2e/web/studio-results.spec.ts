@@ -15,17 +15,16 @@ import { ROOT } from '../../tools/setup/build-electron.ts';
 import { useAnalysedDemoStudio } from '../support/analysed-demo-server.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
 import { screenshot } from '../support/studio-server.ts';
+import { DESKTOP, openProject, openStudio, pickHeatmapBlock, tab } from '../support/studio-page.ts';
 
 test.skip(demoPair(ROOT) === undefined, NO_DEMO_MESSAGE);
 
 const studio = useAnalysedDemoStudio(10 * 60_000);
 
-const tab = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
 const alpha = (page: Page) => page.getByRole('spinbutton', { name: 'α value' });
 
 test('a Verify measured at other settings says so, and Tune and Methods agree after a reload', async ({ page }) => {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto(studio.server.url);
+  await openStudio(page, studio.server.url, DESKTOP);
   await tab(page, 'Tune').click();
   await alpha(page).fill('0.3');
   await expect(page.getByTestId('preview-result')).toHaveAttribute('data-stale', 'false');
@@ -57,7 +56,7 @@ test('a Verify measured at other settings says so, and Tune and Methods agree af
 });
 
 test('a preview whose request failed is marked as from other settings', async ({ page }) => {
-  await page.goto(studio.server.url);
+  await openStudio(page, studio.server.url);
   await tab(page, 'Tune').click();
   await expect(page.getByTestId('preview-result')).toHaveAttribute('data-stale', 'false');
   const before = await page.getByTestId('preview-reasoning').textContent();
@@ -70,13 +69,9 @@ test('a preview whose request failed is marked as from other settings', async ({
 });
 
 test('the GSP panel: directions kept follow the mask, retained is the heatmap’s norm ratio', async ({ page }) => {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto(studio.server.url);
+  await openStudio(page, studio.server.url, DESKTOP);
   await tab(page, 'Tune').click();
-  const heatmap = page.getByTestId('gate-heatmap');
-  await heatmap.focus();
-  await page.keyboard.press('ArrowDown');
-  await page.keyboard.press('Enter');
+  await pickHeatmapBlock(page, { down: 1 });
   const stats = page.getByTestId('projection-stats');
   await expect(stats).toContainText('retained ‖Π(U)‖/‖U‖');
   const kept = stats.locator('.stat').filter({ hasText: /directions kept \(of (\d+)\)/ });
@@ -94,13 +89,10 @@ test('the GSP panel: directions kept follow the mask, retained is the heatmap’
 test('opening another project shows nothing of the previous one’s heatmap or points', async ({ page }) => {
   const empty = mkdtempSync(join(tmpdir(), 'crane-empty-project-'));
   try {
-    await page.goto(studio.server.url);
+    await openStudio(page, studio.server.url);
     await tab(page, 'Tune').click();
     await expect(page.getByTestId('gate-heatmap')).toBeVisible();
-    await tab(page, 'Pair & project').click();
-    await page.getByLabel('Project folder').fill(empty);
-    await page.getByRole('button', { name: 'Open project' }).click();
-    await expect(page.getByText(`Open: ${empty}`)).toBeVisible();
+    await openProject(page, empty);
     await tab(page, 'Tune').click();
     await expect(page.getByTestId('gate-heatmap')).toHaveCount(0);
     await expect(page.getByText('No gate metrics yet')).toBeVisible();
