@@ -111,7 +111,7 @@ function parseEntry(file: string, name: string, entry: unknown, dataLength: numb
     throw new CheckpointError('header-entry', file, 'entry is not an object', name);
   }
   const { dtype, shape, data_offsets: offsets } = entry as Record<string, unknown>;
-  if (!isDType(dtype)) throw new CheckpointError('dtype', file, `unknown dtype ${JSON.stringify(dtype)}`, name);
+  if (!isDType(dtype)) throw new CheckpointError('dtype', file, unreadableDtype(dtype), name);
   if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && (d as number) >= 0)) {
     throw new CheckpointError('shape', file, `shape ${JSON.stringify(shape)} is not a list of non-negative integers`, name);
   }
@@ -136,6 +136,16 @@ function parseEntry(file: string, name: string, entry: unknown, dataLength: numb
     );
   }
   return { name, dtype, shape: shape as number[], begin, end };
+}
+
+/** Safetensors dtypes of quantized and complex checkpoints: valid files, but no float32 reading of them is exact. */
+const UNREAD_SAFETENSORS_DTYPES = new Set(['F8_E4M3', 'F8_E5M2', 'F8_E8M0', 'F6_E2M3', 'F6_E3M2', 'F4', 'C64']);
+
+function unreadableDtype(dtype: unknown): string {
+  if (typeof dtype === 'string' && UNREAD_SAFETENSORS_DTYPES.has(dtype)) {
+    return `is stored as ${dtype}, a safetensors dtype CRANE does not read (a quantized checkpoint? use its BF16, F16 or F32 weights)`;
+  }
+  return `unknown dtype ${JSON.stringify(dtype)}`;
 }
 
 /** Sorted by offset, the tensors must cover [0, dataLength) exactly: no overlap, gap or trailing byte. */

@@ -54,6 +54,7 @@ const FILE_CASES: FileCase[] = [
   { name: 'header is a JSON array', content: rawSafetensors('[1, 2, 3]'), code: 'header-json', message: /not a JSON object/ },
   { name: 'entry is not an object', content: rawSafetensors({ w: 5 }), code: 'header-entry', message: /tensor "w": entry is not an object/ },
   { name: 'unknown dtype', content: rawSafetensors({ w: entry('F12', [2], [0, 4]) }, bytes(4)), code: 'dtype', message: /tensor "w": unknown dtype "F12"/ },
+  { name: 'an 8-bit float dtype, by name', content: rawSafetensors({ w: entry('F8_E4M3', [4], [0, 4]) }, bytes(4)), code: 'dtype', message: /tensor "w": is stored as F8_E4M3, a safetensors dtype CRANE does not read \(a quantized checkpoint\?/ },
   { name: 'negative dimension', content: rawSafetensors({ w: entry('F32', [2, -1], [0, 8]) }, bytes(8)), code: 'shape', message: /shape \[2,-1\] is not a list of non-negative integers/ },
   { name: 'fractional dimension', content: rawSafetensors({ w: entry('F32', [1.5], [0, 4]) }, bytes(4)), code: 'shape', message: /non-negative integers/ },
   { name: 'offsets past the data area', content: rawSafetensors({ w: entry('F32', [4], [0, 16]) }, bytes(8)), code: 'offsets', message: /\[0, 16\] fall outside the 8-byte data area/ },
