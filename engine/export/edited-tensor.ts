@@ -1,7 +1,8 @@
 /**
  * One tensor of an export: read θ_I and θ_T, refuse non-finite values, apply the edit.
  *
- *   exportBuffers(plan) → ExportBuffers   two reusable arrays, one per side, sized to the largest tensor
+ *   exportBuffers(plan, instruct, thinking) → ExportBuffers   two reusable arrays, one per side, sized to the largest tensor,
+ *                                                           and each side's read-ahead of its small tensors (read-ahead.ts)
  *   produceEdited(planned, instruct, thinking, edit, notes, buffers?) → values for the writer
  *
  * Memory: each side is read into its own reusable array (without `buffers`, into fresh ones), the
@@ -26,21 +27,33 @@ import { assertFiniteValues } from '../io/finite-values.ts';
 import { narrowInPlace } from '../io/half-float.ts';
 import type { TensorPayload } from '../io/tensor-encoding.ts';
 import type { PlannedTensor } from './export-plan.ts';
+import { ReadAhead } from './read-ahead.ts';
 
-/** One reusable float32 array per side, as long as the largest floating tensor either side holds. */
+/** One reusable float32 array per side, as long as the largest floating tensor either side holds, and each side's read-ahead. */
 export interface ExportBuffers {
   readonly instruct: Float32Array;
   readonly thinking: Float32Array;
+  readonly readAhead: { readonly instruct: ReadAhead; readonly thinking: ReadAhead };
 }
 
-export function exportBuffers(plan: Iterable<PlannedTensor>): ExportBuffers {
+/** The buffers for exporting `plan` (in its order) from the pair; close() them when done. */
+export function exportBuffers(plan: readonly PlannedTensor[], instruct: Checkpoint, thinking: Checkpoint): ExportBuffers & { close(): Promise<void> } {
   let largest = 0;
   for (const p of plan) {
     for (const side of [p.instruct, p.thinking]) {
       if (side !== undefined && isFloatDType(side.dtype)) largest = Math.max(largest, side.shape.reduce((a, b) => a * b, 1));
     }
   }
-  return { instruct: new Float32Array(largest), thinking: new Float32Array(largest) };
+  // The tensors produceEdited reads as float32, side by side, in the order it reads them.
+  const edited = plan.filter((p) => [p.instruct, p.thinking].every((t) => t === undefined || isFloatDType(t.dtype)));
+  const present = (side: 'instruct' | 'thinking') => edited.flatMap((p) => p[side] ?? []);
+  const readAhead = { instruct: new ReadAhead(instruct, present('instruct')), thinking: new ReadAhead(thinking, present('thinking')) };
+  return {
+    instruct: new Float32Array(largest),
+    thinking: new Float32Array(largest),
+    readAhead,
+    close: async () => { await Promise.all([readAhead.instruct.close(), readAhead.thinking.close()]); },
+  };
 }
 
 export async function produceEdited(
@@ -59,13 +72,14 @@ export async function produceEdited(
     if (present.length === 2) notes.push(`${name}: not a floating-point tensor, copied from ${baseLabel}`);
     return base.readRaw(name);
   }
-  const read = async (checkpoint: Checkpoint, info: CheckpointTensor | undefined, buffer: Float32Array | undefined): Promise<TensorSide | undefined> => {
+  const read = async (checkpoint: Checkpoint, info: CheckpointTensor | undefined, buffer: Float32Array | undefined, ahead: ReadAhead | undefined): Promise<TensorSide | undefined> => {
     if (info === undefined) return undefined;
-    const values = await checkpoint.readFloat32(name, buffer);
+    const values = buffer !== undefined && ahead !== undefined ? await ahead.readFloat32(name, buffer) : await checkpoint.readFloat32(name, buffer);
     assertFiniteValues(values, join(checkpoint.dir, info.shard), name, 'contains', 'nothing was written');
     return { shape: info.shape, values };
   };
-  const [instructSide, thinkingSide] = [await read(instruct, planned.instruct, buffers?.instruct), await read(thinking, planned.thinking, buffers?.thinking)];
+  const instructSide = await read(instruct, planned.instruct, buffers?.instruct, buffers?.readAhead.instruct);
+  const thinkingSide = await read(thinking, planned.thinking, buffers?.thinking, buffers?.readAhead.thinking);
   // Both sides were read for this tensor alone: the edit may overwrite them.
   const result = editPair({ name, instruct: instructSide, thinking: thinkingSide }, edit, true);
   if (result.note !== undefined) notes.push(`${name}: ${result.note}`);

@@ -159,7 +159,7 @@ async function writeExport(
 ): Promise<ExportResult> {
   const edit = methodEdit(recipe.method, analysis?.context ?? null, importance?.values ?? null);
   const plan = new Map<string, PlannedTensor>(planExport(instruct, thinking, recipe.output.dtype).map((p) => [p.spec.name, p]));
-  const buffers = exportBuffers(plan.values());
+  const buffers = exportBuffers([...plan.values()], instruct, thinking);
   const notes: string[] = [];
   const written = await writeCheckpoint(outDir, {
     specs: [...plan.values()].map((p) => p.spec),
@@ -179,7 +179,7 @@ async function writeExport(
     signal: options.signal,
     overwrite: options.overwrite ?? false,
     assertReplaceable: assertPreviousExport,
-  });
+  }).finally(() => buffers.close());
   return { ...written, recipe, notes };
 }
 

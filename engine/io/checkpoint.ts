@@ -92,6 +92,12 @@ export class Checkpoint {
     return this.shardOf(name).readRaw(name);
   }
 
+  /** Where a tensor's bytes lie: its shard's path and the file offset of its first byte (for readers that batch tensors, export/read-ahead.ts). */
+  location(name: string): { readonly path: string; readonly position: number } {
+    const shard = this.shardOf(name);
+    return { path: shard.path, position: shard.header.dataStart + this.tensor(name).begin };
+  }
+
   async readSideFile(file: string): Promise<string | undefined> {
     if (!this.sideFiles.includes(file)) return undefined;
     return readTextFile(join(this.dir, file));

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DTYPE_BYTES, type DType } from './dtype.ts';
 import { decodeHalf, encodeHalf } from './half-float.ts';
 import { SafetensorsFile } from './safetensors-reader.ts';
-import { writeSafetensors } from './safetensors-writer.ts';
+import { STAGE_BYTES, writeSafetensors } from './safetensors-writer.ts';
 import { viewAs } from './dtype.ts';
 import { Checkpoint } from './checkpoint.ts';
 import { f32Tensor, withTempDir, writeFixtureCheckpoint } from './testing/fixtures.ts';
@@ -74,6 +74,31 @@ describe('safetensors round trip', () => {
       await file.close();
       await expect(writeSafetensors(join(root, 'm2.safetensors'), [{ spec: { name: '__metadata__', dtype: 'F32', shape: [] }, data: Float32Array.of(1) }]))
         .rejects.toThrow(/tensor "__metadata__": is the name safetensors reserves for metadata/);
+    });
+  });
+
+  it('writes staged small tensors and a tensor over a stage in between at their header offsets, byte for byte', async () => {
+    await withTempDir(async (dir) => {
+      const path = join(dir, 'staged.safetensors');
+      const big = STAGE_BYTES / 4 + 3; // F32 values: past one stage, written from the caller's array
+      const tensors = [
+        ...Array.from({ length: 30 }, (_, i) => ({ spec: { name: `s${i}`, dtype: 'BF16' as const, shape: [40_000 + i] }, data: viewAs('BF16', randomBytes(2 * (40_000 + i), i + 1)) })),
+        { spec: { name: 'big', dtype: 'F32' as const, shape: [big] }, data: viewAs('F32', randomBytes(4 * big, 77)) },
+        ...Array.from({ length: 150 }, (_, i) => ({ spec: { name: `t${i}`, dtype: 'F16' as const, shape: [30_000 + i] }, data: viewAs('F16', randomBytes(2 * (30_000 + i), 100 + i)) })),
+      ];
+      await writeSafetensors(path, tensors);
+      const bytes = await readFile(path);
+      const dataStart = 8 + Number(bytes.readBigUInt64LE(0));
+      const file = await SafetensorsFile.open(path);
+      try {
+        for (const { spec, data } of tensors) {
+          const { begin, end } = file.info(spec.name);
+          expect(bytes.subarray(dataStart + begin, dataStart + end).equals(Buffer.from(data.buffer, data.byteOffset, data.byteLength)), spec.name).toBe(true);
+        }
+        expect(bytes.length).toBe(dataStart + file.info('t149').end);
+      } finally {
+        await file.close();
+      }
     });
   });
 

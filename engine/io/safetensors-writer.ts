@@ -1,6 +1,14 @@
 /**
  * Streaming safetensors writer. The header is laid out from the tensor specs up front, then each
  * tensor's bytes are appended as they arrive, so only one tensor is ever held in memory.
+ *
+ * Write-behind: a tensor smaller than STAGE_BYTES is copied into a staging buffer and `write`
+ * returns at once; a full stage is written while the next one fills (two stages, one write in
+ * flight). So an export of thousands of small tensors (a 30B MoE has 18,867) makes one write per
+ * 8 MiB instead of one per tensor, and the disk works while the caller computes the next tensor:
+ * under load each round trip through libuv's pool waits for a core, which made the export wait
+ * about a quarter of its time. A larger tensor is written straight from the caller's array (a
+ * copy would cost what it saves), after the staged bytes before it.
  */
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { CheckpointError } from './checkpoint-error.ts';
@@ -31,9 +39,18 @@ export function buildHeader(specs: readonly TensorSpec[], metadata?: Readonly<Re
   return Buffer.concat([prefix, padded]);
 }
 
+/** Bytes staged before a write; tensors this size or larger are written from the caller's array. */
+export const STAGE_BYTES = 8 * 1024 ** 2;
+
 export class SafetensorsFileWriter {
   private next = 0;
   private position: number;
+  private stage = new Uint8Array(0);
+  private spare = new Uint8Array(0);
+  private staged = 0;
+  /** The write of the previous stage, if one is in flight; it never rejects (see `failure`). */
+  private inFlight: Promise<void> = Promise.resolve();
+  private failure: unknown = undefined;
 
   private constructor(
     readonly path: string,
@@ -65,9 +82,34 @@ export class SafetensorsFileWriter {
       throw new CheckpointError('write', this.path, `written out of order (expected ${spec === undefined ? 'no more tensors' : `"${spec.name}"`})`, name);
     }
     const bytes = encodeTensor(this.path, spec, data);
-    await this.writeAt(bytes, this.position, name);
+    this.throwFailure();
+    if (bytes.length >= STAGE_BYTES) {
+      await this.flush();
+      await this.inFlight;
+      this.throwFailure();
+      await this.writeAt(bytes, this.position, name);
+    } else {
+      if (this.staged + bytes.length > this.stage.length) await this.flush();
+      if (this.stage.length === 0) this.stage = new Uint8Array(STAGE_BYTES);
+      this.stage.set(bytes, this.staged);
+      this.staged += bytes.length;
+    }
     this.position += bytes.length;
     this.next++;
+  }
+
+  /** Starts writing the staged bytes (after the write before it) and stages into the other buffer. */
+  private async flush(): Promise<void> {
+    await this.inFlight;
+    this.throwFailure();
+    if (this.staged === 0) return;
+    // position already counts the staged tensors: the stage starts where the first of them begins.
+    this.inFlight = this.writeAt(this.stage.subarray(0, this.staged), this.position - this.staged).catch((error: unknown) => { this.failure = error; });
+    [this.stage, this.spare, this.staged] = [this.spare, this.stage, 0];
+  }
+
+  private throwFailure(): void {
+    if (this.failure !== undefined) throw this.failure;
   }
 
   /** Flushes to disk and closes; fails if any planned tensor was not written. */
@@ -76,14 +118,19 @@ export class SafetensorsFileWriter {
       if (this.next !== this.specs.length) {
         throw new CheckpointError('write', this.path, `closed after ${this.next} of ${this.specs.length} tensors`);
       }
+      await this.flush();
+      await this.inFlight;
+      this.throwFailure();
       await guardWrite(this.path, undefined, () => this.handle.sync());
     } finally {
+      await this.inFlight;
       await this.handle.close();
     }
   }
 
   /** Closes without completing (the caller removes the file or its directory). */
   async abort(): Promise<void> {
+    await this.inFlight;
     await this.handle.close().catch(() => undefined);
   }
 

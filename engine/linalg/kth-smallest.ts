@@ -61,19 +61,25 @@ export function kthSmallestAbs(values: NumericArray, k: number): number {
 
 const ABS_MASK = 0x7fffffff;
 const INFINITY_BITS = 0x7f800000;
+/**
+ * The two histograms, kept between calls and cleared: fresh ones (384 KiB) per tensor cost an
+ * export of a 30B MoE's 18,867 tensors ~7 GB of zeroed allocations and a tenth of its time in GC.
+ */
+const HIGH_COUNTS = new Uint32Array(0x8000);
+const LOW_COUNTS = new Uint32Array(0x10000);
 
 function kthSmallestAbsFloat32(values: Float32Array, k: number): number {
   const n = values.length;
   if (!Number.isInteger(k) || k < 1 || k > n) throw new RangeError(`k = ${k} is outside 1..${n}`);
   const bits = new Uint32Array(values.buffer, values.byteOffset, n);
-  const high = new Uint32Array(0x8000);
+  const high = HIGH_COUNTS.fill(0);
   for (let i = 0; i < n; i++) {
     const key = (bits[i] as number) & ABS_MASK;
     if (key > INFINITY_BITS) throw new RangeError(`NaN at index ${i}`);
     high[key >>> 16] = (high[key >>> 16] as number) + 1;
   }
   const [bucket, before] = bucketOfRank(high, k);
-  const low = new Uint32Array(0x10000);
+  const low = LOW_COUNTS.fill(0);
   for (let i = 0; i < n; i++) {
     const key = (bits[i] as number) & ABS_MASK;
     if (key >>> 16 === bucket) low[key & 0xffff] = (low[key & 0xffff] as number) + 1;
