@@ -1,6 +1,7 @@
 /**
- * The low-rank curvature against the dense one it was made from: equal at full rank, and within
- * the stated bound (max |λ dropped|·‖c‖²) when eigenvalues are dropped, on a random indefinite M.
+ * The per-group quadratic forms against cᵀMc written out from the dense matrix, and the low-rank
+ * curvature against the dense one it was made from: equal at full rank, and within the stated
+ * bound (max |λ dropped|·‖c‖²) when eigenvalues are dropped, on a random indefinite M.
  */
 import { describe, expect, it } from 'vitest';
 import { uniformStream } from '../crane/tensor-random-stream.ts';
@@ -14,25 +15,41 @@ const dense = (() => {
   return m;
 })();
 const vector = () => Float64Array.from({ length: B }, () => random() * 2 - 1);
-const quadratic = (mx: Float64Array, c: Float64Array) => c.reduce((sum, ci, i) => sum + ci * (mx[i] as number), 0);
+/** Σ_{b∈group} x_b (My)_b over the dense matrix, term by term. */
+function bilinear(x: Float64Array, y: Float64Array, inGroup: (b: number) => boolean = () => true): number {
+  let sum = 0;
+  for (let b = 0; b < B; b++) for (let j = 0; j < B; j++) if (inGroup(b)) sum += (x[b] as number) * (dense[b * B + j] as number) * (y[j] as number);
+  return sum;
+}
 
-function applied(matrix: Parameters<typeof curvatureOperator>[0], x: Float64Array, y: Float64Array): [Float64Array, Float64Array] {
-  const mx = new Float64Array(B);
-  const my = new Float64Array(B);
-  curvatureOperator(matrix, B).apply(x, y, mx, my);
-  return [mx, my];
+/** Group 0's three forms with every direction in it: [c0ᵀMc0, 2·c0ᵀMc1, c1ᵀMc1]. */
+function forms(matrix: Parameters<typeof curvatureOperator>[0], c0: Float64Array, c1: Float64Array, groupOf = new Int32Array(B), groups = 1): Float64Array {
+  const out = new Float64Array(3 * groups);
+  curvatureOperator(matrix, B).groupForms(c0, c1, groupOf, groups, out);
+  return out;
 }
 
 describe('curvature operator', () => {
-  it('applies the full-rank factor exactly as the dense matrix', () => {
-    const [x, y] = [vector(), vector()];
-    const [dx, dy] = applied({ dense }, x, y);
+  it('splits cᵀMc along α into per-group forms, dense and full-rank low-rank alike', () => {
+    const [c0, c1] = [vector(), vector()];
+    const groupOf = Int32Array.from({ length: B }, (_, b) => b % 3);
     const lowRank = factorDense(dense, B, B);
     expect(lowRank.dropped).toBe(0);
-    const [fx, fy] = applied({ lowRank }, x, y);
-    fx.forEach((v, i) => expect(v).toBeCloseTo(dx[i] as number, 10));
-    fy.forEach((v, i) => expect(v).toBeCloseTo(dy[i] as number, 10));
-    expect(curvatureOperator({ lowRank }, B).errorBound(x)).toBe(0);
+    for (const matrix of [{ dense }, { lowRank }]) {
+      const out = forms(matrix, c0, c1, groupOf, 3);
+      for (let g = 0; g < 3; g++) {
+        const inGroup = (b: number) => b % 3 === g;
+        expect(out[3 * g]).toBeCloseTo(bilinear(c0, c0, inGroup), 10);
+        expect(out[3 * g + 1]).toBeCloseTo(bilinear(c0, c1, inGroup) + bilinear(c1, c0, inGroup), 10);
+        expect(out[3 * g + 2]).toBeCloseTo(bilinear(c1, c1, inGroup), 10);
+      }
+      // The groups' forms at α sum to cᵀMc at c = c0 + α·c1.
+      const alpha = 0.37;
+      const c = c0.map((x, b) => x + alpha * (c1[b] as number));
+      const total = [0, 1, 2].reduce((sum, g) => sum + (out[3 * g] as number) + alpha * (out[3 * g + 1] as number) + alpha * alpha * (out[3 * g + 2] as number), 0);
+      expect(total).toBeCloseTo(bilinear(c, c), 10);
+    }
+    expect(curvatureOperator({ lowRank }, B).errorBound(c0)).toBe(0);
   });
 
   for (const rank of [1, 6, 18]) {
@@ -43,8 +60,9 @@ describe('curvature operator', () => {
       let worst = 0;
       for (let trial = 0; trial < 20; trial++) {
         const c = vector();
-        const exact = quadratic(applied({ dense }, c, c)[0], c);
-        const approx = quadratic(applied({ lowRank }, c, c)[0], c);
+        const none = new Float64Array(B);
+        const exact = forms({ dense }, c, none)[0] as number;
+        const approx = forms({ lowRank }, c, none)[0] as number;
         const bound = operator.errorBound(c);
         expect(Math.abs(exact - approx)).toBeLessThanOrEqual(bound + 1e-9);
         worst = Math.max(worst, Math.abs(exact - approx) / bound);

@@ -15,10 +15,13 @@
  * Fine-granularity S (or fine overrides) enter through the coarse block's coordinate-weighted
  * mean S where the curvature was measured per coarse block (the curvature stage); a direction
  * keyed by a fine block (one expert) takes that block's own S.
- * M is applied through curvature-operator.ts: B² per mat-vec dense, 2·B·k in low-rank form, and
- * two mat-vecs per loss and call (c_const and c_α).
+ * M enters through curvature-operator.ts' per-group forms (B² dense, 2·B·k low-rank, per loss).
+ *
+ * Speed: every group's terms are polynomials in α (first order a line, curvature a parabola),
+ * computed when c_const or c_α change and kept; a call where only α moved evaluates them: O(B)
+ * to see that nothing else moved, O(groups) to answer.
  */
-import type { EditDirection, EditGroup } from '../crane/edit-directions.ts';
+import type { EditGroup } from '../crane/edit-directions.ts';
 import { curvatureOperator, type CurvatureOperator } from './curvature-operator.ts';
 import { curvatureMatrix, type PreviewCurvature } from './preview-curvature.ts';
 
@@ -56,91 +59,121 @@ interface GroupTerms {
   readonly secondOrder: { reasoning: number; agent: number };
 }
 
+const LOSSES = ['reasoning', 'agent'] as const;
+/** Per group and loss: first order a0 + a1·α, then the curvature's share A + B·α + C·α² (halved). */
+const TERMS = 5;
+
 export class QuadraticTerms {
-  private readonly coarseIndex: Int32Array;
-  private readonly fineIndex: Int32Array;
+  private readonly groups: readonly EditGroup[];
+  private readonly groupOf: Int32Array;
+  private readonly directionScale: readonly DirectionScale[];
+  private readonly layerDirection: Uint8Array;
   private readonly constant: Float64Array;
   private readonly perAlpha: Float64Array;
   private readonly current: Float64Array;
   private readonly operators: Readonly<Record<keyof LossTerms, CurvatureOperator>>;
-  private readonly mConstant: Float64Array;
-  private readonly mPerAlpha: Float64Array;
+  private readonly forms: Float64Array;
+  /** groups × losses × TERMS; valid while `constant` and `perAlpha` are what they were computed at. */
+  private readonly polynomials: Float64Array;
+  private fresh = false;
 
   constructor(private readonly curvature: PreviewCurvature, coarseBlocks: readonly string[], fineBlocks: readonly string[]) {
     const coarse = new Map(coarseBlocks.map((key, i) => [key, i]));
     const fine = new Map(fineBlocks.map((key, i) => [key, i]));
-    this.coarseIndex = Int32Array.from(curvature.directions, (d) => coarse.get(d.key) ?? -1);
-    this.fineIndex = Int32Array.from(curvature.directions, (d, b) => ((this.coarseIndex[b] as number) < 0 ? fine.get(d.key) ?? -1 : -1));
+    this.groups = [...new Set(curvature.directions.map((d) => d.group))];
+    this.groupOf = Int32Array.from(curvature.directions, (d) => this.groups.indexOf(d.group));
+    this.directionScale = curvature.directions.map((d): DirectionScale => {
+      if (d.coefficient === 'think-rows') return { kind: 'think-rows' };
+      if (d.coefficient === 'lm-head-scale') return { kind: 'lm-head-scale' };
+      if (d.group === 'final_norm') return { kind: 'final-norm' };
+      const block = coarse.get(d.key);
+      if (block !== undefined) return { kind: 'coarse', index: block };
+      const index = fine.get(d.key);
+      // A block the coefficients never saw has no S of its own: the gate treats it as unscored (S = 1).
+      return index === undefined ? { kind: 'unscored' } : { kind: 'fine', index };
+    });
+    // Layer blocks' first order comes from the preview entries; only the rest is added here.
+    this.layerDirection = Uint8Array.from(this.directionScale, (d) => (d.kind === 'coarse' || d.kind === 'fine' ? 1 : 0));
     const size = curvature.directions.length;
     this.constant = new Float64Array(size);
     this.perAlpha = new Float64Array(size);
     this.current = new Float64Array(size);
-    this.mConstant = new Float64Array(size);
-    this.mPerAlpha = new Float64Array(size);
+    this.forms = new Float64Array(3 * this.groups.length);
+    this.polynomials = new Float64Array(this.groups.length * LOSSES.length * TERMS);
     this.operators = { reasoning: curvatureOperator(curvatureMatrix(curvature, 'reasoning'), size), agent: curvatureOperator(curvatureMatrix(curvature, 'agent'), size) };
   }
 
   evaluate(inputs: DirectionInputs): QuadraticResult {
-    this.splitCoefficients(inputs);
+    const { alpha } = inputs;
+    if (this.splitCoefficients(inputs) || !this.fresh) this.refreshPolynomials();
     const byGroup = new Map<EditGroup, GroupTerms>();
-    for (const d of this.curvature.directions) if (!byGroup.has(d.group)) byGroup.set(d.group, { firstOrder: { reasoning: 0, agent: 0 }, secondOrder: { reasoning: 0, agent: 0 } });
-    const reasoning = this.lossTerms('reasoning', inputs.alpha, byGroup);
-    const agent = this.lossTerms('agent', inputs.alpha, byGroup);
+    const line = { reasoning: [0, 0] as [number, number], agent: [0, 0] as [number, number] };
+    const parabola = { reasoning: [0, 0, 0] as [number, number, number], agent: [0, 0, 0] as [number, number, number] };
+    this.groups.forEach((group, g) => {
+      const terms: GroupTerms = { firstOrder: { reasoning: 0, agent: 0 }, secondOrder: { reasoning: 0, agent: 0 } };
+      LOSSES.forEach((loss, l) => {
+        const at = (g * LOSSES.length + l) * TERMS;
+        const p = this.polynomials;
+        const [a0, a1, q0, q1, q2] = [p[at] as number, p[at + 1] as number, p[at + 2] as number, p[at + 3] as number, p[at + 4] as number];
+        terms.firstOrder[loss] = a0 + alpha * a1;
+        terms.secondOrder[loss] = q0 + alpha * q1 + alpha * alpha * q2;
+        line[loss][0] += a0;
+        line[loss][1] += a1;
+        parabola[loss][0] += q0;
+        parabola[loss][1] += q1;
+        parabola[loss][2] += q2;
+      });
+      byGroup.set(group, terms);
+    });
+    for (let b = 0; b < this.current.length; b++) this.current[b] = (this.constant[b] as number) + alpha * (this.perAlpha[b] as number);
     const bound = (loss: keyof LossTerms) => 0.5 * this.operators[loss].errorBound(this.current);
-    return {
-      byGroup,
-      firstOrderLine: { reasoning: reasoning.line, agent: agent.line },
-      curvature: { reasoning: reasoning.parabola, agent: agent.parabola },
-      curvatureErrorBound: { reasoning: bound('reasoning'), agent: bound('agent') },
-    };
+    return { byGroup, firstOrderLine: line, curvature: parabola, curvatureErrorBound: { reasoning: bound('reasoning'), agent: bound('agent') } };
   }
 
-  private splitCoefficients(inputs: DirectionInputs): void {
-    this.curvature.directions.forEach((d, b) => {
+  /** c_const and c_α of every direction at the settings; true when any of them moved. */
+  private splitCoefficients(inputs: DirectionInputs): boolean {
+    let moved = false;
+    this.directionScale.forEach((d, b) => {
       let constant = 0;
       let perAlpha = 0;
-      if (d.coefficient === 'think-rows') constant = inputs.thinkRows;
-      else if (d.coefficient === 'lm-head-scale') constant = inputs.lmHeadScale;
-      else if (d.group === 'final_norm') perAlpha = inputs.finalNormScale;
-      else {
-        const block = this.coarseIndex[b] as number;
-        const fine = this.fineIndex[b] as number;
-        // A block the coefficients never saw has no S of its own: the gate treats it as unscored (S = 1).
-        perAlpha = block >= 0 ? (inputs.coarseScale[block] as number) : fine >= 0 ? (inputs.fineScale[fine] as number) : 1;
+      switch (d.kind) {
+        case 'think-rows': constant = inputs.thinkRows; break;
+        case 'lm-head-scale': constant = inputs.lmHeadScale; break;
+        case 'final-norm': perAlpha = inputs.finalNormScale; break;
+        case 'coarse': perAlpha = inputs.coarseScale[d.index] as number; break;
+        case 'fine': perAlpha = inputs.fineScale[d.index] as number; break;
+        case 'unscored': perAlpha = 1; break;
       }
+      if (constant !== this.constant[b] || perAlpha !== this.perAlpha[b]) moved = true;
       this.constant[b] = constant;
       this.perAlpha[b] = perAlpha;
-      this.current[b] = constant + inputs.alpha * perAlpha;
     });
+    return moved;
   }
 
-  /** One loss's first-order line and curvature parabola along α; each group's terms at α added into byGroup. */
-  private lossTerms(loss: keyof LossTerms, alpha: number, byGroup: Map<EditGroup, GroupTerms>): { line: [number, number]; parabola: [number, number, number] } {
-    const { directions } = this.curvature;
-    const g = this.curvature.firstOrder[loss];
-    const size = directions.length;
-    // Two mat-vecs: (Mc)_b at α is their combination, c being c_const + α·c_α.
-    this.operators[loss].apply(this.constant, this.perAlpha, this.mConstant, this.mPerAlpha);
-    let f0 = 0, f1 = 0, q0 = 0, q1 = 0, q2 = 0;
-    for (let b = 0; b < size; b++) {
-      const mConstant = this.mConstant[b] as number;
-      const mPerAlpha = this.mPerAlpha[b] as number;
-      const mCurrent = mConstant + alpha * mPerAlpha;
-      const constant = this.constant[b] as number;
-      const perAlpha = this.perAlpha[b] as number;
-      const current = this.current[b] as number;
-      q0 += 0.5 * constant * mConstant;
-      q1 += perAlpha * mConstant; // ½(c_constᵀ M c_α + c_αᵀ M c_const), M symmetric
-      q2 += 0.5 * perAlpha * mPerAlpha;
-      const group = byGroup.get((directions[b] as EditDirection).group) as GroupTerms;
-      group.secondOrder[loss] += 0.5 * current * mCurrent;
-      // Layer blocks' first order comes from the preview entries; only the rest is added here.
-      if ((this.coarseIndex[b] as number) >= 0 || (this.fineIndex[b] as number) >= 0) continue;
-      const gb = g[b] as number;
-      group.firstOrder[loss] += current * gb;
-      f0 += constant * gb;
-      f1 += perAlpha * gb;
-    }
-    return { line: [f0, f1], parabola: [q0, q1, q2] };
+  /** Every group's polynomials in α from c_const and c_α: the per-group forms of M and g·c. */
+  private refreshPolynomials(): void {
+    this.polynomials.fill(0);
+    LOSSES.forEach((loss, l) => {
+      this.operators[loss].groupForms(this.constant, this.perAlpha, this.groupOf, this.groups.length, this.forms);
+      const g = this.curvature.firstOrder[loss];
+      for (let b = 0; b < this.groupOf.length; b++) {
+        if (this.layerDirection[b] === 1) continue;
+        const at = ((this.groupOf[b] as number) * LOSSES.length + l) * TERMS;
+        const gb = g[b] as number;
+        this.polynomials[at] = (this.polynomials[at] as number) + (this.constant[b] as number) * gb;
+        this.polynomials[at + 1] = (this.polynomials[at + 1] as number) + (this.perAlpha[b] as number) * gb;
+      }
+      for (let group = 0; group < this.groups.length; group++) {
+        const at = (group * LOSSES.length + l) * TERMS;
+        for (let i = 0; i < 3; i++) this.polynomials[at + 2 + i] = 0.5 * (this.forms[3 * group + i] as number);
+      }
+    });
+    this.fresh = true;
   }
 }
+
+/** Where a direction's coefficient comes from (resolved once: no string keys per call). */
+type DirectionScale =
+  | { readonly kind: 'think-rows' | 'lm-head-scale' | 'final-norm' | 'unscored' }
+  | { readonly kind: 'coarse' | 'fine'; readonly index: number };

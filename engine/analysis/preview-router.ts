@@ -8,6 +8,8 @@
  * O(routers), a few trigonometric functions each.
  *
  *   routerFirstOrder(routers, t) → LossTerms   Σ over routers
+ *   new RouterCurve(routers).at(fraction, alphas) → RouterValues   the same at t = α·fraction,
+ *       its values at the curve's α kept while the fraction and the α grid stay
  *
  * Routers are left out of the curvature model: a SLERP step is not c·Δ along one fixed
  * direction. The term is the first order of a piecewise-smooth loss: it matches the measured
@@ -36,4 +38,27 @@ export function routerFirstOrder(routers: readonly RouterTerm[], t: number): Los
     agent += along * router.gradThetaI.agent + wb * (router.gradThetaT.agent - router.gradThetaI.agent);
   }
   return { reasoning, agent };
+}
+
+/** The routers' term at any α, and at each α of a curve. */
+export interface RouterValues {
+  at(alpha: number): LossTerms;
+  readonly curve: { readonly reasoning: Float64Array; readonly agent: Float64Array };
+}
+
+export class RouterCurve {
+  private kept: { fraction: number; alphas: Float64Array; values: RouterValues } | null = null;
+
+  constructor(private readonly routers: readonly RouterTerm[]) {}
+
+  at(fraction: number, alphas: Float64Array): RouterValues {
+    if (this.kept?.fraction === fraction && this.kept.alphas === alphas) return this.kept.values;
+    const terms = Array.from(alphas, (alpha) => routerFirstOrder(this.routers, alpha * fraction));
+    const values: RouterValues = {
+      at: (alpha) => routerFirstOrder(this.routers, alpha * fraction),
+      curve: { reasoning: Float64Array.from(terms, (t) => t.reasoning), agent: Float64Array.from(terms, (t) => t.agent) },
+    };
+    this.kept = { fraction, alphas, values };
+    return values;
+  }
 }

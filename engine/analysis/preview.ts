@@ -25,24 +25,21 @@
  *   retainedFraction = ‖Π(U)‖² / ‖U‖² summed over the block's tensors, before scaling (S cancels
  *                     within a fine block); 1 where U = 0 or GSP is off.
  *
- * Speed: everything keyed by strings is resolved at construction (slots, S of the gate per
- * granularity, the override keys resolveScale would consult). A call allocates only its
- * result; a τ or k change also recomputes the masks (sigmoidWeights) and the Σ w·d per entry.
+ * Speed: the layer tensors' part is cached per kind of change (preview-layers.ts) and the
+ * curvature's per group as polynomials in α (preview-quadratic.ts), so an α move costs O(blocks);
+ * the routers' curve is kept per routerAlphaFraction. A call allocates only its result.
  */
 import type { EditGroup } from '../crane/edit-directions.ts';
-import { blockKey } from '../crane/gate-accumulator.ts';
-import { overrideKeys, resolveScale, type GateTable } from '../crane/gate-scales.ts';
+import { resolveScale, type GateTable } from '../crane/gate-scales.ts';
 import type { CraneDeltaSettings } from '../crane/crane-edit.ts';
-import { blockScale } from '../protocol/block-scale.ts';
-import { sigmoidWeights } from '../protocol/gsp-mask.ts';
-import type { Granularity, SpecialTensorSettings } from '../protocol/settings-schemas.ts';
-import { classifyTensor, type TensorClass } from '../crane/tensor-classification.ts';
+import type { SpecialTensorSettings } from '../protocol/settings-schemas.ts';
+import { classifyTensor } from '../crane/tensor-classification.ts';
 import type { PreviewCoefficients } from './preview-coefficients.ts';
 import type { PreviewCurvature } from './preview-curvature.ts';
-import { QuadraticTerms, type DirectionInputs, type LossTerms, type QuadraticResult } from './preview-quadratic.ts';
+import { LayerTerms, type LayerResult } from './preview-layers.ts';
+import { QuadraticTerms, type LossTerms, type QuadraticResult } from './preview-quadratic.ts';
 import { curvatureStaleReasons, previewRange, type PreviewRange } from './preview-range.ts';
-import { routerFirstOrder, type RouterTerm } from './preview-router.ts';
-import { GRAD_A, GRAD_R, MOMENTS, NORM, RAW, THRESHOLDED } from './tensor-moments.ts';
+import { RouterCurve, type RouterValues } from './preview-router.ts';
 
 export type PreviewSettings = CraneDeltaSettings & { readonly special: Pick<SpecialTensorSettings, 'thinkRows' | 'lmHeadScale' | 'routerAlphaFraction'> };
 
@@ -92,73 +89,19 @@ export const DEFAULT_CURVE_ALPHAS = Float64Array.from({ length: 21 }, (_, i) => 
 export class InstantPreview {
   readonly fineBlocks: readonly string[];
   readonly coarseBlocks: readonly string[];
-  private readonly slotCoarse: Int32Array;
-  private readonly gateScale: Readonly<Record<Granularity, Float64Array>>;
-  private readonly overrideKeys: readonly (readonly string[])[];
-  private readonly entrySlot: Int32Array;
-  private readonly entryProjector: Int32Array;
-  private readonly entryCoordinates: Float64Array;
-  private readonly spectra: readonly Float64Array[];
-  private readonly corrections: Float64Array;
-  private readonly noCorrections: Float64Array;
-  private readonly slotScale: Float64Array;
-  private readonly blockCoordinates: Float64Array;
-  private readonly blockNorm: Float64Array;
-  private readonly entryGroup: Int32Array;
-  private readonly groupSlope: Float64Array;
+  private readonly layers: LayerTerms;
   private readonly layerGroups: ReadonlySet<PreviewGroup>;
-  private readonly slotCoordinates: Float64Array;
-  private readonly coarseScale: Float64Array;
-  private readonly coarseCoordinates: Float64Array;
   private readonly quadratic: QuadraticTerms | null;
+  private readonly routerCurve: RouterCurve | null;
   private anchors: PreviewRange | null | undefined;
-  private maskTau = Number.NaN;
-  private maskSteepness = Number.NaN;
 
   constructor(private readonly coefficients: PreviewCoefficients, private readonly gate: GateTable | null, private readonly curvature?: PreviewCurvature) {
-    const slots = new Map<string, number>();
-    const coarse = new Map<string, number>();
-    const slotClasses: TensorClass[] = [];
-    const slotCoarse: number[] = [];
-    const projectorKeys = [...coefficients.spectra.keys()];
-    this.entrySlot = Int32Array.from(coefficients.entries, ({ group, block, layer }) => {
-      const fine = blockKey({ group, block, layer });
-      let slot = slots.get(fine);
-      if (slot === undefined) {
-        slot = slotClasses.length;
-        slots.set(fine, slot);
-        // resolveScale reads only group, block and layer: one class stands for the whole slot.
-        slotClasses.push({ name: fine, layer, group, block, expert: null, gspKey: null, rule: 'crane' });
-        const coarseKey = blockKey({ group, block: null, layer });
-        if (!coarse.has(coarseKey)) coarse.set(coarseKey, coarse.size);
-        slotCoarse.push(coarse.get(coarseKey) as number);
-      }
-      return slot;
-    });
-    this.entryProjector = Int32Array.from(coefficients.entries, (e) => (e.projector === null ? -1 : projectorKeys.indexOf(e.projector)));
-    if (this.entryProjector.some((p, e) => p < 0 && coefficients.entries[e]?.projector !== null)) throw new RangeError('an entry names a projector without a spectrum');
-    this.entryGroup = Int32Array.from(coefficients.entries, (e) => groupIndex(e.group));
-    this.layerGroups = new Set(Array.from(this.entryGroup, (g) => GROUP_ORDER[g] as PreviewGroup));
-    this.fineBlocks = [...slots.keys()];
-    this.coarseBlocks = [...coarse.keys()];
-    this.slotCoarse = Int32Array.from(slotCoarse);
-    const scaleAll = (granularity: Granularity) => Float64Array.from(slotClasses, (c) => resolveScale(c, gate, { granularity, overrideScales: {} }).value);
-    this.gateScale = { coarse: scaleAll('coarse'), fine: scaleAll('fine') };
-    this.overrideKeys = slotClasses.map(overrideKeys);
-    this.spectra = projectorKeys.map((k) => coefficients.spectra.get(k) as Float64Array);
-    this.entryCoordinates = Float64Array.from(coefficients.entries, (e) => e.coordinates);
-    this.corrections = new Float64Array(coefficients.entries.length * MOMENTS);
-    this.noCorrections = new Float64Array(coefficients.entries.length * MOMENTS);
-    this.slotScale = new Float64Array(slotClasses.length);
-    this.blockCoordinates = new Float64Array(slotClasses.length);
-    this.blockNorm = new Float64Array(slotClasses.length);
-    this.groupSlope = new Float64Array(GROUP_ORDER.length * 2);
-    this.slotCoordinates = new Float64Array(slotClasses.length);
-    this.entrySlot.forEach((slot, e) => { this.slotCoordinates[slot] = (this.slotCoordinates[slot] as number) + (this.entryCoordinates[e] as number); });
-    this.coarseScale = new Float64Array(coarse.size);
-    this.coarseCoordinates = new Float64Array(coarse.size);
-    this.slotCoarse.forEach((c, slot) => { this.coarseCoordinates[c] = (this.coarseCoordinates[c] as number) + (this.slotCoordinates[slot] as number); });
+    this.layers = new LayerTerms(coefficients, gate, groupIndex, GROUP_ORDER.length);
+    this.layerGroups = new Set(coefficients.entries.map((e) => e.group));
+    this.fineBlocks = this.layers.fineBlocks;
+    this.coarseBlocks = this.layers.coarseBlocks;
     this.quadratic = curvature === undefined ? null : new QuadraticTerms(curvature, this.coarseBlocks, this.fineBlocks);
+    this.routerCurve = (curvature?.routers ?? []).length === 0 ? null : new RouterCurve(curvature?.routers ?? []);
   }
 
   evaluate(settings: PreviewSettings, curveAlphas: Float64Array = DEFAULT_CURVE_ALPHAS): PreviewResult {
@@ -171,56 +114,17 @@ export class InstantPreview {
     if (stages.threshold && settings.keepQuantile !== this.coefficients.keepQuantile) {
       throw new RangeError(`preview coefficients were computed at keep-quantile ${this.coefficients.keepQuantile}; q = ${settings.keepQuantile} needs them recomputed`);
     }
-    if (stages.gsp) this.refreshMasks(settings.tau, settings.steepness);
-    this.resolveSlotScales(settings);
-    const fine = settings.granularity === 'fine';
-    const blocks = fine ? this.fineBlocks : this.coarseBlocks;
-    const effectiveScale = new Float64Array(blocks.length);
-    const retainedFraction = new Float64Array(blocks.length);
-    this.blockCoordinates.fill(0);
-    this.blockNorm.fill(0);
-    this.groupSlope.fill(0);
-    const { scalars } = this.coefficients;
-    const kind = stages.threshold ? THRESHOLDED : RAW;
-    // Unprojected entries have zero corrections, so one expression serves both cases.
-    const removed = stages.gsp ? this.corrections : this.noCorrections;
-    for (let e = 0; e < this.entrySlot.length; e++) {
-      const slot = this.entrySlot[e] as number;
-      const block = fine ? slot : (this.slotCoarse[slot] as number);
-      const s = this.slotScale[slot] as number;
-      const at = e * MOMENTS + kind;
-      const group = 2 * (this.entryGroup[e] as number);
-      this.groupSlope[group] = (this.groupSlope[group] as number) + s * ((scalars[at + GRAD_R] as number) - (removed[at + GRAD_R] as number));
-      this.groupSlope[group + 1] = (this.groupSlope[group + 1] as number) + s * ((scalars[at + GRAD_A] as number) - (removed[at + GRAD_A] as number));
-      const norm = scalars[at + NORM] as number;
-      const coordinates = this.entryCoordinates[e] as number;
-      effectiveScale[block] = (effectiveScale[block] as number) + alpha * s * coordinates;
-      this.blockCoordinates[block] = (this.blockCoordinates[block] as number) + coordinates;
-      retainedFraction[block] = (retainedFraction[block] as number) + norm - (removed[at + NORM] as number);
-      this.blockNorm[block] = (this.blockNorm[block] as number) + norm;
-    }
-    for (let b = 0; b < blocks.length; b++) {
-      const coordinates = this.blockCoordinates[b] as number;
-      const norm = this.blockNorm[b] as number;
-      effectiveScale[b] = coordinates > 0 ? (effectiveScale[b] as number) / coordinates : 0;
-      retainedFraction[b] = norm > 0 ? (retainedFraction[b] as number) / norm : 1;
-    }
-    const quadratic = this.quadratic?.evaluate(this.directionInputs(settings)) ?? null;
+    const layers = this.layers.evaluate(settings);
+    const quadratic = this.quadratic?.evaluate(this.directionInputs(settings, layers)) ?? null;
     const staleReasons = this.curvature === undefined ? [] : curvatureStaleReasons(this.curvature.basis, settings);
-    const routers = this.routers(settings.special.routerAlphaFraction);
+    const routers = this.routerCurve?.at(settings.special.routerAlphaFraction, curveAlphas) ?? null;
     return {
-      ...assemble(alpha, this.groupSlope, this.layerGroups, quadratic, routers, curveAlphas),
-      blocks,
-      effectiveScale,
-      retainedFraction,
+      ...assemble(alpha, layers.groupSlope, this.layerGroups, quadratic, routers, curveAlphas),
+      blocks: settings.granularity === 'fine' ? this.fineBlocks : this.coarseBlocks,
+      effectiveScale: layers.effectiveScale,
+      retainedFraction: layers.retainedFraction,
       curvature: this.curvature === undefined ? { state: 'absent' } : { state: staleReasons.length > 0 ? 'stale' : 'current', staleReasons },
     };
-  }
-
-  /** The routers' first order at α (null on a model without routers or without curvature). */
-  private routers(fraction: number): ((alpha: number) => LossTerms) | null {
-    const routers: readonly RouterTerm[] = this.curvature?.routers ?? [];
-    return routers.length === 0 ? null : (alpha) => routerFirstOrder(routers, alpha * fraction);
   }
 
   /** The measured anchors next to the model at their settings: computed once, on first use. */
@@ -242,56 +146,9 @@ export class InstantPreview {
   }
 
   /** Each direction's coefficient inputs: S per coarse block as the coordinate-weighted mean of its slots' S. */
-  private directionInputs(settings: PreviewSettings): DirectionInputs {
-    this.coarseScale.fill(0);
-    this.slotCoarse.forEach((c, slot) => { this.coarseScale[c] = (this.coarseScale[c] as number) + (this.slotScale[slot] as number) * (this.slotCoordinates[slot] as number); });
-    this.coarseScale.forEach((sum, c) => { const n = this.coarseCoordinates[c] as number; this.coarseScale[c] = n > 0 ? sum / n : 0; });
+  private directionInputs(settings: PreviewSettings, layers: LayerResult) {
     const finalNormScale = resolveScale(FINAL_NORM, settings.stages.gate ? this.gate : null, settings).value;
-    return { coarseScale: this.coarseScale, fineScale: this.slotScale, finalNormScale, alpha: settings.alpha, thinkRows: settings.special.thinkRows, lmHeadScale: settings.special.lmHeadScale };
-  }
-
-  /** S per slot by the one rule (protocol/block-scale.ts), overrides looked up in resolveScale's order. */
-  private resolveSlotScales(settings: PreviewSettings): void {
-    const gateScale = this.gateScale[settings.granularity];
-    const overrides = settings.overrideScales;
-    for (let slot = 0; slot < this.slotScale.length; slot++) {
-      const key = (this.overrideKeys[slot] as readonly string[]).find((k) => Object.hasOwn(overrides, k));
-      this.slotScale[slot] = blockScale(settings.stages.gate, gateScale[slot], key === undefined ? undefined : overrides[key]);
-    }
-  }
-
-  /** Σ_i w_i·d_i for the gradient moments and Σ_i (2w_i − w_i²)·‖UV_i‖² for the norm, per entry. */
-  private refreshMasks(tau: number, steepness: number): void {
-    if (tau === this.maskTau && steepness === this.maskSteepness) return;
-    const weights = this.spectra.map((ratios) => sigmoidWeights(ratios, tau, steepness));
-    const { entries, directions: d } = this.coefficients;
-    for (let e = 0; e < entries.length; e++) {
-      const p = this.entryProjector[e] as number;
-      if (p < 0) continue; // stays 0: nothing is removed from an unprojected entry
-      const { directionOffset, rank } = entries[e] as { directionOffset: number; rank: number };
-      const w = weights[p] as Float64Array;
-      // Six local sums, unrolled in the MOMENTS layout: this loop is the whole cost of a τ/k change.
-      let tR = 0, tA = 0, tN = 0, rR = 0, rA = 0, rN = 0;
-      for (let i = 0, at = directionOffset * MOMENTS; i < rank; i++, at += MOMENTS) {
-        const wi = w[i] as number;
-        const normWeight = 2 * wi - wi * wi;
-        tR += wi * (d[at + THRESHOLDED + GRAD_R] as number);
-        tA += wi * (d[at + THRESHOLDED + GRAD_A] as number);
-        tN += normWeight * (d[at + THRESHOLDED + NORM] as number);
-        rR += wi * (d[at + RAW + GRAD_R] as number);
-        rA += wi * (d[at + RAW + GRAD_A] as number);
-        rN += normWeight * (d[at + RAW + NORM] as number);
-      }
-      const out = e * MOMENTS;
-      this.corrections[out + THRESHOLDED + GRAD_R] = tR;
-      this.corrections[out + THRESHOLDED + GRAD_A] = tA;
-      this.corrections[out + THRESHOLDED + NORM] = tN;
-      this.corrections[out + RAW + GRAD_R] = rR;
-      this.corrections[out + RAW + GRAD_A] = rA;
-      this.corrections[out + RAW + NORM] = rN;
-    }
-    this.maskTau = tau;
-    this.maskSteepness = steepness;
+    return { coarseScale: layers.coarseScale, fineScale: layers.fineScale, finalNormScale, alpha: settings.alpha, thinkRows: settings.special.thinkRows, lmHeadScale: settings.special.lmHeadScale };
   }
 }
 
@@ -311,11 +168,11 @@ function assemble(
   groupSlope: Float64Array,
   layerGroups: ReadonlySet<PreviewGroup>,
   quadratic: QuadraticResult | null,
-  routers: ((alpha: number) => LossTerms) | null,
+  routers: RouterValues | null,
   alphas: Float64Array,
 ): Pick<PreviewResult, 'deltaLossReasoning' | 'deltaLossAgent' | 'firstOrder' | 'breakdown' | 'curve'> {
   const breakdown: PreviewTerm[] = [];
-  const routerTerm = routers?.(alpha);
+  const routerTerm = routers?.at(alpha);
   GROUP_ORDER.forEach((group, g) => {
     if (group === 'router') {
       if (routerTerm !== undefined) breakdown.push({ group, firstOrder: routerTerm, secondOrder: { reasoning: 0, agent: 0 } });
@@ -337,15 +194,19 @@ function assemble(
     for (let g = loss; g < groupSlope.length; g += 2) slope += groupSlope[g] as number;
     const [f0, f1] = quadratic?.firstOrderLine[key] ?? [0, 0];
     const [q0, q1, q2] = quadratic?.curvature[key] ?? [0, 0, 0];
-    const router = (a: number) => (a === alpha ? routerTerm?.[key] : routers?.(a)[key]) ?? 0;
-    return { first: (a: number) => f0 + (f1 + slope) * a + router(a), total: (a: number) => f0 + q0 + (f1 + slope + q1) * a + q2 * a * a + router(a) };
+    const first = (a: number, router: number) => f0 + (f1 + slope) * a + router;
+    const total = (a: number, router: number) => f0 + q0 + (f1 + slope + q1) * a + q2 * a * a + router;
+    const curveRouter = routers?.curve[key];
+    const atCurve = (f: typeof first) => alphas.map((a, i) => f(a, curveRouter?.[i] ?? 0));
+    const here = routerTerm?.[key] ?? 0;
+    return { first: first(alpha, here), total: total(alpha, here), curveFirst: atCurve(first), curveTotal: atCurve(total) };
   };
   const [r, a] = [line(0), line(1)];
   return {
-    deltaLossReasoning: r.total(alpha),
-    deltaLossAgent: a.total(alpha),
-    firstOrder: { reasoning: r.first(alpha), agent: a.first(alpha) },
+    deltaLossReasoning: r.total,
+    deltaLossAgent: a.total,
+    firstOrder: { reasoning: r.first, agent: a.first },
     breakdown,
-    curve: { alphas, deltaLossReasoning: alphas.map(r.total), deltaLossAgent: alphas.map(a.total), firstOrderReasoning: alphas.map(r.first), firstOrderAgent: alphas.map(a.first) },
+    curve: { alphas, deltaLossReasoning: r.curveTotal, deltaLossAgent: a.curveTotal, firstOrderReasoning: r.curveFirst, firstOrderAgent: a.curveFirst },
   };
 }
