@@ -1,9 +1,11 @@
 /**
- * `node --import tsx tools/demo/alpha-sweep.ts [--demo ROOT] [--out DIR] [--alphas 0.05,0.1,…] [--fresh]`:
- * the preview against measurement on the built-in demo pair.
+ * `node --import tsx tools/demo/alpha-sweep.ts [--pair dense|moe|…] [--demo ROOT] [--out DIR] [--alphas 0.05,0.1,…] [--fresh]`:
+ * the preview against measurement on a built-in pair.
  *
- * Runs the CRANE analysis of assets/demo (timed; cached stages are reused unless --fresh; the
- * curvature stage included), then for each α at the default settings prints, for ΔL_R and ΔL_A:
+ * --pair names a built-in pair (engine/project/builtin-pairs.ts): dense is assets/demo, any other
+ * NAME is the pair `demo-NAME` (moe: assets/demo-moe), analysed into its own cache folder as
+ * tools/demo/eval.ts does. Runs the CRANE analysis of the pair (timed; cached stages are reused
+ * unless --fresh; the curvature stage included), then for each α at the default settings prints, for ΔL_R and ΔL_A:
  *   - 1st: the preview's first-order part (every edited tensor group: layers, think rows, final norm);
  *   - +curv: the preview's total, with the curvature term;
  *   - train: measured by Verify on the calibration sets' train split — the sequences the
@@ -18,6 +20,8 @@ import { DEFAULT_DEMO_ANALYSIS_DIR, runDemoAnalysis } from './demo-analysis.ts';
 import { InstantPreview } from '../../engine/analysis/preview.ts';
 import { formatTable } from '../../engine/cli/format.ts';
 import { demoPaths } from '../../engine/demo/demo-layout.ts';
+import { BUILTIN_PAIRS } from '../../engine/project/builtin-pairs.ts';
+import { DEMO_PROJECT_NAME } from '../../engine/project/demo-project.ts';
 import { Checkpoint } from '../../engine/io/checkpoint.ts';
 import { editTokenRows } from '../../engine/pipeline/checkpoint-tokenizer.ts';
 import { loadCurvature } from '../../engine/pipeline/curvature-stage.ts';
@@ -26,16 +30,25 @@ import { verifyEdit } from '../../engine/pipeline/verify.ts';
 import { defaultResolvedSettings } from '../../engine/protocol/settings-defaults.ts';
 import { initBackend } from '../../engine/tensor/backend.ts';
 
-const { values: args } = parseArgs({ options: { demo: { type: 'string' }, out: { type: 'string' }, alphas: { type: 'string', default: '0.05,0.1,0.25,0.5,1' }, fresh: { type: 'boolean' } } });
-const paths = demoPaths(args.demo);
-const outDir = args.out ?? DEFAULT_DEMO_ANALYSIS_DIR;
+const { values: args } = parseArgs({
+  options: { pair: { type: 'string', default: 'dense' }, demo: { type: 'string' }, out: { type: 'string' }, alphas: { type: 'string', default: '0.05,0.1,0.25,0.5,1' }, fresh: { type: 'boolean' } },
+});
+const pairName = args.pair === 'dense' ? DEMO_PROJECT_NAME : `demo-${args.pair}`;
+const pair = BUILTIN_PAIRS.find((p) => p.name === pairName);
+if (pair === undefined) {
+  const known = BUILTIN_PAIRS.map((p) => (p.name === DEMO_PROJECT_NAME ? 'dense' : p.name.replace(/^demo-/, '')));
+  process.stderr.write(`--pair ${args.pair}: not a built-in pair (${known.join(', ')})\n`);
+  process.exit(1);
+}
+const paths = args.demo === undefined ? pair.paths : demoPaths(args.demo);
+const outDir = args.out ?? (args.pair === 'dense' ? DEFAULT_DEMO_ANALYSIS_DIR : `${DEFAULT_DEMO_ANALYSIS_DIR}-${args.pair}`);
 const alphas = args.alphas.split(',').map(Number);
 
 try {
   await (await Checkpoint.open(paths.instruct)).close();
   await (await Checkpoint.open(paths.thinking)).close();
 } catch (error) {
-  process.stderr.write(`the demo pair is not there yet (${(error as Error).message}); run \`npm run demo:train\` first\n`);
+  process.stderr.write(`the demo pair is not there yet (${(error as Error).message}); run \`npm run demo:train -- --pair ${args.pair}\` first\n`);
   process.exit(1);
 }
 
@@ -46,7 +59,7 @@ process.on('uncaughtException', (error) => {
 });
 
 const backend = await initBackend();
-process.stdout.write(`backend ${backend.name}; analysis into ${outDir}\n`);
+process.stdout.write(`pair ${pair.label} (${paths.instruct}); backend ${backend.name}; analysis into ${outDir}\n`);
 const seconds = await runDemoAnalysis(paths, outDir, { fresh: args.fresh === true, log: (line) => process.stdout.write(`${line}\n`) });
 process.stdout.write(`analysis wall time: ${seconds.toFixed(1)} s\n\n`);
 
