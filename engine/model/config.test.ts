@@ -57,6 +57,32 @@ describe('config.json → ModelSpec', () => {
     expect(() => parseModelSpec({ ...QWEN3_4B, hidden_size: 0 })).toThrow(/"hidden_size" must be a positive integer/);
   });
 
+  it('reads an absent tie_word_embeddings as transformers does (false: lm_head is its own tensor)', () => {
+    const rest: Record<string, unknown> = { ...QWEN3_4B };
+    delete rest['tie_word_embeddings'];
+    expect(parseModelSpec(rest).tiedEmbeddings).toBe(false);
+    expect(parseModelSpec({ ...rest, tie_word_embeddings: null }).tiedEmbeddings).toBe(false);
+  });
+
+  it('refuses a config value of the wrong type instead of reading it as a default', () => {
+    for (const key of ['tie_word_embeddings', 'attention_bias', 'use_sliding_window']) {
+      expect(() => parseModelSpec({ ...QWEN3_4B, [key]: 'false' }, '/m')).toThrow(new RegExp(`/m/config\\.json: "${key}" must be true or false \\(got "false"\\)`));
+    }
+    expect(() => parseModelSpec({ ...tinyConfig({ family: 'llama' }), mlp_bias: 1 })).toThrow(/"mlp_bias" must be true or false \(got 1\)/);
+    expect(() => parseModelSpec({ ...QWEN3_4B, eos_token_id: '151645' })).toThrow(/"eos_token_id" must be a token id or a list of them \(got "151645"\)/);
+    expect(() => parseModelSpec({ ...QWEN3_4B, eos_token_id: [151645, -1] })).toThrow(/"eos_token_id"/);
+    expect(() => parseModelSpec({ ...QWEN3_4B, rope_scaling: 'linear' })).toThrow(/"rope_scaling" must be an object or null \(got "linear"\)/);
+    expect(() => parseModelSpec({ ...QWEN3_4B, rope_scaling: [] })).toThrow(/"rope_scaling" must be an object or null/);
+  });
+
+  it('needs every llama3 rope_scaling key as a positive number (transformers has no defaults for them)', () => {
+    const llama3 = { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4, original_max_position_embeddings: 8192 };
+    expect(parseModelSpec({ ...QWEN3_4B, rope_scaling: llama3 }).ropeScaling).toEqual({ factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositions: 8192 });
+    expect(() => parseModelSpec({ ...QWEN3_4B, rope_scaling: { ...llama3, factor: undefined } })).toThrow(/llama3 rope_scaling needs "factor" as a positive number \(got undefined\)/);
+    expect(() => parseModelSpec({ ...QWEN3_4B, rope_scaling: { ...llama3, factor: '32' } })).toThrow(/needs "factor" as a positive number \(got "32"\)/);
+    expect(() => parseModelSpec({ ...QWEN3_4B, rope_scaling: { ...llama3, original_max_position_embeddings: 0 } })).toThrow(/"original_max_position_embeddings"/);
+  });
+
   it('loadCausalLM fails on an unsupported checkpoint and on a tensor whose shape disagrees', async () => {
     await initBackend('wasm');
     const dir = await writeTinyCheckpoint({ family: 'qwen3' });

@@ -9,6 +9,10 @@
  *   qwen3  per-head q_norm/k_norm (RMSNorm over head_dim, before RoPE); biases iff attention_bias
  *   qwen2  q/k/v biases always, o_proj none, no q/k norm
  *   llama  biases iff attention_bias (q/k/v/o) / mlp_bias (gate/up/down); optional llama3 RoPE scaling
+ *
+ * A key of the wrong type ("tie_word_embeddings": "false", a string rope_scaling) is an error, never
+ * read as a default; an absent boolean is transformers' default for these classes, false (so a
+ * config without tie_word_embeddings has its own lm_head, as transformers loads it).
  */
 import { join } from 'node:path';
 import { CheckpointError } from '../io/checkpoint-error.ts';
@@ -81,7 +85,13 @@ export function parseModelSpec(config: ModelConfig, dir = '.'): ModelSpec {
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail(`"${key}" must be a positive number (got ${JSON.stringify(value)})`);
     return value as number;
   };
-  const flag = (key: string): boolean => config[key] === true;
+  // transformers' own default (false, for every supported class) when absent; a string such as
+  // "false" is refused rather than read as one or the other.
+  const flag = (key: string): boolean => {
+    const value = config[key] ?? false;
+    if (typeof value !== 'boolean') fail(`"${key}" must be true or false (got ${JSON.stringify(value)})`);
+    return value as boolean;
+  };
 
   const hiddenSize = int('hidden_size');
   const numHeads = int('num_attention_heads');
@@ -94,7 +104,9 @@ export function parseModelSpec(config: ModelConfig, dir = '.'): ModelSpec {
   if (flag('use_sliding_window')) fail('enables use_sliding_window, which the model runtime does not support');
 
   const rope = ropeSettings(config, fail);
-  const eos = config['eos_token_id'];
+  const eos = config['eos_token_id'] ?? [];
+  const eosTokenIds = Array.isArray(eos) ? eos : [eos];
+  if (!eosTokenIds.every((id) => Number.isSafeInteger(id) && (id as number) >= 0)) fail(`"eos_token_id" must be a token id or a list of them (got ${JSON.stringify(eos)})`);
   const numLayers = int('num_hidden_layers');
   return {
     architecture: architecture as string,
@@ -109,12 +121,12 @@ export function parseModelSpec(config: ModelConfig, dir = '.'): ModelSpec {
     rmsNormEps: num(config['rms_norm_eps'] ?? 1e-6, 'rms_norm_eps'),
     ropeTheta: num(rope.theta, 'rope_theta'),
     ropeScaling: rope.scaling,
-    tiedEmbeddings: config['tie_word_embeddings'] !== false,
+    tiedEmbeddings: flag('tie_word_embeddings'),
     qkNorm: family === 'qwen3',
     qkvBias: family === 'qwen2' || flag('attention_bias'),
     oBias: family !== 'qwen2' && flag('attention_bias'),
     mlpBias: family === 'llama' && flag('mlp_bias'),
-    eosTokenIds: (Array.isArray(eos) ? eos : [eos]).filter((v): v is number => typeof v === 'number'),
+    eosTokenIds: eosTokenIds as number[],
     ...(architecture === 'Qwen3MoeForCausalLM' ? { moe: parseMoeSpec(config, numLayers, fail) } : {}),
     ...(architecture === 'NanbeigeForCausalLM' ? { loop: parseLoopSpec(config, fail) } : {}),
   };
@@ -125,20 +137,26 @@ function ropeSettings(config: ModelConfig, fail: (m: string) => never): { theta:
   const params = config['rope_parameters'];
   const nested = typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : undefined;
   const theta = nested?.['rope_theta'] ?? config['rope_theta'] ?? 10000;
-  const scalingRaw = nested ?? (config['rope_scaling'] as Record<string, unknown> | null | undefined) ?? undefined;
+  const rawScaling = nested ?? config['rope_scaling'] ?? undefined;
+  if (rawScaling !== undefined && (typeof rawScaling !== 'object' || Array.isArray(rawScaling))) fail(`"rope_scaling" must be an object or null (got ${JSON.stringify(rawScaling)})`);
+  const scalingRaw = rawScaling as Record<string, unknown> | undefined;
   const type = scalingRaw?.['rope_type'] ?? scalingRaw?.['type'] ?? 'default';
   if (config['partial_rotary_factor'] != null && config['partial_rotary_factor'] !== 1) fail('uses partial_rotary_factor, which the model runtime does not support');
   if (type === 'default' || scalingRaw === undefined) return { theta, scaling: null };
-  if (type !== 'llama3') fail(`uses rope type "${String(type)}"; supported: default, llama3`);
+  if (type !== 'llama3') fail(`uses rope type ${JSON.stringify(type)}; supported: default, llama3`);
   const s = scalingRaw as Record<string, unknown>;
-  const n = (key: string, fallback: number): number => (typeof s[key] === 'number' ? (s[key] as number) : fallback);
+  // transformers reads all four keys (a missing one is its KeyError): no default stands in for one.
+  const n = (key: string): number => {
+    if (typeof s[key] !== 'number' || !Number.isFinite(s[key]) || (s[key] as number) <= 0) fail(`llama3 rope_scaling needs "${key}" as a positive number (got ${JSON.stringify(s[key])})`);
+    return s[key] as number;
+  };
   return {
     theta,
     scaling: {
-      factor: n('factor', 8),
-      lowFreqFactor: n('low_freq_factor', 1),
-      highFreqFactor: n('high_freq_factor', 4),
-      originalMaxPositions: n('original_max_position_embeddings', 8192),
+      factor: n('factor'),
+      lowFreqFactor: n('low_freq_factor'),
+      highFreqFactor: n('high_freq_factor'),
+      originalMaxPositions: n('original_max_position_embeddings'),
     },
   };
 }
