@@ -8,6 +8,7 @@ export type CalibrationErrorCode =
   | 'io'
   | 'encoding'
   | 'json'
+  | 'config'
   | 'tokenizer'
   | 'missing-token'
   | 'template'

@@ -2,10 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { contextLimitOf, isLongSequencePolicy, keptLength, replyBudget } from './context-length.ts';
 
 describe('contextLimitOf', () => {
-  it('reads max_position_embeddings and has no limit when the config has no usable one', () => {
+  it('reads max_position_embeddings, has no limit without one, and refuses one that is not a positive integer', () => {
     const warn = (): void => undefined;
     expect(contextLimitOf({ max_position_embeddings: 40960 }, 'q/config.json', 'cut', warn)).toMatchObject({ maxPositions: 40960, source: 'max_position_embeddings 40960 in q/config.json' });
-    for (const bad of [undefined, 0, -5, 1.5, '4096']) expect(contextLimitOf({ max_position_embeddings: bad }, 'c', 'cut', warn)).toBeUndefined();
+    for (const absent of [undefined, null]) expect(contextLimitOf({ max_position_embeddings: absent }, 'c', 'cut', warn)).toBeUndefined();
+    for (const bad of [0, -5, 1.5, '4096']) {
+      expect(() => contextLimitOf({ max_position_embeddings: bad }, 'q/config.json', 'cut', warn)).toThrow(`q/config.json: "max_position_embeddings" must be a positive integer (got ${JSON.stringify(bad)})`);
+    }
   });
 
   it('knows the three policies and nothing else', () => {

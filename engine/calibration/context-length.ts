@@ -1,7 +1,8 @@
 /**
  * Sequences longer than the model's context, config.json `max_position_embeddings`.
  *
- *   contextLimitOf(config, configFile, policy, warn) → ContextLimit | undefined (no such field)
+ *   contextLimitOf(config, configFile, policy, warn) → ContextLimit | undefined (no such field; one
+ *     that is not a positive integer is a CalibrationError naming config.json)
  *   keptLength(length, limit, where) → how many tokens of the sequence at `where` to keep
  *   replyBudget(promptLength, maxNewTokens, limit) → new tokens worth generating after a prompt
  *
@@ -41,7 +42,11 @@ export function contextLimitOf(
   warn: (message: string) => void,
 ): ContextLimit | undefined {
   const value = config['max_position_embeddings'];
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) return undefined;
+  if (value === undefined || value === null) return undefined;
+  // A value that is there but unusable ("4096", 0) would silently lift the limit: refuse it.
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new CalibrationError('config', configFile, `"max_position_embeddings" must be a positive integer (got ${JSON.stringify(value)})`);
+  }
   return { maxPositions: value, policy, source: `max_position_embeddings ${value} in ${configFile}`, warn };
 }
 
