@@ -174,6 +174,12 @@ const FOLDER_CASES: FolderCase[] = [
     message: /"\.\.\/escape\.safetensors", not a shard file name/,
   },
   {
+    name: 'a stale model.safetensors beside an index of other shards',
+    breakIt: (d) => writeFile(join(d, 'model.safetensors'), rawSafetensors({ a: entry('F32', [1], [0, 4]) }, bytes(4))),
+    code: 'index',
+    message: /index\.json: names other shards, but the folder also has model\.safetensors \(which transformers would load instead\)/,
+  },
+  {
     name: 'a corrupt shard',
     breakIt: (d) => writeFile(join(d, 'model-00002-of-00002.safetensors'), rawSafetensors({ c: entry('F32', [2], [0, 8]) }, bytes(4))),
     code: 'offsets',

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { CheckpointError } from './checkpoint-error.ts';
 import { readJsonObject } from './input-file.ts';
-import { INDEX_FILE_NAME } from './shard-plan.ts';
+import { INDEX_FILE_NAME, SINGLE_FILE_NAME } from './shard-plan.ts';
 
 /** Shard names must be plain file names in the checkpoint folder: no paths, no traversal. */
 const SHARD_NAME = /^[\w.-]+\.safetensors$/;
@@ -30,6 +30,10 @@ export async function readShardIndex(dir: string, entries: readonly string[]): P
   if (map.size === 0) throw new CheckpointError('index', path, 'weight_map lists no tensors');
   const orphan = unindexedSiblingShard(new Set(map.values()), entries);
   if (orphan !== undefined) throw new CheckpointError('index', path, `names no tensor of ${orphan}, a shard of the same set in this folder (its tensors would be ignored)`);
+  if (entries.includes(SINGLE_FILE_NAME) && ![...map.values()].includes(SINGLE_FILE_NAME)) {
+    // transformers loads model.safetensors when it exists and never reads the index: which weights are meant is unclear.
+    throw new CheckpointError('index', path, `names other shards, but the folder also has ${SINGLE_FILE_NAME} (which transformers would load instead); remove whichever is stale`);
+  }
   return { weightMap: map };
 }
 
