@@ -84,6 +84,20 @@ describe('replacing an existing folder', () => {
   });
 });
 
+describe('where the output cannot go', () => {
+  it('names a file standing where the parent folder should be, and writes nothing', async () => {
+    await withTempDir(async (root) => {
+      await writeFile(join(root, 'a-file'), 'x');
+      for (const target of [join(root, 'a-file', 'out'), join(root, 'a-file', 'deeper', 'out')]) {
+        const build = buildDirectoryAtomically(target, writeOne('new'));
+        await expect(build).rejects.toThrow(CheckpointError);
+        await expect(build).rejects.toThrow(/: is, or lies inside, a file rather than a folder: the output folder cannot be made there$/);
+      }
+      expect(await readdir(root)).toEqual(['a-file']);
+    });
+  });
+});
+
 describe('durability', () => {
   it('fsyncs every file and the folder before the rename, and the parent after it', async (context) => {
     if (spawnSync('strace', ['-V']).status !== 0) {

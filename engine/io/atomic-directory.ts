@@ -29,7 +29,7 @@ export async function buildDirectoryAtomically<T>(
   options: AtomicDirectoryOptions = {},
 ): Promise<T> {
   const parent = dirname(target);
-  await guardWrite(parent, undefined, () => mkdir(parent, { recursive: true }));
+  await makeParent(parent);
   await guardWrite(target, undefined, () => reclaimStaleSiblings(target));
   const exists = await pathExists(target);
   if (exists && options.overwrite !== true) {
@@ -61,6 +61,19 @@ async function swapIn(workDir: string, target: string): Promise<void> {
     throw error;
   }
   await rm(old, { recursive: true, force: true });
+}
+
+/** The folder the output goes in, made if missing; a file in its place (or above it) is named as such. */
+async function makeParent(parent: string): Promise<void> {
+  try {
+    await mkdir(parent, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') {
+      throw new CheckpointError('not-a-file', parent, 'is, or lies inside, a file rather than a folder: the output folder cannot be made there');
+    }
+    await guardWrite(parent, undefined, () => Promise.reject(error));
+  }
 }
 
 /** lstat: a symlink (even a dangling one) at the target is something that exists. */
