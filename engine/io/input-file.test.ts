@@ -96,4 +96,11 @@ describe('strict UTF-8', () => {
       await expect(readJsonObject(join(root, 'a.json'), 'config')).rejects.toThrow(`${join(root, 'a.json')}: is not a JSON object`);
     });
   });
+
+  it('names a byte-order mark at the start of a JSON file (JSON.parse quotes it as an invisible character)', async () => {
+    await withTempDir(async (root) => {
+      await writeFile(join(root, 'config.json'), '\uFEFF{"model_type": "qwen3"}');
+      await expect(readJsonObject(join(root, 'config.json'), 'config')).rejects.toThrow(`${join(root, 'config.json')}: is not valid JSON (it starts with a UTF-8 byte-order mark, which JSON does not allow; save it without one)`);
+    });
+  });
 });

@@ -67,7 +67,9 @@ export async function readJsonObject(path: string, code: CheckpointErrorCode): P
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new CheckpointError(code, path, `is not valid JSON (${(error as Error).message})`);
+    // JSON.parse's own message quotes the invisible U+FEFF as ' '.
+    const why = text.startsWith('\uFEFF') ? 'it starts with a UTF-8 byte-order mark, which JSON does not allow; save it without one' : (error as Error).message;
+    throw new CheckpointError(code, path, `is not valid JSON (${why})`);
   }
   if (!isJsonObject(json)) throw new CheckpointError(code, path, 'is not a JSON object');
   return json;
