@@ -67,6 +67,31 @@ describe('engine actions and events', () => {
     expect(store.getState().analysis.status).toBe('cancelled');
   });
 
+  it('asks for a pane\'s per-pass contributions only once getPassMetrics says there is a loop', async () => {
+    const calls: { method: string; params: unknown }[] = [];
+    const answer = { block: { layer: 2, group: 'ffn' }, passes: 2, tensors: [] };
+    const engine: EngineApi = {
+      call: (method, params) => {
+        calls.push({ method, params });
+        return Promise.resolve(answer) as never;
+      },
+      on: () => () => undefined,
+      onClose: () => () => undefined,
+    };
+    const store = createAppStore();
+    const actions = new EngineActions(store);
+    actions.attach(engine);
+    store.getState().setPane(0, { block: { layer: 2, group: 'ffn' }, method: 'task_arithmetic' });
+    await actions.inspectPanePasses(0);
+    expect(calls).toEqual([]);
+    expect(store.getState().sideBySide.passes[0].status).toBe('idle');
+    store.getState().setPassMetrics({ status: 'ready', result: { passes: 2, layers: 4, blocks: [], spectra: [] }, error: null });
+    await actions.inspectPanePasses(0);
+    expect(calls.map((c) => c.method)).toEqual(['getBlockPasses']);
+    expect(calls[0]?.params).toMatchObject({ block: { layer: 2, group: 'ffn' }, method: { method: 'task_arithmetic' } });
+    expect(store.getState().sideBySide.passes[0].result).toEqual(answer);
+  });
+
   it('sweeps α over 0..1, wider when α is large', () => {
     expect(previewAlphas(0.25, 5)).toEqual([0, 0.25, 0.5, 0.75, 1]);
     expect(previewAlphas(1.5, 3)).toEqual([0, 1.5, 3]);

@@ -5,6 +5,7 @@
  * The preview is stored with the key of the settings it was computed for, so a view can tell a
  * current result from one left over by a failed or pending request.
  */
+import type { BlockPasses } from '../components/side-by-side/pass-contributions.ts';
 import type { EngineApi } from '../engine-link/engine-api.ts';
 import type { CallOptions, CraneSettings, MergeMethodName, Params, RequestName, Result } from '../protocol.ts';
 import { ProtocolError, STRENGTH_RANGE } from '../protocol.ts';
@@ -18,7 +19,7 @@ import { methodOf } from './methods-slice.ts';
 import { clearProjectResults } from './project-switch.ts';
 import { rememberedView } from './saved-view.ts';
 import type { PaneIndex } from './side-by-side-slice.ts';
-import { failed, loading, ready, toErrorInfo, type Loadable } from './slice.ts';
+import { failed, idle, loading, ready, toErrorInfo, type Loadable } from './slice.ts';
 import { VerifyJobs } from './verify-jobs.ts';
 
 /** α values the preview curve is drawn over: 0..1, wider when α itself goes past 0.9 (up to α's range). */
@@ -290,6 +291,19 @@ export class EngineActions {
     } catch (error) {
       this.store.getState().setPaneView(index, failed(this.store.getState().sideBySide.views[index], toErrorInfo(error)));
     }
+  }
+
+  /** A looped model's per-pass contributions of a pane's block under its method; nothing to ask for a model without a loop. */
+  inspectPanePasses(index: PaneIndex): Promise<void> {
+    const s = this.store.getState();
+    const slot = () => this.store.getState().sideBySide.passes[index];
+    const store = (view: Loadable<BlockPasses | null>) => this.store.getState().setPanePasses(index, view);
+    if ((s.passes.metrics.result ?? null) === null) {
+      store(idle());
+      return Promise.resolve();
+    }
+    const pane = s.sideBySide.panes[index];
+    return this.loadInto(slot, store, () => this.run('getBlockPasses', { block: pane.block, method: methodOf(s, pane.method) }));
   }
 
   verify(method: MergeMethodName): Promise<void> {

@@ -1,7 +1,7 @@
 /**
  * Store changes that call the engine, wired once outside React: settings → preview, granularity →
- * gate metrics, selection or τ/k → spectrum, side-by-side panes → inspectLayer; pane A and the
- * heatmap selection kept one (pane-selection.ts).
+ * gate metrics, selection or τ/k → spectrum, side-by-side panes → inspectLayer (and, for a looped
+ * model, getBlockPasses); pane A and the heatmap selection kept one (pane-selection.ts).
  */
 import type { AppState, AppStore } from './app-store.ts';
 import type { EngineActions } from './engine-actions.ts';
@@ -21,8 +21,12 @@ export function bindReactions(store: AppStore, actions: EngineActions): () => vo
     const [a, b] = s.sideBySide.panes;
     if (s.ui.view === 'side-by-side') {
       const entering = prev.ui.view !== 'side-by-side';
+      // A looped model's per-pass contributions also wait for getPassMetrics to say there is a loop.
+      const loopKnown = s.passes.metrics.result !== prev.passes.metrics.result;
       if (entering || a !== prev.sideBySide.panes[0]) void actions.inspectPane(0);
       if (entering || b !== prev.sideBySide.panes[1]) void actions.inspectPane(1);
+      if (entering || loopKnown || a !== prev.sideBySide.panes[0]) void actions.inspectPanePasses(0);
+      if (entering || loopKnown || b !== prev.sideBySide.panes[1]) void actions.inspectPanePasses(1);
     }
     syncPaneWithSelection(s, prev);
   });

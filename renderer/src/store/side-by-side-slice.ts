@@ -1,4 +1,8 @@
-/** Side-by-side inspection: two panes, each a block under a method (two blocks, or one block across methods). */
+/**
+ * Side-by-side inspection: two panes, each a block under a method (two blocks, or one block across
+ * methods). A looped model's panes also hold the block's per-pass contributions (getBlockPasses).
+ */
+import type { BlockPasses } from '../components/side-by-side/pass-contributions.ts';
 import type { Block, LayerView, MergeMethodName } from '../protocol.ts';
 import { idle, type Loadable, type SliceCreator } from './slice.ts';
 
@@ -11,10 +15,17 @@ export interface PaneSpec {
 }
 
 export interface SideBySideSlice {
-  sideBySide: { mode: CompareMode; panes: [PaneSpec, PaneSpec]; views: [Loadable<LayerView>, Loadable<LayerView>] };
+  sideBySide: {
+    mode: CompareMode;
+    panes: [PaneSpec, PaneSpec];
+    views: [Loadable<LayerView>, Loadable<LayerView>];
+    /** Idle for a model without a loop. */
+    passes: [Loadable<BlockPasses | null>, Loadable<BlockPasses | null>];
+  };
   setCompareMode(mode: CompareMode): void;
   setPane(index: PaneIndex, patch: Partial<PaneSpec>): void;
   setPaneView(index: PaneIndex, view: Loadable<LayerView>): void;
+  setPanePasses(index: PaneIndex, passes: Loadable<BlockPasses | null>): void;
 }
 
 const firstBlock: Block = { layer: 0, group: 'attention' };
@@ -27,6 +38,7 @@ export const createSideBySideSlice: SliceCreator<SideBySideSlice> = (set) => ({
       { block: { layer: 1, group: 'attention' }, method: 'crane' },
     ],
     views: [idle(), idle()],
+    passes: [idle(), idle()],
   },
   setCompareMode: (mode) =>
     set((s) => {
@@ -52,5 +64,11 @@ export const createSideBySideSlice: SliceCreator<SideBySideSlice> = (set) => ({
       const views = [...s.sideBySide.views] as [Loadable<LayerView>, Loadable<LayerView>];
       views[index] = view;
       return { sideBySide: { ...s.sideBySide, views } };
+    }),
+  setPanePasses: (index, view) =>
+    set((s) => {
+      const passes = [...s.sideBySide.passes] as [Loadable<BlockPasses | null>, Loadable<BlockPasses | null>];
+      passes[index] = view;
+      return { sideBySide: { ...s.sideBySide, passes } };
     }),
 });

@@ -3,6 +3,7 @@ import { useApp } from '../../store/app-context.tsx';
 import type { PaneIndex } from '../../store/side-by-side-slice.ts';
 import { EngineNotice } from '../common/EngineNotice.tsx';
 import { PanePicker } from './PanePicker.tsx';
+import { PassContributions } from './PassContributions.tsx';
 import { TensorCompare } from './TensorCompare.tsx';
 
 export function LayerPane({ index }: { index: PaneIndex }) {
@@ -18,6 +19,7 @@ export function LayerPane({ index }: { index: PaneIndex }) {
       </header>
       <PanePicker index={index} />
       <EngineNotice error={view.error} what="Layer inspection" />
+      <PassContributions index={index} />
       {view.result?.tensors.map((t) => <TensorCompare key={t.name} tensor={t} method={pane.method} />)}
       {view.result !== null && view.result.tensors.length === 0 && <p className="muted">This block has no tensors.</p>}
     </section>
