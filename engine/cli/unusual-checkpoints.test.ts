@@ -3,6 +3,7 @@
  * merge): each is edited correctly or refused with an error naming the file and tensor, exit 1,
  * and nothing is left at the output path.
  */
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DType } from '../io/dtype.ts';
@@ -27,6 +28,18 @@ async function pair(dir: string, instruct: readonly FixtureTensor[], thinking: r
 const merge = (i: string, t: string, out: string) => runCli(['merge', i, t, '--method', 'task_arithmetic', '--alpha', '0.5', '--out', out]);
 
 describe('unusual checkpoints through inspect and merge', () => {
+  it('refuses an Infinity in Instruct naming shard and tensor, exit 1, and leaves nothing beside --out', async () => {
+    await withTempDir(async (dir) => {
+      const { i, t } = await pair(dir, [tensor('w', 'F32', [1, Infinity, 3])], [tensor('w', 'F32', [3, 2, 1])]);
+      const out = join(dir, 'outputs', 'merged');
+      const merged = await merge(i, t, out);
+      expect(merged.code).toBe(1);
+      expect(merged.err.split('\n').at(-1)).toBe(`crane merge: ${join(i, 'model.safetensors')}: tensor "w": contains Infinity at flat index 1; nothing was written`);
+      expect(await readdir(join(dir, 'outputs'))).toEqual([]);
+    });
+  });
+
+
   it('merges an F64 pair (read as float32, written back as F64) instead of copying Instruct', async () => {
     await withTempDir(async (dir) => {
       const { i, t } = await pair(dir, [tensor('w', 'F64', [1, 2, 3])], [tensor('w', 'F64', [3, 2, 1])]);
