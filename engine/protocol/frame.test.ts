@@ -89,4 +89,8 @@ describe('malformed input is refused with bad-request', () => {
       expect((error as ProtocolError).code).toBe('bad-request');
     }
   });
+
+  it('calls valid JSON nested deeper than the stack too deep, not malformed', () => {
+    expect(() => decodeMessage(`{"v":${'['.repeat(100_000)}${']'.repeat(100_000)}}`)).toThrow(new ProtocolError('bad-request', 'JSON nested too deeply'));
+  });
 });

@@ -108,6 +108,8 @@ function parseJson(text: string, buffers: readonly Float32Array[]): unknown {
     });
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
+    // Valid JSON nested deeper than the reviver's recursion allows is not "malformed".
+    if (error instanceof RangeError) throw bad('JSON nested too deeply');
     throw bad(`malformed JSON (${(error as Error).message})`);
   }
 }
