@@ -1,16 +1,18 @@
 /**
  * Issue 18, items 4 and 7, in Chromium against `crane serve`:
- * - the pair verdict tells "cannot merge", "can merge with caveats" and "identical" apart, and
- *   a failed open shows no verdict at all (never the previous pair's);
+ * - the pair verdict tells "cannot merge" (a structural config field differs), "can merge with
+ *   caveats" (rope_theta ×100, a tensor missing) and "identical" apart, and a failed open shows
+ *   no verdict at all (never the previous pair's);
  * - a missing calibration file and an existing export folder each get a code that says what
  *   happened and a plain message naming the path, and the error goes once the path is changed.
  */
 import { expect, test, type Page } from '@playwright/test';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../../tools/setup/build-electron.ts';
 import { useAnalysedDemoStudio } from '../support/analysed-demo-server.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
+import { copyWithConfig, copyWithoutTensor } from '../support/edited-checkpoint.ts';
 import { screenshot } from '../support/studio-server.ts';
 import { openStudio, tab } from '../support/studio-page.ts';
 
@@ -28,9 +30,7 @@ async function openPair(page: Page, instruct: string, thinking: string): Promise
 test('the verdict: identical, caveats, and none under a failed open', async ({ page }) => {
   const instruct = demo?.instruct ?? '';
   const ropeTheta = join(studio.dataDir, 'thinking-rope-x100');
-  cpSync(demo?.thinking ?? '', ropeTheta, { recursive: true });
-  const config = JSON.parse(readFileSync(join(ropeTheta, 'config.json'), 'utf8')) as { rope_theta: number };
-  writeFileSync(join(ropeTheta, 'config.json'), JSON.stringify({ ...config, rope_theta: config.rope_theta * 100 }));
+  copyWithConfig(demo?.thinking ?? '', ropeTheta, (config) => ({ ...config, rope_theta: Number(config['rope_theta']) * 100 }));
   await openStudio(page, studio.server.url);
   const verdict = page.getByTestId('pair-verdict');
   await expect(verdict).toBeVisible();
@@ -49,6 +49,32 @@ test('the verdict: identical, caveats, and none under a failed open', async ({ p
   await expect(page.getByRole('alert')).toContainText('Open pair failed');
   await expect(verdict).toHaveCount(0);
   await screenshot(page, 'studio-ux', 'errors-02-failed-open');
+});
+
+test('cannot merge: a structural config difference is refused; a missing tensor is a caveat naming it', async ({ page }) => {
+  const instruct = demo?.instruct ?? '';
+  const otherActivation = join(studio.dataDir, 'thinking-gelu');
+  copyWithConfig(demo?.thinking ?? '', otherActivation, (config) => ({ ...config, hidden_act: 'gelu' }));
+  const missing = 'model.layers.1.mlp.down_proj.weight';
+  const withoutTensor = join(studio.dataDir, 'thinking-without-down-proj');
+  copyWithoutTensor(demo?.thinking ?? '', withoutTensor, missing);
+  await openStudio(page, studio.server.url);
+  const verdict = page.getByTestId('pair-verdict');
+  await expect(verdict).toHaveAttribute('data-verdict', 'compatible');
+  // The project has finished opening (its pair included): nothing on its way overwrites the fields.
+  await expect(page.getByTestId('save-marker').first()).toHaveAttribute('data-status', 'saved');
+
+  await openPair(page, instruct, otherActivation);
+  await expect(verdict).toHaveAttribute('data-verdict', 'refused');
+  await expect(verdict).toContainText('Cannot merge: 1 blocking problem');
+  await expect(page.getByTestId('compatibility-report')).toContainText('"hidden_act" differs');
+  await screenshot(page, 'studio-ux', 'errors-05-refused');
+
+  await openPair(page, instruct, withoutTensor);
+  await expect(verdict).toHaveAttribute('data-verdict', 'caveats');
+  const onlyInInstruct = page.getByTestId('compatibility-report').locator('details', { has: page.locator('summary', { hasText: 'Only in Instruct' }) });
+  await onlyInInstruct.locator('summary').click();
+  await expect(onlyInInstruct).toContainText(missing);
 });
 
 test('a missing calibration file says not-found with its path, and the error goes once the path is fixed', async ({ page }) => {
