@@ -78,7 +78,7 @@ export function headLossAndGrads(spec: ModelSpec, head: HeadWeights, sequences: 
         let sum: tf.Tensor2D | undefined;
         for (const [i, b] of blocks.entries()) {
           const gradient = b.ce.gradient(blockLogits(b, rowsLayout), chunk.start, b.weights);
-          dNormed[i] = accumulate(dNormed[i], normedGradient(b, chunk.start, gradient, rowsLayout));
+          dNormed[i] = accumulate(dNormed[i], normedGradient(b, chunk.start, dLmHead === undefined ? gradient : gradient.slice(), rowsLayout));
           if (dLmHead !== undefined) {
             sum = accumulate(sum, tf.tidy(() => matMul<tf.Tensor2D>(tf.tensor2d(gradient, [b.owners.length, chunk.size]), b.normed, true, false)));
           }
@@ -129,11 +129,12 @@ function rowBlocks(spec: ModelSpec, head: HeadWeights, sequences: readonly HeadS
  * d objective / d normed rows from one chunk: dlogits · W. The target's own term (−Σ_{j≠label}
  * p_j times its lm_head row) is added apart from the product: inside one float32 dot product
  * over the chunk it would be the large running sum that every small p_j·W_j is rounded against.
+ * `gradient` is taken over (its label entries are zeroed): callers that still need it pass a copy.
  */
 function normedGradient(block: RowBlock, start: number, gradient: Float32Array, rowsLayout: tf.Tensor2D): tf.Tensor2D {
   const rows = block.owners.length;
   const size = gradient.length / rows;
-  const others = Float32Array.from(gradient);
+  const others = gradient;
   const labelGrad = new Float32Array(rows);
   const labelRow = new Int32Array(rows);
   block.ce.labels.forEach((label, r) => {
