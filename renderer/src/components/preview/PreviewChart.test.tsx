@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
-import { act, cleanup, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Preview } from '../../protocol.ts';
+import { DEFAULT_CRANE_SETTINGS, type Preview } from '../../protocol.ts';
 import { ready } from '../../store/slice.ts';
 import { renderWithStore } from '../../testing/render-with-store.tsx';
 import { curveAt, curveRows, niceRange, sameCurve } from './preview-data.ts';
@@ -124,5 +124,37 @@ describe('<PreviewPanel> chart', () => {
       store.getState().updateSettings({ alpha: 1.4 });
     });
     expect(screen.queryByTestId('alpha-marker')).toBeNull();
+  });
+
+  it('reads out a measured point near the hovered α with the settings it was measured at', () => {
+    const { store } = renderWithStore(<PreviewPanel />);
+    act(() => {
+      store.getState().setPreview(ready(preview(-2, 0.5, 0.5)));
+      store.getState().addMeasured({
+        method: { method: 'crane', settings: { ...DEFAULT_CRANE_SETTINGS, alpha: 0.4, tau: 0.05 } },
+        measuredOn: { source: 'calibration' },
+        edited: { reasoning: 0.7, agent: 0.41 },
+        base: { reasoning: 1.5, agent: 0.4 },
+        tokens: { reasoning: 10, agent: 5 },
+        seconds: 3,
+      });
+    });
+    const hoverArea = screen.getByTestId('preview-chart').querySelector('rect[fill="transparent"]');
+    if (hoverArea === null) throw new Error('no hover area');
+    const at = (alpha: number) => {
+      // The plot's x axis spans α 0…1 over the area's width; the SVG sits at the page's origin here.
+      const [x, width] = [Number(hoverArea.getAttribute('x')), Number(hoverArea.getAttribute('width'))];
+      fireEvent.mouseMove(hoverArea, { clientX: x + alpha * width });
+    };
+    act(() => at(0.41));
+    const lines = screen.getAllByTestId('preview-hover-measured');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.textContent).toContain('α 0.4');
+    expect(lines[0]?.textContent).toContain('ΔL_R -0.8');
+    expect(screen.getByTestId('preview-hover-text').textContent).toContain('α 0.4 · q 0.5 · τ 0.05');
+    // Away from it: the predicted values alone.
+    act(() => at(0.8));
+    expect(screen.getByTestId('preview-hover-text').textContent).toContain('ΔL_R predicted');
+    expect(screen.queryAllByTestId('preview-hover-measured')).toHaveLength(0);
   });
 });

@@ -19,7 +19,9 @@
  * Each loss has its own y axis (ΔL_R left, ΔL_A right, each in its series' colour): on the demo
  * pair ΔL_A is about 10⁴× smaller than ΔL_R, and on a shared axis its curve reads as flat zero.
  * From the analysis (they change only with it): the α beyond the last measured anchor the model
- * agrees with is shaded as extrapolation, and the anchors are drawn as crosses.
+ * agrees with is shaded as extrapolation, and the anchors are drawn as crosses. Hovering near a
+ * measured point (Verify's or an anchor) adds its values and the settings it was measured at to
+ * the read-out.
  */
 import { createContext, memo, useContext, useMemo, useRef, useState, type MouseEvent } from 'react';
 import {
@@ -37,7 +39,7 @@ import {
   YAxis,
   ZIndexLayer,
 } from 'recharts';
-import { formatNumber } from '../../lib/format.ts';
+import { formatNumber, formatSigned } from '../../lib/format.ts';
 import { usePaintProbe } from '../../lib/use-paint-probe.ts';
 import { AXIS_TICK, LEGEND_STYLE, legendWithHandDrawn, PAINT_PROBE } from '../common/hand-drawn-chart.tsx';
 import { useApp } from '../../store/app-context.tsx';
@@ -111,7 +113,7 @@ export const PreviewChart = memo(function PreviewChart({ rows, measured, anchors
           <Scatter key={`anchor-${s.key}`} yAxisId={s.key} data={anchors} dataKey={s.key} name={`${s.key === 'reasoning' ? 'ΔL_R' : 'ΔL_A'} measured at analysis`} fill={s.color} shape="cross" isAnimationActive={false} />
         ))}
         <AlphaMarker />
-        <HoverReadout />
+        <HoverReadout points={[...measured, ...anchors]} />
       </ComposedChart>
     ),
     [width, height, measured, anchors, trustedUpTo, xMax, reasoningAxis, agentAxis],
@@ -220,8 +222,11 @@ function AlphaMarker() {
   );
 }
 
-/** Hovering the plot: a line at that α with both predicted values (the chart's tooltip). */
-function HoverReadout() {
+/** How near (in α, as a share of the axis) a measured point must be to the hovered α to be read out. */
+const NEAR = 0.03;
+
+/** Hovering the plot: a line at that α with both predicted values, and the measured points there with their settings (the chart's tooltip). */
+function HoverReadout({ points }: { points: readonly MeasuredPoint[] }) {
   const rows = useContext(CurveContext);
   const area = usePlotArea();
   const invert = useXAxisInverseScale();
@@ -233,19 +238,30 @@ function HoverReadout() {
     setAlpha(Number.isFinite(value) ? value : null);
   };
   const at = alpha === null ? null : curveAt(rows, alpha);
-  const right = alpha !== null && alpha > (rows.at(-1)?.alpha ?? 1) / 2;
+  const xMax = rows.at(-1)?.alpha ?? 1;
+  const right = alpha !== null && alpha > xMax / 2;
+  const near = alpha === null ? [] : points.filter((p) => Math.abs(p.alpha - alpha) <= NEAR * xMax).slice(0, 3);
+  const textX = right ? area.x + 8 : area.x + area.width - 8;
   return (
     <ZIndexLayer zIndex={DefaultZIndexes.activeDot}>
       {alpha !== null && at !== null && (
         <g className="preview-hover" pointerEvents="none">
           <AlphaDots alpha={alpha} at={at} dashed={false} />
-          <text x={right ? area.x + 8 : area.x + area.width - 8} y={area.y + 14} textAnchor={right ? 'start' : 'end'} fontSize={11} fill="var(--text)" stroke="var(--panel)" strokeWidth={3} paintOrder="stroke">
+          <text x={textX} y={area.y + 14} textAnchor={right ? 'start' : 'end'} fontSize={11} fill="var(--text)" stroke="var(--panel)" strokeWidth={3} paintOrder="stroke" data-testid="preview-hover-text">
             <tspan>α = {formatNumber(alpha)}</tspan>
             {SERIES.map((s) => (
-              <tspan key={s.key} x={right ? area.x + 8 : area.x + area.width - 8} dy={14} fill={s.color}>
+              <tspan key={s.key} x={textX} dy={14} fill={s.color}>
                 {s.name}: {formatNumber(at[s.key])}
               </tspan>
             ))}
+            {near.flatMap((p, i) => [
+              <tspan key={`${i}-values`} x={textX} dy={14} data-testid="preview-hover-measured">
+                measured at α {formatNumber(p.alpha)}: ΔL_R {formatSigned(p.reasoning)}, ΔL_A {formatSigned(p.agent)}
+              </tspan>,
+              <tspan key={`${i}-settings`} x={textX} dy={13} fontSize={10} fill="var(--muted)">
+                {p.settings}
+              </tspan>,
+            ])}
           </text>
         </g>
       )}

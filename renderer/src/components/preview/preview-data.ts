@@ -1,6 +1,7 @@
 /** Chart rows of the preview: the predicted curves and the measured (Verify) points. */
-import { settingsKey } from '../../lib/settings-key.ts';
+import { settingsKey, shortHash } from '../../lib/settings-key.ts';
 import type { CraneSettings, Preview, VerifyResult } from '../../protocol.ts';
+import { describeSettings } from './run-history.ts';
 
 export interface CurveRow {
   readonly alpha: number;
@@ -14,6 +15,8 @@ export interface MeasuredPoint {
   readonly agent: number;
   /** Measured with every other setting as set now (only α may differ: the curve's axis). */
   readonly current: boolean;
+  /** What it was measured at, in a line (the run history's, with its hash), for the chart's read-out. */
+  readonly settings: string;
 }
 
 export function curveRows(preview: Preview): CurveRow[] {
@@ -95,6 +98,7 @@ export function measuredPoints(results: readonly VerifyResult[], settings: Crane
           reasoning: r.edited.reasoning - r.base.reasoning,
           agent: r.edited.agent - r.base.agent,
           current: settingsKey({ ...r.method.settings, alpha: 0 }) === curveKey,
+          settings: `${describeSettings(r.method)} #${shortHash(settingsKey(r.method))}`,
         }]
       : [],
   );
@@ -105,5 +109,6 @@ export function measuredPoints(results: readonly VerifyResult[], settings: Crane
  * `current`: they stay at the defaults whatever the sliders say.
  */
 export function anchorPoints(range: Preview['range']): MeasuredPoint[] {
-  return range === null ? [] : range.anchors.map((a) => ({ alpha: a.alpha, reasoning: a.measured.reasoning, agent: a.measured.agent, current: false }));
+  const settings = range === null ? '' : `analysis defaults but α, ${range.split} split`;
+  return range === null ? [] : range.anchors.map((a) => ({ alpha: a.alpha, reasoning: a.measured.reasoning, agent: a.measured.agent, current: false, settings }));
 }
