@@ -45,6 +45,16 @@ describe('edit flags → the protocol settings', () => {
     expect(() => editMethodFromFlags({ method: 'task-arithmetic' }, TOKENS)).toThrow(/--method must be crane, task_arithmetic/);
   });
 
+  it('refuses a flag the chosen method has no use for, naming the methods it belongs to', () => {
+    expect(() => editMethodFromFlags({ method: 'ties', override: ['attention@1=0.5'] }, TOKENS)).toThrow(new UsageError('--override does not apply to --method ties (it is a setting of crane)'));
+    expect(() => editMethodFromFlags({ method: 'task_arithmetic', 'no-gate': true }, TOKENS)).toThrow(/^--no-gate does not apply to --method task_arithmetic/);
+    expect(() => editMethodFromFlags({ density: '0.3' }, TOKENS)).toThrow(/^--density does not apply to --method crane \(it is a setting of ties, /);
+    expect(() => editMethodFromFlags({ method: 'dare', tau: '0.1' }, TOKENS)).toThrow(/^--tau does not apply to --method dare \(it is a setting of crane\)/);
+    // Shared flags and CRANE's controls on CRANE stay accepted.
+    expect(editMethodFromFlags({ method: 'dare', alpha: '0.4', seed: '2' }, TOKENS)).toMatchObject({ method: 'dare', lambda: 0.4, seed: 2 });
+    expect(editMethodFromFlags({ 'no-gate': true, fine: true, 'no-threshold': false }, TOKENS)).toMatchObject({ method: 'crane' });
+  });
+
   it('refuses values outside the protocol\'s ranges, naming the flag', () => {
     const refused = (values: Parameters<typeof editMethodFromFlags>[0], flag: RegExp) => {
       expect(() => editMethodFromFlags(values, TOKENS)).toThrow(UsageError);

@@ -111,10 +111,25 @@ export function methodSettingsFromFlags(
 ): { readonly method: 'crane'; readonly settings: ResolvedCraneSettings } | Exclude<BaselineMethod, { readonly method: 'rain' }> {
   const name = values.method ?? 'crane';
   if (!isMethodName(name)) throw new UsageError(`--method must be ${METHOD_NAMES.join(', ')}; got "${name}"`);
+  refuseForeignFlags(values, name);
   if (name === 'crane') return { method: 'crane', settings: craneSettingsFromFlags(values, tokens) };
   const settings = checked(METHODS[name].schema, { ...DEFAULT_BASELINES[name], ...parameterValues(values, name) });
   if (settings.method === 'rain') throw new UsageError('RAIN needs a Base checkpoint: pass --base');
   return settings;
+}
+
+/**
+ * A flag the chosen method has no use for (--density with CRANE, --override with TIES) would be
+ * recorded nowhere and change nothing: refuse it, naming the methods it belongs to.
+ */
+function refuseForeignFlags(values: EditFlagValues, name: MergeMethodName): void {
+  const own = new Set(parametersOf(name).map((p) => p.flag));
+  const controls = name === 'crane' ? [] : Object.keys(CRANE_CONTROL_FLAGS).filter((flag) => flag !== 'method');
+  for (const flag of [...Object.keys(PARAMETER_FLAGS).filter((f) => !own.has(f)), ...controls]) {
+    if (values[flag] === undefined || values[flag] === false) continue;
+    const owners = METHOD_NAMES.filter((m) => parametersOf(m).some((p) => p.flag === flag));
+    throw new UsageError(`--${flag} does not apply to --method ${name} (it is a setting of ${owners.length > 0 ? owners.join(', ') : 'crane'})`);
+  }
 }
 
 /** `importance`: the analysis's AIM importance vectors, which the AIM methods need; `lewis`: LEWIS's two importance files. */
