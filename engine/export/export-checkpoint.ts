@@ -6,7 +6,9 @@
  *
  * Both go through one path: hash the inputs into a recipe (or check them against it), then
  * writeCheckpoint pulls tensor by tensor — read θ_I and θ_T of one tensor into two reusable
- * arrays, edit, emit (edited-tensor.ts) — so only one tensor pair is held. The folder gets the shards (+ index), config.json (torch_dtype set to
+ * arrays, edit, emit (edited-tensor.ts) — so only one tensor pair is held. exportMerge hashes on
+ * a worker thread while the tensors are written (the recipe, a side file, waits for the hashes);
+ * exportFromRecipe checks the hashes before it writes anything. The folder gets the shards (+ index), config.json (torch_dtype set to
  * the output dtype when converting), Instruct's tokenizer and generation files byte for byte,
  * `crane_recipe.json`, README.md and, when the edit reads an analysis, copies of its gate table
  * and projectors (recipe-analysis.ts), and when it reads importance files (AIM, LEWIS) copies of
@@ -100,12 +102,31 @@ export async function exportMerge(options: MergeExportOptions): Promise<ExportRe
     method,
     analysis: analysis === null ? null : { files: analysis.files },
     importance: importance?.entries ?? null,
-    inputs: { instruct: { files: await hashCheckpoint(instruct, options) }, thinking: { files: await hashCheckpoint(thinking, options) } },
     output: { dtype: options.dtype, maxShardBytes: options.maxShardBytes ?? DEFAULT_MAX_SHARD_BYTES },
   };
   // Through JSON and the parser, exactly as exportFromRecipe receives it.
-  const recipe = withEmbeddedAnalysis(parseRecipe(JSON.parse(JSON.stringify(draft))));
-  return writeExport(recipe, instruct, thinking, { analysis, importance }, options.outDir, options);
+  const parsed = (inputs: Recipe['inputs']) => withEmbeddedAnalysis(parseRecipe(JSON.parse(JSON.stringify({ ...draft, inputs }))));
+  // The inputs are hashed on a worker while the tensors are edited and written; the recipe, written last, waits for them.
+  const stop = new AbortController();
+  const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
+  let writing = false;
+  // Progress stays in order: hash events only until the first tensor is written (hashing is the faster of the two).
+  const onProgress = (p: ExportProgress) => {
+    writing ||= p.phase === 'write';
+    if (p.phase === 'write' || !writing) options.onProgress?.(p);
+  };
+  const hashed = (async () => {
+    const hashOptions = { signal, onProgress };
+    return { instruct: { files: await hashCheckpoint(instruct, hashOptions) }, thinking: { files: await hashCheckpoint(thinking, hashOptions) } };
+  })();
+  const written = hashed.then(parsed);
+  written.catch(() => undefined); // a failure surfaces where the side files await it; an export that fails first leaves it unawaited
+  try {
+    const provisional = parsed({ instruct: { files: {} }, thinking: { files: {} } });
+    return await writeExport(provisional, written, instruct, thinking, { analysis, importance }, options.outDir, { ...options, onProgress });
+  } finally {
+    stop.abort();
+  }
 }
 
 export interface RecipeRunOptions extends ExportRunOptions {
@@ -134,7 +155,8 @@ export async function exportFromRecipe(recipeJson: unknown, paths: ExportPaths, 
         assertSameHashes(instruct.dir, recipe.inputs.instruct.files, inputs.instruct.files, 'Instruct');
         assertSameHashes(thinking.dir, recipe.inputs.thinking.files, inputs.thinking.files, 'Thinking');
       }
-      return await writeExport(withEmbeddedAnalysis({ ...recipe, inputs }), instruct, thinking, { analysis, importance }, paths.outDir, options);
+      const written = withEmbeddedAnalysis({ ...recipe, inputs });
+      return await writeExport(written, Promise.resolve(written), instruct, thinking, { analysis, importance }, paths.outDir, options);
     } finally {
       await thinking.close();
     }
@@ -149,8 +171,10 @@ interface EditInputs {
   readonly importance: EditImportance | null;
 }
 
+/** `recipe` gives the edit and the output settings; `written` (the same with the input hashes) is awaited only for the side files. */
 async function writeExport(
   recipe: Recipe,
+  written: Promise<Recipe>,
   instruct: Checkpoint,
   thinking: Checkpoint,
   { analysis, importance }: EditInputs,
@@ -161,26 +185,27 @@ async function writeExport(
   const plan = new Map<string, PlannedTensor>(planExport(instruct, thinking, recipe.output.dtype).map((p) => [p.spec.name, p]));
   const buffers = exportBuffers([...plan.values()], instruct, thinking);
   const notes: string[] = [];
-  const written = await writeCheckpoint(outDir, {
+  const result = await writeCheckpoint(outDir, {
     specs: [...plan.values()].map((p) => p.spec),
     produce: (spec) => produceEdited(plan.get(spec.name) as PlannedTensor, instruct, thinking, edit, notes, buffers),
     // transformers refuses safetensors shards whose metadata lacks a known format.
     metadata: { format: 'pt' },
     maxShardBytes: recipe.output.maxShardBytes,
     writeSideFiles: async (work) => {
+      const final = await written;
       await writeConfig(instruct, work, recipe.output.dtype);
       for (const file of instruct.sideFiles) await copyFile(join(instruct.dir, file), join(work, file));
-      await writeFile(join(work, RECIPE_FILE), `${JSON.stringify(recipe, null, 2)}\n`);
+      await writeFile(join(work, RECIPE_FILE), `${JSON.stringify(final, null, 2)}\n`);
       if (analysis !== null) await writeEmbeddedAnalysis(work, analysis);
       if (importance !== null) await writeEmbeddedImportance(work, importance);
-      await writeFile(join(work, 'README.md'), modelCard(recipe, notes));
+      await writeFile(join(work, 'README.md'), modelCard(final, notes));
     },
     onProgress: (p) => options.onProgress?.({ phase: 'write', ...p }),
     signal: options.signal,
     overwrite: options.overwrite ?? false,
     assertReplaceable: assertPreviousExport,
   }).finally(() => buffers.close());
-  return { ...written, recipe, notes };
+  return { ...result, recipe: await written, notes };
 }
 
 /** config.json byte for byte, or with torch_dtype set to the converted dtype (also RAIN's export, from Thinking). */
@@ -191,7 +216,7 @@ export async function writeConfig(instruct: Checkpoint, work: string, dtype: Exp
   await writeFile(join(work, 'config.json'), `${JSON.stringify({ ...config, torch_dtype: TORCH_DTYPE[dtype] }, null, 2)}\n`);
 }
 
-export async function hashCheckpoint(checkpoint: Checkpoint, options: ExportRunOptions): Promise<Record<string, string>> {
+export async function hashCheckpoint(checkpoint: Checkpoint, options: Pick<ExportRunOptions, 'signal' | 'onProgress'>): Promise<Record<string, string>> {
   return hashFiles(checkpoint.dir, await checkpointFiles(checkpoint), {
     signal: options.signal,
     onProgress: (p) => options.onProgress?.({ phase: 'hash', ...p }),

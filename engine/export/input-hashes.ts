@@ -7,10 +7,12 @@
  *   assertSameHashes(dir, expected, actual, what)   CheckpointError naming the first differing file
  *
  * Hashing is streamed (shards exceed RAM) and reports bytes as it goes: at 60 GB it is minutes.
+ * It runs on a worker thread, so an export can edit and write on the main thread meanwhile
+ * (export-checkpoint.ts); cancelling terminates the worker.
  */
 import { access, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sha256File } from '../analysis/provenance.ts';
+import { Worker } from 'node:worker_threads';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import { INDEX_FILE_NAME } from '../io/shard-plan.ts';
@@ -38,14 +40,69 @@ export async function hashFiles(
     return stats.size;
   }));
   const bytesTotal = sizes.reduce((a, b) => a + b, 0);
-  const hashes: Record<string, string> = {};
   let bytesDone = 0;
-  for (const [i, file] of files.entries()) {
-    hashes[file] = await sha256File(join(dir, file), options.signal);
+  const digests = await hashOnWorker(files.map((f) => join(dir, f)), options.signal, (i) => {
     bytesDone += sizes[i] as number;
-    options.onProgress?.({ file, bytesDone, bytesTotal });
+    options.onProgress?.({ file: files[i] as string, bytesDone, bytesTotal });
+  });
+  return Object.fromEntries(files.map((file, i) => [file, digests[i] as string]));
+}
+
+/** Plain JavaScript, run with `eval`: needs no TypeScript loader in the worker. Stops at the first file it cannot read. */
+const HASH_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+const { createReadStream } = require('node:fs');
+(async () => {
+  for (const path of workerData) {
+    const hash = createHash('sha256');
+    try {
+      for await (const chunk of createReadStream(path, { highWaterMark: 1 << 22 })) hash.update(chunk);
+    } catch (error) {
+      parentPort.postMessage({ code: error.code, message: error.message });
+      return;
+    }
+    parentPort.postMessage({ sha256: hash.digest('hex') });
   }
-  return hashes;
+})();
+`;
+
+type WorkerReply = { readonly sha256: string } | { readonly code?: string; readonly message: string };
+
+/** Hex SHA-256 of each file, in order, streamed on a worker thread; `onFile(i)` as each one ends. */
+function hashOnWorker(paths: readonly string[], signal: AbortSignal | undefined, onFile: (index: number) => void): Promise<string[]> {
+  const digests: string[] = [];
+  if (paths.length === 0) return Promise.resolve(digests);
+  return new Promise((resolve, reject) => {
+    const current = () => paths[digests.length] as string;
+    if (signal?.aborted === true) {
+      reject(new CheckpointError('io', current(), 'hashing cancelled'));
+      return;
+    }
+    const worker = new Worker(HASH_WORKER, { eval: true, workerData: paths });
+    let settled = false;
+    const finish = (error?: CheckpointError) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', cancel);
+      void worker.terminate();
+      if (error === undefined) resolve(digests);
+      else reject(error);
+    };
+    const cancel = () => finish(new CheckpointError('io', current(), 'hashing cancelled'));
+    signal?.addEventListener('abort', cancel, { once: true });
+    worker.on('message', (reply: WorkerReply) => {
+      if ('sha256' in reply) {
+        digests.push(reply.sha256);
+        onFile(digests.length - 1);
+        if (digests.length === paths.length) finish();
+      } else {
+        finish(reply.code === 'ENOENT' ? new CheckpointError('not-found', current(), 'file not found') : new CheckpointError('io', current(), `could not be read for hashing (${reply.message})`));
+      }
+    });
+    worker.on('error', (error) => finish(new CheckpointError('io', current(), `could not be hashed (${error.message})`)));
+    worker.on('exit', () => finish(new CheckpointError('io', current(), 'hashing stopped before the file was read')));
+  });
 }
 
 export function assertSameHashes(dir: string, expected: Readonly<Record<string, string>>, actual: Readonly<Record<string, string>>, what: string): void {
