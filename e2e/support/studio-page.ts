@@ -40,3 +40,14 @@ export async function pickHeatmapBlock(page: Page, { right = 0, down = 0 }: { ri
   for (let i = 0; i < down; i++) await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Enter');
 }
+
+/**
+ * The centre of a gate-heatmap cell in page pixels (HeatmapCanvas's layout): the plot starts
+ * 92 px in (the row labels) and ends 12 px before the canvas's edge; rows are 26 px tall.
+ */
+export async function heatmapCellCentre(page: Page, layers: number, layer: number, row: number): Promise<{ x: number; y: number }> {
+  const box = await page.getByTestId('gate-heatmap').boundingBox();
+  if (box === null) throw new Error('the gate heatmap is not laid out');
+  const plotWidth = box.width - 92 - 12;
+  return { x: box.x + 92 + plotWidth * ((layer + 0.5) / layers), y: box.y + 4 + 26 * (row + 0.5) };
+}

@@ -12,7 +12,7 @@ import { ROOT } from '../../tools/setup/build-electron.ts';
 import { useAnalysedDemoStudio } from '../support/analysed-demo-server.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../support/demo-pair.ts';
 import { screenshot } from '../support/studio-server.ts';
-import { openStudio, tab } from '../support/studio-page.ts';
+import { heatmapCellCentre, openStudio, tab } from '../support/studio-page.ts';
 
 const demo = demoPair(ROOT);
 test.skip(demo === undefined, NO_DEMO_MESSAGE);
@@ -38,13 +38,7 @@ function recordCanvasText(): void {
 const drawnText = (page: Page): Promise<string[]> => page.evaluate(() => [...((globalThis as unknown as PageGlobals).__drawnText ?? [])]);
 const clearDrawn = (page: Page): Promise<void> => page.evaluate(() => void (globalThis as unknown as PageGlobals).__drawnText?.splice(0));
 
-/** The centre of a cell in page pixels: the plot starts 92 px in (the row labels), ends 12 px before the edge, rows 26 px tall. */
-async function cellCentre(page: Page, layer: number, row: number): Promise<{ x: number; y: number }> {
-  const box = await page.getByTestId('gate-heatmap').boundingBox();
-  if (box === null) throw new Error('the gate heatmap is not laid out');
-  const plotWidth = box.width - 92 - 12;
-  return { x: box.x + 92 + plotWidth * ((layer + 0.5) / (demo?.layers ?? 1)), y: box.y + 4 + 26 * (row + 0.5) };
-}
+const cellCentre = (page: Page, layer: number, row: number) => heatmapCellCentre(page, demo?.layers ?? 1, layer, row);
 
 async function download(page: Page, button: string): Promise<{ name: string; bytes: Buffer }> {
   const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: button }).click()]);
