@@ -100,7 +100,7 @@ export function HeatmapCanvas({ source, layers, rows, label, rowNoun, fileStem, 
   useEffect(() => {
     draw(store.getState());
     const unsubscribe = store.subscribe((s, prev) => {
-      if (s.gates !== prev.gates || s.experts !== prev.experts || s.settings.current !== prev.settings.current || s.preview !== prev.preview || s.selection !== prev.selection || s.ui.theme !== prev.ui.theme) schedule();
+      if (s.gates !== prev.gates || s.experts !== prev.experts || s.passes !== prev.passes || s.settings.current !== prev.settings.current || s.preview !== prev.preview || s.selection !== prev.selection || s.ui.theme !== prev.ui.theme) schedule();
     });
     return () => {
       unsubscribe();
