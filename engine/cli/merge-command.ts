@@ -10,6 +10,7 @@ import { readJsonObject } from '../io/input-file.ts';
 import { EDIT_FLAGS, EDIT_FLAGS_HELP, exportDtypeFromFlag, methodSettingsFromFlags, parseByteSize, type EditFlagValues } from './cli-settings.ts';
 import { LEWIS_FILE_FLAGS, LEWIS_FILES_HELP } from './lewis-flags.ts';
 import { mergeImportanceFromFlags } from './merge-importance.ts';
+import { assertOverridesMatch } from './override-keys.ts';
 import { editTokenRows } from '../pipeline/checkpoint-tokenizer.ts';
 import { resolveArtifactsDir } from '../pipeline/pipeline-folder.ts';
 import { formatBytes } from '../protocol/format-bytes.ts';
@@ -109,12 +110,15 @@ async function exportWith(values: MergeFlags, paths: Paths, run: ExportRunOption
   if (rain !== undefined) return exportRain(rain, paths, values, run);
   const method = methodSettingsFromFlags(values, await editTokenRows(instruct, (message) => io.err(`warning: ${message}`)));
   const importance = await mergeImportanceFromFlags(method.method, values, io, signal);
-  return withPair(instruct, thinking, (pair) => exportMerge({
-    ...pair, ...run, method, outDir: out, dtype: exportDtypeFromFlag(values.dtype),
-    ...(values['shard-size'] === undefined ? {} : { maxShardBytes: parseByteSize(values['shard-size']) }),
-    ...(analysis === undefined ? {} : { analysisDir: analysis }),
-    ...(importance === undefined ? {} : { importance }),
-  }));
+  return withPair(instruct, thinking, (pair) => {
+    if (method.method === 'crane') assertOverridesMatch(method.settings.overrideScales, pair.instruct.tensors.keys(), pair.instruct.dir);
+    return exportMerge({
+      ...pair, ...run, method, outDir: out, dtype: exportDtypeFromFlag(values.dtype),
+      ...(values['shard-size'] === undefined ? {} : { maxShardBytes: parseByteSize(values['shard-size']) }),
+      ...(analysis === undefined ? {} : { analysisDir: analysis }),
+      ...(importance === undefined ? {} : { importance }),
+    });
+  });
 }
 
 function exportRain(rain: RainInputs, paths: Paths, values: MergeFlags, run: ExportRunOptions): Promise<ExportResult> {

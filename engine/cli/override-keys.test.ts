@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from './command.ts';
+import { assertOverridesMatch } from './override-keys.ts';
+
+// The tensors of a two-layer Qwen3 model's first layer and the head, as a checkpoint names them.
+const TENSORS = [
+  'model.embed_tokens.weight', 'model.norm.weight', 'lm_head.weight',
+  ...[0, 1].flatMap((l) => [
+    `model.layers.${l}.input_layernorm.weight`, `model.layers.${l}.self_attn.q_proj.weight`, `model.layers.${l}.self_attn.k_proj.weight`,
+    `model.layers.${l}.mlp.up_proj.weight`, `model.layers.${l}.mlp.down_proj.weight`,
+  ]),
+];
+
+describe('--override keys against the checkpoint', () => {
+  it('accepts every block a tensor looks up: a layer, every layer, a projection of a layer', () => {
+    expect(() => assertOverridesMatch({ 'attention@1': 0.5, 'ffn@*': 0, 'ffn.up@0': 1, 'norm@*': 1 }, TENSORS, '/m')).not.toThrow();
+  });
+
+  it('refuses a layer past the last and an unknown group, naming them and the checkpoint', () => {
+    const check = () => assertOverridesMatch({ 'attention@2': 0.5, 'atention@0': 0, 'ffn@1': 1 }, TENSORS, '/m');
+    expect(check).toThrow(UsageError);
+    expect(check).toThrow(/^--override attention@2, atention@0: no tensor of \/m has this block/);
+  });
+});
