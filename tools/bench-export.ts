@@ -20,19 +20,19 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, stat, symlink } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
+import { treeAt } from './engine-at-rev.ts';
 import { largestF32Bytes } from './memory-report.ts';
 
 const PYTHON = '/usr/bin/python3';
 const HELPER = join(import.meta.dirname, 'bench_export_helper.py');
-const REPOSITORY = join(import.meta.dirname, '..');
-const CRANE = join(REPOSITORY, 'bin', 'crane.mjs');
+const CRANE = join(import.meta.dirname, '..', 'bin', 'crane.mjs');
 const LAMBDA = '0.3';
 
 interface Usage {
@@ -62,13 +62,9 @@ async function warm(dir: string): Promise<number> {
   return bytes;
 }
 
-/** bin/crane.mjs of the engine at commit `rev`: its tree extracted into the temp folder, this checkout's node_modules linked in. */
+/** bin/crane.mjs of the engine at commit `rev` (engine-at-rev.ts). */
 async function craneAt(rev: string): Promise<string> {
-  const dir = join(root, `engine-${rev}`);
-  await mkdir(dir);
-  execFileSync('sh', ['-c', 'git -C "$0" archive "$1" | tar -x -C "$2"', REPOSITORY, rev, dir]);
-  await symlink(join(REPOSITORY, 'node_modules'), join(dir, 'node_modules'));
-  return join(dir, 'bin', 'crane.mjs');
+  return join(await treeAt(rev, root), 'bin', 'crane.mjs');
 }
 
 function compare(left: string, right: string): { tensors: number; values: number; differing: number } {

@@ -6,7 +6,7 @@
  * the export's next to its largest tensor (as float32: what the edit computes in).
  *
  *   npm run bench:memory -- [--gb 3] [--layers 2] [--keep]
- *   npm run bench:memory -- --moe [--scale 8] [--keep]   (Qwen3-30B-A3B-shaped pair, CRANE export vs cp: bench-memory-moe.ts)
+ *   npm run bench:memory -- --moe [--scale 8] [--keep] [--before REV]   (Qwen3-30B-A3B-shaped pair, CRANE export vs cp: bench-memory-moe.ts)
  *   node --import tsx tools/bench-memory.ts --phase export --dir D   (D/instruct + D/thinking → D/merged; bench-shapes uses it)
  */
 import { spawnSync } from 'node:child_process';
@@ -20,6 +20,7 @@ import { writeCheckpoint } from '../engine/io/checkpoint-writer.ts';
 import type { TensorSpec } from '../engine/io/tensor-encoding.ts';
 import { exportMerge } from '../engine/export/export-checkpoint.ts';
 import { moeExportPhase, runMoeBench } from './bench-memory-moe.ts';
+import { treeAt } from './engine-at-rev.ts';
 import { exportVerdict, largestF32Bytes, peakRss } from './memory-report.ts';
 import { writeShapedModel } from './shaped-checkpoint.ts';
 
@@ -62,14 +63,15 @@ async function exportPhase(dir: string): Promise<void> {
   }
 }
 
-function child(phase: string, dir: string, gib: number): Record<string, number> {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'tools/bench-memory.ts', '--phase', phase, '--dir', dir, '--gb', String(gib)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+/** Runs a phase in a fresh process, with this script or `script` (the same file at another commit). */
+function child(phase: string, dir: string, gib: number, script = 'tools/bench-memory.ts'): Record<string, number> {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', script, '--phase', phase, '--dir', dir, '--gb', String(gib)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (run.status !== 0) throw new Error(`${phase} phase failed (exit ${run.status})`);
   return JSON.parse(run.stdout.trim().split('\n').at(-1) as string) as Record<string, number>;
 }
 
 const { values: args } = parseArgs({
-  options: { gb: { type: 'string', default: '3' }, layers: { type: 'string', default: '2' }, phase: { type: 'string' }, dir: { type: 'string' }, keep: { type: 'boolean' }, moe: { type: 'boolean' }, scale: { type: 'string', default: '8' } },
+  options: { gb: { type: 'string', default: '3' }, layers: { type: 'string', default: '2' }, phase: { type: 'string' }, dir: { type: 'string' }, keep: { type: 'boolean' }, moe: { type: 'boolean' }, scale: { type: 'string', default: '8' }, before: { type: 'string' } },
 });
 const gib = Number(args.gb);
 if (args.phase === 'write') await writePhase(args.dir as string, gib);
@@ -79,7 +81,8 @@ else if (args.phase === 'export-moe') await moeExportPhase(args.dir as string);
 else if (args.moe === true) {
   const root = await mkdtemp(join(tmpdir(), 'crane-bench-moe-'));
   try {
-    await runMoeBench(root, Number(args.scale), (phase, dir) => child(phase, dir, gib));
+    const before = args.before === undefined ? undefined : { rev: args.before, script: join(await treeAt(args.before, root), 'tools', 'bench-memory.ts') };
+    await runMoeBench(root, Number(args.scale), (phase, dir, script) => child(phase, dir, gib, script), before);
   } finally {
     if (args.keep !== true) await rm(root, { recursive: true, force: true });
     else console.log(`kept ${root}`);
