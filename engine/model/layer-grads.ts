@@ -70,6 +70,15 @@ export async function lossAndLayerGrads(ctx: ModelContext, batch: readonly LossS
 
 /** lossAndLayerGrads with each weight's gradient in one part per pass (keyed by pass, layer, tensor). */
 export async function lossAndPassGrads(ctx: ModelContext, batch: readonly LossSequence[], onPart: PassGradsCallback, options: LayerGradsOptions = {}): Promise<LossResult> {
+  try {
+    return await passGrads(ctx, batch, onPart, options);
+  } finally {
+    // A looped model's parts wait for their layer's pass 0, some of them on disk (loop-part-stash.ts).
+    await onPart.release?.();
+  }
+}
+
+async function passGrads(ctx: ModelContext, batch: readonly LossSequence[], onPart: PassGradsCallback, options: LayerGradsOptions): Promise<LossResult> {
   const { spec } = ctx;
   const seqs = batch.map((s, i) => {
     const t = targetRows(s.ids, s.targets);
@@ -137,7 +146,12 @@ async function backwardLayers(ctx: ModelContext, stash: PassInputs, dFinal: Floa
  * lossAndLayerGrads with the head left out (measurement tools feed it a reference head gradient).
  */
 export async function layerGradsFromHidden(ctx: ModelContext, batch: readonly LossSequence[], dFinal: Float32Array[], onLayer: LayerGradsCallback): Promise<void> {
-  await backwardLayers(ctx, (await forwardWithStash(ctx, batch)).stash, dFinal, sumOverPasses(passCount(ctx.spec), onLayer));
+  const onPart = sumOverPasses(passCount(ctx.spec), onLayer);
+  try {
+    await backwardLayers(ctx, (await forwardWithStash(ctx, batch)).stash, dFinal, onPart);
+  } finally {
+    await onPart.release?.();
+  }
 }
 
 /** Per layer, its inputs; at index numLayers, the pass's output before a norm between passes. */

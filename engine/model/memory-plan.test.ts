@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseModelSpec } from './config.ts';
-import { DEFAULT_MEMORY_BUDGET, MEMORY_BUDGET_ENV, attentionQueryChunk, keepsStoredWeights, memoryBudget, mlpRowChunk, planMemory, setMemoryBudget } from './memory-plan.ts';
+import {
+  DEFAULT_MEMORY_BUDGET, MEMORY_BUDGET_ENV, attentionChunkBytes, attentionQueryChunk, keepsStoredWeights, loopPartBytes, memoryBudget, mlpRowChunk,
+  passPartHoldBytes, planMemory, setMemoryBudget, stashedActivationBytes,
+} from './memory-plan.ts';
 
 const QWEN3_4B = { hiddenSize: 2560, vocabSize: 151_936 };
 const GiB = 1024 ** 3;
@@ -77,5 +80,31 @@ describe('keepsStoredWeights', () => {
     expect(keepsStoredWeights(config(1024, 3072, 16), 0)).toBe(true);
     expect(keepsStoredWeights(config(2560, 9728, 32), 0)).toBe(false);
     expect(keepsStoredWeights(config(2560, 9728, 32), 0, planMemory(QWEN3_4B, 4 * GiB))).toBe(true);
+  });
+});
+
+describe('what a backward keeps outside tfjs', () => {
+  /** Nanbeige4.2-3B (architectures.md §6.2): 22 layers of 143,136,768 parameters, two passes, model.norm between them. */
+  const NANBEIGE = { numLayers: 22, hiddenSize: 3072, loop: { numLoops: 2, normBetweenPasses: true } };
+
+  it('stashes every (pass, layer) input, the output before a norm between passes and the final states', () => {
+    expect(stashedActivationBytes({ numLayers: 22, hiddenSize: 3072 }, 2048)).toBe(23 * 2048 * 3072 * 4);
+    expect(stashedActivationBytes(NANBEIGE, 2048)).toBe((44 + 1 + 1) * 2048 * 3072 * 4);
+    expect(stashedActivationBytes({ ...NANBEIGE, loop: { numLoops: 3, normBetweenPasses: false } }, 2048)).toBe((66 + 1) * 2048 * 3072 * 4);
+  });
+
+  it('keeps one pass of every layer\'s gradients waiting in a two-pass model (12.6 GB at 3B), nothing without a loop, up to the budget in memory', () => {
+    expect(loopPartBytes(NANBEIGE, 143_136_768)).toBe(12_596_035_584);
+    expect(loopPartBytes({ numLayers: 22 }, 143_136_768)).toBe(0);
+    expect(passPartHoldBytes(GiB)).toBe(GiB);
+    setMemoryBudget(2 * GiB);
+    expect(passPartHoldBytes()).toBe(2 * GiB);
+  });
+
+  it('bounds one attention chunk by the plan once the sequence no longer fits whole', () => {
+    const plan = planMemory(QWEN3_4B, 3 * GiB);
+    expect(attentionChunkBytes(plan, 4, 256)).toBe(6 * 4 * 256 * 256 * 4);
+    expect(attentionChunkBytes(plan, 4, 32_768)).toBeLessThanOrEqual(plan.attentionBytes);
+    expect(attentionChunkBytes(plan, 4, 32_768)).toBe(6 * 4 * attentionQueryChunk(plan, 4, 32_768, 32_768) * 32_768 * 4);
   });
 });

@@ -11,11 +11,17 @@
  *              chunk's backward (g, u, their sigmoid and products, dh, dG, dU, transposes and
  *              XNNPACK's packed copies of them: chunked-mlp.ts).
  *
+ * Outside tfjs, in JS memory, a backward keeps every (pass, layer)'s input (stashedActivationBytes)
+ * and a looped model keeps (passes − 1) passes of layer gradients until pass 0 reaches each layer
+ * (loopPartBytes): up to passPartHoldBytes of them in memory, the rest spilled to disk
+ * (loop-part-stash.ts). worker-count.ts adds these up per gradient worker.
+ *
  * The budget is process-wide (one engine per CLI run or studio process): `--memory-budget` on
  * analyze, score and verify sets it before any model is loaded. On wasm it is capped by the heap
  * itself: a budget over ~3.5 GiB only makes chunks larger, it cannot make room for more.
  */
 import type { ModelSpec } from './config.ts';
+import { passCount } from './loop-config.ts';
 import { layerParamShapes } from './weights.ts';
 
 const MiB = 1024 ** 2;
@@ -89,6 +95,41 @@ export function attentionQueryChunk(plan: MemoryPlan, group: number, queries: nu
 /** Token rows per chunk of the MLP (forward and recomputing backward) for `tokens` rows of width `intermediate`. */
 export function mlpRowChunk(plan: MemoryPlan, intermediate: number, tokens: number): number {
   return alignedRows(Math.floor(plan.mlpBytes / (MLP_MATRICES * intermediate * F32)), tokens);
+}
+
+/**
+ * Bytes one attention chunk holds at its peak (the backward's ATTENTION_MATRICES score matrices of
+ * one KV head's `group` query heads, chunked-attention.ts): the whole [group·T, T] when it fits
+ * the plan, else the planned query chunk's rows over every key.
+ */
+export function attentionChunkBytes(plan: MemoryPlan, group: number, tokens: number): number {
+  return ATTENTION_MATRICES * group * attentionQueryChunk(plan, group, tokens, tokens) * tokens * F32;
+}
+
+/**
+ * Bytes of the layer inputs a backward over `tokens` tokens keeps (layer-grads.ts forwardWithStash):
+ * every (pass, layer)'s input, each pass's output before a norm between passes, and the final
+ * hidden states — (layers + 1)·tokens·hidden for a model without a loop, about passes times that
+ * for a looped one.
+ */
+export function stashedActivationBytes(spec: Pick<ModelSpec, 'numLayers' | 'hiddenSize' | 'loop'>, tokens: number): number {
+  const passes = passCount(spec);
+  const normInputs = spec.loop?.normBetweenPasses === true ? passes - 1 : 0;
+  return (passes * spec.numLayers + normInputs + 1) * tokens * spec.hiddenSize * F32;
+}
+
+/** Bytes of layer gradients a looped model's backward keeps waiting for pass 0: (passes − 1) of every layer's; 0 without a loop. */
+export function loopPartBytes(spec: Pick<ModelSpec, 'numLayers' | 'loop'>, layerParams: number): number {
+  return (passCount(spec) - 1) * spec.numLayers * layerParams * F32;
+}
+
+/**
+ * How much of loopPartBytes stays in memory; the rest goes to disk. The budget itself: a
+ * looped backward may then use about twice the budget (tfjs plus the waiting parts), and a
+ * Nanbeige4.2-3B's 15.6 GB of parts cost a 3 GiB budget about 12.6 GB of temporary disk.
+ */
+export function passPartHoldBytes(budgetBytes = processBudget): number {
+  return budgetBytes;
 }
 
 /** All `total` rows when `fit` covers them, else `fit` rounded down to whole tiles (one tile at least). */

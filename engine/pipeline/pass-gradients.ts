@@ -11,10 +11,11 @@
  * sumParts, parts in arrival order), so the combined gate is bit-identical either way — and each
  * part under `pass{p}:name`. The store, the worker protocol and the batch fold stay name-blind,
  * and a layer's parts commit atomically with its sum. With one pass (every dense model) nothing
- * is added: the same maps, the same files.
+ * is added: the same maps, the same files. The parts that wait for their layer's pass 0 wait in a
+ * stash that spills to disk past the memory plan's passPartHoldBytes (model/loop-part-stash.ts).
  */
 import type { LayerGradsCallback } from '../model/layer-grads.ts';
-import { sumParts, type PassGradsCallback } from '../model/loop-grad-sums.ts';
+import { stashedParts, sumParts, type PassGradsCallback } from '../model/loop-grad-sums.ts';
 
 const PART_NAME = /^pass(\d+):(.+)$/;
 
@@ -22,22 +23,16 @@ export function passPartName(pass: number, name: string): string {
   return `pass${pass}:${name}`;
 }
 
-export function keepPassParts(passes: number, onLayer: LayerGradsCallback): PassGradsCallback {
-  const pending = new Map<number, { pass: number; grads: Map<string, Float32Array> }[]>();
-  return async (pass, layer, grads) => {
-    if (passes === 1) return onLayer(layer, grads);
-    const parts = [...(pending.get(layer) ?? []), { pass, grads }];
-    if (parts.length < passes) {
-      pending.set(layer, parts);
-      return;
-    }
-    pending.delete(layer);
+/** `holdBytes`: how much of the waiting parts stays in memory (model/loop-part-stash.ts; default the memory plan's). */
+export function keepPassParts(passes: number, onLayer: LayerGradsCallback, holdBytes?: number): PassGradsCallback {
+  if (passes === 1) return (_pass, layer, grads) => onLayer(layer, grads);
+  return stashedParts(passes, async (layer, parts) => {
     const out = sumParts(parts.map((part) => part.grads));
     for (const part of [...parts].sort((a, b) => a.pass - b.pass)) {
       for (const [name, grad] of part.grads) out.set(passPartName(part.pass, name), grad);
     }
     await onLayer(layer, out);
-  };
+  }, holdBytes);
 }
 
 export interface SplitLayer {

@@ -13,8 +13,12 @@
  * The estimate follows what one lossAndLayerGrads pass holds (layer-grads.ts): one decoder
  * layer four times (compute and stored layouts, gradients, their running sums), lm_head twice
  * (its chunks and one transposed chunk's worth of products, counted as a second copy to be
- * safe), the batch's stashed layer inputs ((L + 1) · tokens · hidden) and one sequence's
- * attention scores (heads · T²), all float32. The embedding is shared between workers
+ * safe), the batch's stashed layer inputs (memory-plan.ts stashedActivationBytes: (L + 1) ·
+ * tokens · hidden, about passes times that for a looped model), one attention chunk's score
+ * matrices at the longest sequence (attentionChunkBytes: attention runs in query chunks the plan
+ * sizes, not as heads · T² at once), all float32, and for a looped model the layer gradients that
+ * wait for pass 0 — the part of loopPartBytes kept in memory (passPartHoldBytes; the rest is on
+ * disk) plus one layer's sum and parts as they are handed on. The embedding is shared between workers
  * (shared-weights.ts), so it is charged to the main thread, not here. It is an estimate: a
  * worker that still runs out of memory fails the stage with a GradientWorkerError, and
  * --workers overrides it.
@@ -23,12 +27,17 @@ import { availableParallelism, freemem } from 'node:os';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import { parseModelSpec } from '../model/config.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
+import type { LoopSpec } from '../model/loop-config.ts';
+import { attentionChunkBytes, loopPartBytes, passPartHoldBytes, planMemory, stashedActivationBytes } from '../model/memory-plan.ts';
 
 export interface GradientWorkShape {
   readonly layers: number;
   readonly hidden: number;
   readonly vocab: number;
   readonly heads: number;
+  readonly kvHeads: number;
+  /** A looped model's passes (absent: one pass). */
+  readonly loop?: LoopSpec;
   /** Parameters of the largest decoder layer. */
   readonly layerParams: number;
   /** Tokens of the largest batch, and of its longest sequence. */
@@ -48,12 +57,20 @@ const FLOAT_BYTES = 4;
 const WORKER_BASE_BYTES = 128 * 2 ** 20;
 export const MIN_PARALLEL_FLOPS = 2e10;
 
-export function gradientWorkerBytes(shape: GradientWorkShape): number {
-  const floats = 4 * shape.layerParams
-    + 2 * shape.vocab * shape.hidden
-    + (shape.layers + 1) * shape.batchTokens * shape.hidden
-    + shape.heads * shape.longestSequence ** 2;
-  return WORKER_BASE_BYTES + floats * FLOAT_BYTES;
+/** `budgetBytes`: the memory budget the worker plans with (it inherits the process's). */
+export function gradientWorkerBytes(shape: GradientWorkShape, budgetBytes?: number): number {
+  const spec = { numLayers: shape.layers, hiddenSize: shape.hidden, vocabSize: shape.vocab, ...(shape.loop === undefined ? {} : { loop: shape.loop }) };
+  const plan = planMemory(spec, budgetBytes);
+  const weights = (4 * shape.layerParams + 2 * shape.vocab * shape.hidden) * FLOAT_BYTES;
+  const waiting = loopPartBytes(spec, shape.layerParams);
+  // the layer handed on: its sum and each pass's part (pipeline/pass-gradients.ts keepPassParts)
+  const handedOn = waiting > 0 ? ((shape.loop?.numLoops ?? 1) + 1) * shape.layerParams * FLOAT_BYTES : 0;
+  return WORKER_BASE_BYTES
+    + weights
+    + stashedActivationBytes(spec, shape.batchTokens)
+    + attentionChunkBytes(plan, shape.heads / shape.kvHeads, shape.longestSequence)
+    + Math.min(waiting, passPartHoldBytes(plan.budgetBytes))
+    + handedOn;
 }
 
 export function defaultWorkerCount(shape: GradientWorkShape, machine: MachineResources): number {
@@ -77,6 +94,8 @@ export function defaultGradientWorkers(instruct: Pick<Checkpoint, 'config' | 'di
     hidden: spec.hiddenSize,
     vocab: spec.vocabSize,
     heads: spec.numHeads,
+    kvHeads: spec.numKvHeads,
+    ...(spec.loop === undefined ? {} : { loop: spec.loop }),
     layerParams: Math.max(0, ...layerParams.values()),
     batchTokens: Math.max(0, ...batchTokens),
     longestSequence: Math.max(0, ...lengths.flat()),
