@@ -8,8 +8,11 @@
  *   4B   gradients  loss and every layer's gradient (head gradients too) at --tokens tokens
  *   4B   export     task arithmetic of the pair (BF16), peak RSS against the largest tensor
  *   0.6B gradients the same forward+backward at 0.6B shapes
+ *   3B   gradients-looped  the same at Nanbeige4.2-3B shapes (two passes over the layers), the
+ *                    parts that wait for pass 0 held in memory up to --pass-hold (default: the
+ *                    memory plan's passPartHoldBytes) and spilled to disk past it
  *
- *   npm run bench:shapes -- [--layers 1] [--tokens 2048] [--targets N] [--memory-budget 3GiB] [--only score,gradients,export,gradients-0.6b] [--keep]
+ *   npm run bench:shapes -- [--layers 1] [--tokens 2048] [--targets N] [--memory-budget 3GiB] [--pass-hold 3GiB] [--only score,gradients,export,gradients-0.6b,gradients-looped] [--keep]
  *
  * --targets N makes only the last N tokens loss targets (default all): the head's products scale
  * with the targets, attention and the layers with --tokens.
@@ -24,20 +27,22 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { loadCausalLM } from '../engine/model/causal-lm.ts';
-import { setMemoryBudget } from '../engine/model/memory-plan.ts';
+import { sumOverPasses } from '../engine/model/loop-grad-sums.ts';
+import { passCount } from '../engine/model/loop-config.ts';
+import { passPartHoldBytes, setMemoryBudget } from '../engine/model/memory-plan.ts';
 import { formatBytes } from '../engine/protocol/format-bytes.ts';
 import { parseByteSize } from '../engine/cli/cli-settings.ts';
 import { initBackend } from '../engine/tensor/backend.ts';
 import { exportVerdict, peakRss, wasmHeapBytes } from './memory-report.ts';
-import { QWEN3_VOCAB, writeShapedModel } from './shaped-checkpoint.ts';
+import { QWEN3_VOCAB, writeShapedLoopedModel, writeShapedModel } from './shaped-checkpoint.ts';
 
-const STEPS = ['score', 'gradients', 'export', 'gradients-0.6b'] as const;
+const STEPS = ['score', 'gradients', 'export', 'gradients-0.6b', 'gradients-looped'] as const;
 type Step = (typeof STEPS)[number];
 
 const { values: args } = parseArgs({
   options: {
     layers: { type: 'string', default: '1' }, tokens: { type: 'string', default: '2048' }, targets: { type: 'string' }, 'memory-budget': { type: 'string' },
-    only: { type: 'string' }, keep: { type: 'boolean' }, step: { type: 'string' }, dir: { type: 'string' },
+    'pass-hold': { type: 'string' }, only: { type: 'string' }, keep: { type: 'boolean' }, step: { type: 'string' }, dir: { type: 'string' },
   },
 });
 const layers = Number(args.layers);
@@ -63,9 +68,27 @@ async function gradientStep(dir: string): Promise<Record<string, number>> {
   }
 }
 
+/** The looped step: the same walk as lossAndLayerGrads, with the stash's hold set by --pass-hold. */
+async function loopedGradientStep(dir: string): Promise<Record<string, number>> {
+  const checkpoint = await Checkpoint.open(dir);
+  try {
+    const model = loadCausalLM(checkpoint);
+    const hold = args['pass-hold'] === undefined ? passPartHoldBytes() : parseByteSize(args['pass-hold']);
+    let tensors = 0;
+    const onPart = sumOverPasses(passCount(model.spec), (_layer, grads) => {
+      tensors += grads.size;
+    }, hold);
+    const result = await model.lossAndPassGrads([sequence()], onPart, { headGrads: true });
+    return { loss: result.loss, gradientTensors: tensors, passHold: hold };
+  } finally {
+    await checkpoint.close();
+  }
+}
+
 async function runStep(step: Exclude<Step, 'export'>, root: string): Promise<Record<string, number>> {
   if (args['memory-budget'] !== undefined) setMemoryBudget(parseByteSize(args['memory-budget']));
   await initBackend('wasm');
+  if (step === 'gradients-looped') return loopedGradientStep(join(root, 'looped'));
   if (step === 'gradients') return gradientStep(join(root, 'instruct'));
   if (step === 'gradients-0.6b') return gradientStep(join(root, 'small'));
   const checkpoint = await Checkpoint.open(join(root, 'instruct'));
@@ -81,7 +104,10 @@ async function runStep(step: Exclude<Step, 'export'>, root: string): Promise<Rec
 
 /** One step in a fresh process; the export is bench-memory's export phase, the one `npm run bench:memory` measures. */
 function child(step: Step, root: string): Record<string, number> {
-  const budget = args['memory-budget'] === undefined ? [] : ['--memory-budget', args['memory-budget']];
+  const budget = [
+    ...(args['memory-budget'] === undefined ? [] : ['--memory-budget', args['memory-budget']]),
+    ...(args['pass-hold'] === undefined ? [] : ['--pass-hold', args['pass-hold']]),
+  ];
   const command = step === 'export'
     ? ['tools/bench-memory.ts', '--phase', 'export', '--dir', root]
     : ['tools/bench-shapes.ts', '--step', step, '--dir', root, '--layers', String(layers), '--tokens', String(tokens), '--targets', String(targets), ...budget];
@@ -95,7 +121,8 @@ function child(step: Step, root: string): Record<string, number> {
 function report(step: Step, r: Record<string, number>): string {
   const head = `${step.padEnd(15)} peak RSS ${formatBytes(r['peakRss'] ?? 0).padStart(9)}   wasm heap ${formatBytes(r['wasmHeap'] ?? 0).padStart(9)}   ${(r['seconds'] ?? 0).toFixed(0).padStart(4)} s`;
   if (step === 'export') return `${step.padEnd(15)} ${exportVerdict(r)}`;
-  return `${head}   loss ${(r['loss'] ?? Number.NaN).toFixed(4)}`;
+  const hold = r['passHold'] === undefined ? '' : `   pass parts held up to ${formatBytes(r['passHold'])}`;
+  return `${head}   loss ${(r['loss'] ?? Number.NaN).toFixed(4)}${hold}`;
 }
 
 if (args.step !== undefined) {
@@ -107,16 +134,17 @@ if (args.step !== undefined) {
   const only = args.only === undefined ? [...STEPS] : args.only.split(',');
   const unknown = only.filter((s) => !(STEPS as readonly string[]).includes(s));
   if (unknown.length > 0 || !(Number.isInteger(layers) && layers >= 1) || !(Number.isInteger(tokens) && tokens >= 2) || !(Number.isInteger(targets) && targets >= 1 && targets < tokens)) {
-    console.error(`usage: npm run bench:shapes -- [--layers N ≥ 1] [--tokens T ≥ 2] [--targets 1…T−1] [--memory-budget 3GiB] [--only ${STEPS.join(',')}] [--keep]`);
+    console.error(`usage: npm run bench:shapes -- [--layers N ≥ 1] [--tokens T ≥ 2] [--targets 1…T−1] [--memory-budget 3GiB] [--pass-hold 3GiB] [--only ${STEPS.join(',')}] [--keep]`);
     process.exit(2);
   }
   const root = await mkdtemp(join(tmpdir(), 'crane-shapes-'));
   try {
     const started = performance.now();
-    await writeShapedModel(join(root, 'instruct'), '4b', { layers, seed: 1 });
+    if (only.some((step) => step !== 'gradients-looped')) await writeShapedModel(join(root, 'instruct'), '4b', { layers, seed: 1 });
+    if (only.includes('gradients-looped')) await writeShapedLoopedModel(join(root, 'looped'), { layers, seed: 4 });
     if (only.includes('export')) await writeShapedModel(join(root, 'thinking'), '4b', { layers, seed: 2 });
     if (only.includes('gradients-0.6b')) await writeShapedModel(join(root, 'small'), '0.6b', { layers, seed: 3 });
-    console.log(`wrote Qwen3-4B-shaped checkpoints (${layers} layer${layers === 1 ? '' : 's'}, vocab ${QWEN3_VOCAB}, BF16) in ${((performance.now() - started) / 1000).toFixed(0)} s; sequences of ${tokens} tokens, the last ${targets} of them loss targets`);
+    console.log(`wrote Qwen3-4B- / Nanbeige4.2-3B-shaped checkpoints (${layers} layer${layers === 1 ? '' : 's'}, vocab ${QWEN3_VOCAB}, BF16) in ${((performance.now() - started) / 1000).toFixed(0)} s; sequences of ${tokens} tokens, the last ${targets} of them loss targets`);
     let failed = false;
     for (const step of only as Step[]) {
       try {

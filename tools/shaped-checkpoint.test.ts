@@ -1,7 +1,24 @@
-/** The Qwen3-30B-A3B-shaped checkpoint's tensors: the real names and counts, scaled widths, one full-size expert layer. */
+/**
+ * The Qwen3-30B-A3B-shaped checkpoint's tensors: the real names and counts, scaled widths, one
+ * full-size expert layer; the Nanbeige4.2-3B-shaped looped config the runtime reads as two passes.
+ */
 import { describe, expect, it } from 'vitest';
 import { classifyTensor } from '../engine/crane/tensor-classification.ts';
-import { QWEN3_30B_A3B_TENSORS, scaledMoeConfig, shapedMoeSpecs } from './shaped-checkpoint.ts';
+import { parseModelSpec } from '../engine/model/config.ts';
+import { layerParamShapes } from '../engine/model/weights.ts';
+import { nanbeigeConfig, QWEN3_30B_A3B_TENSORS, scaledMoeConfig, shapedMoeSpecs } from './shaped-checkpoint.ts';
+
+describe('nanbeigeConfig', () => {
+  it('is read as Nanbeige4.2-3B: two passes with the norm between, head_dim 128 ≠ 3072 / 48, 143,136,768 parameters per layer', () => {
+    const spec = parseModelSpec(nanbeigeConfig(2));
+    expect(spec.loop).toEqual({ numLoops: 2, normBetweenPasses: true });
+    expect([spec.numLayers, spec.headDim, spec.numHeads, spec.numKvHeads, spec.vocabSize]).toEqual([2, 128, 48, 8, 166_144]);
+    const params = [...layerParamShapes(spec, 0).values()].reduce((sum, shape) => sum + shape.reduce((a, b) => a * b, 1), 0);
+    // the index's total: 2·166144·3072 + 3072 + 22 · this = 4,169,800,704 parameters (architectures.md §6.2)
+    expect(params).toBe(143_136_768);
+    expect(2 * 166_144 * 3072 + 3072 + 22 * params).toBe(4_169_800_704);
+  });
+});
 
 describe('shapedMoeSpecs', () => {
   const specs = shapedMoeSpecs({ scale: 8, fullSizeExpertLayer: 0 });

@@ -2,11 +2,12 @@
  * Checkpoints with real Qwen3 shapes and random BF16 weights, for the memory benchmarks
  * (bench-shapes.ts, bench-memory.ts) and tools/qwen3-tiny-pair.ts --shape: the real 151,936-row
  * tied embedding and a chosen number of decoder layers of Qwen3-4B's or Qwen3-0.6B's shapes; or
- * a Qwen3-30B-A3B-shaped MoE checkpoint (the real 18,867 tensor names, widths scaled down). No
- * tokenizer: the benchmarks feed ids.
+ * a Qwen3-30B-A3B-shaped MoE checkpoint (the real 18,867 tensor names, widths scaled down); or a
+ * Nanbeige4.2-3B-shaped looped one (two passes over the layers). No tokenizer: the benchmarks feed ids.
  *
  *   await writeShapedModel(dir, '4b', { layers: 1, seed: 1 })
  *   await writeShapedMoeModel(dir, { scale: 8, seed: 1, fullSizeExpertLayer: 0 })   (shapedMoeSpecs: its tensors)
+ *   await writeShapedLoopedModel(dir, { layers: 2, seed: 1 })
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -97,6 +98,31 @@ export async function writeShapedModel(dir: string, shape: Qwen3Shape, options: 
   const config = shapedConfig(shape, options.layers);
   const hidden = QWEN3_SHAPES[shape].hidden_size;
   const specs: TensorSpec[] = [{ name: EMBED_NAME, dtype: 'BF16', shape: [QWEN3_VOCAB, hidden] }, ...layerSpecs(config), { name: FINAL_NORM_NAME, dtype: 'BF16', shape: [hidden] }];
+  await writeRandom(dir, specs, config, options.seed);
+}
+
+/**
+ * Nanbeige4.2-3B's config (../shared/reference/architectures.md §6.2): 22 layers run twice with
+ * model.norm between the passes, 48 query heads over 8 KV heads of 128 (≠ 3,072 / 48), MLP 10,752,
+ * vocab 166,144, untied lm_head. The layer count is cut to `layers`.
+ */
+export function nanbeigeConfig(layers: number): Record<string, unknown> {
+  return {
+    architectures: ['NanbeigeForCausalLM'], model_type: 'nanbeige', hidden_size: 3072, num_hidden_layers: layers, num_loops: 2, skip_loop_final_norm: false,
+    num_attention_heads: 48, num_key_value_heads: 8, head_dim: 128, intermediate_size: 10752, hidden_act: 'silu', rms_norm_eps: 1e-5,
+    rope_theta: 70_000_000, max_position_embeddings: 262_144, vocab_size: 166_144, tie_word_embeddings: false, attention_bias: false,
+    mlp_bias: false, bos_token_id: 166100, eos_token_id: 166101, torch_dtype: 'bfloat16',
+  };
+}
+
+/** A Nanbeige4.2-3B-shaped looped checkpoint with random BF16 weights (embedding, `layers` layers, norm, lm_head). */
+export async function writeShapedLoopedModel(dir: string, options: { layers: number; seed: number }): Promise<void> {
+  const config = nanbeigeConfig(options.layers);
+  const [hidden, vocab] = [config['hidden_size'] as number, config['vocab_size'] as number];
+  const specs: TensorSpec[] = [
+    { name: EMBED_NAME, dtype: 'BF16', shape: [vocab, hidden] }, ...layerSpecs(config),
+    { name: FINAL_NORM_NAME, dtype: 'BF16', shape: [hidden] }, { name: LM_HEAD_NAME, dtype: 'BF16', shape: [vocab, hidden] },
+  ];
   await writeRandom(dir, specs, config, options.seed);
 }
 
