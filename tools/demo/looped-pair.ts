@@ -2,11 +2,11 @@
  * What `demo:train --pair looped` changes from the dense demo pair: where it is written
  * (assets/demo-looped), the model (engine/demo/looped-layout.ts: a NanbeigeForCausalLM whose
  * layers run twice), the tokenizer and chat template (Nanbeige-style: Metaspace + byte fallback,
- * the nanbeige-style template with JSON tool calls), and the phase lengths, sized to finish in
- * about 45 min on the 2-core machine shared with seven other jobs (a step took 8 s there at load
- * average 16; base 200 steps, fine-tunes 70 each). The objective is the dense one: TrainableModel.loss is the
- * whole-model graph, which runs every pass over the same parameters (loop-passes.ts
- * throughPasses), so each weight's gradient is already its sum over the passes.
+ * the nanbeige-style template with JSON tool calls), and the phase lengths, sized to stay within
+ * 45 min on the 2-core machine shared with seven other jobs (3–8 s a step there at load average
+ * 15–16; base 200 steps and fine-tunes 70 each took 20 min). The objective is the dense one:
+ * TrainableModel.loss is the whole-model graph, which runs every pass over the same parameters
+ * (loop-passes.ts throughPasses), so each weight's gradient is already its sum over the passes.
  */
 import { buildNanbeigeStyleTokenizer } from '../../engine/calibration/nanbeige-style-tokenizer.ts';
 import type { BuiltTokenizer } from '../../engine/calibration/build-tokenizer.ts';
