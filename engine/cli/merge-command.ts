@@ -11,6 +11,7 @@ import { EDIT_FLAGS, EDIT_FLAGS_HELP, exportDtypeFromFlag, methodSettingsFromFla
 import { LEWIS_FILE_FLAGS, LEWIS_FILES_HELP } from './lewis-flags.ts';
 import { mergeImportanceFromFlags } from './merge-importance.ts';
 import { assertOverridesMatch } from './override-keys.ts';
+import { checkAnalysisPair } from './analysis-pair.ts';
 import { editTokenRows } from '../pipeline/checkpoint-tokenizer.ts';
 import { resolveArtifactsDir } from '../pipeline/pipeline-folder.ts';
 import { formatBytes } from '../protocol/format-bytes.ts';
@@ -110,6 +111,8 @@ async function exportWith(values: MergeFlags, paths: Paths, run: ExportRunOption
   if (rain !== undefined) return exportRain(rain, paths, values, run);
   const method = methodSettingsFromFlags(values, await editTokenRows(instruct, (message) => io.err(`warning: ${message}`)));
   const importance = await mergeImportanceFromFlags(method.method, values, io, signal);
+  // The folder as given: `analysis` is its result/ subfolder, which has no pipeline.json.
+  if (values.analysis !== undefined) await checkAnalysisPair(values.analysis, { instruct, thinking }, (message) => io.err(`warning: ${message}`));
   return withPair(instruct, thinking, (pair) => {
     if (method.method === 'crane') assertOverridesMatch(method.settings.overrideScales, pair.instruct.tensors.keys(), pair.instruct.dir);
     return exportMerge({
