@@ -144,7 +144,8 @@ if (args.step !== undefined) {
     if (only.includes('gradients-looped')) await writeShapedLoopedModel(join(root, 'looped'), { layers, seed: 4 });
     if (only.includes('export')) await writeShapedModel(join(root, 'thinking'), '4b', { layers, seed: 2 });
     if (only.includes('gradients-0.6b')) await writeShapedModel(join(root, 'small'), '0.6b', { layers, seed: 3 });
-    console.log(`wrote Qwen3-4B- / Nanbeige4.2-3B-shaped checkpoints (${layers} layer${layers === 1 ? '' : 's'}, vocab ${QWEN3_VOCAB}, BF16) in ${((performance.now() - started) / 1000).toFixed(0)} s; sequences of ${tokens} tokens, the last ${targets} of them loss targets`);
+    const models = [...(only.some((step) => step !== 'gradients-looped') ? [`Qwen3-4B-shaped (vocab ${QWEN3_VOCAB})`] : []), ...(only.includes('gradients-looped') ? ['Nanbeige4.2-3B-shaped (vocab 166144)'] : [])];
+    console.log(`wrote ${models.join(' and ')} checkpoints (${layers} layer${layers === 1 ? '' : 's'}, BF16) in ${((performance.now() - started) / 1000).toFixed(0)} s; sequences of ${tokens} tokens, the last ${targets} of them loss targets`);
     let failed = false;
     for (const step of only as Step[]) {
       try {
