@@ -9,7 +9,7 @@
  * With s_e the S of entry e's fine block, U its update (T(δ) or raw δ by the toggle) and w the
  * mask of its projector p at τ, k (d_{e,i} = (g V_i)·(U V_i), n_{e,i} = ‖U V_i‖²):
  *   slope_K(group) = Σ_e s_e·(g_K·U)_e − [GSP] Σ_{(group, p)} Σ_i w_{p,i}·G_{group,p,i},  G = Σ_{e∈(group,p)} s_e d_{e,i}
- *   retained(block) = (Σ_e ‖U‖²_e − [GSP] Σ_e Σ_i (2w_{p,i} − w_{p,i}²)·n_{e,i}) / Σ_e ‖U‖²_e
+ *   retained(block) = (Σ_e ‖U‖²_e − [GSP] Σ_e Σ_i (2w_{p,i} − w_{p,i}²)·n_{e,i}) / Σ_e ‖U‖²_e   (preview-retained.ts)
  * Grouping by (group, projector) is what makes a τ/k drag cheap: every entry of a projector shares
  * its mask, so the slopes need the r-vectors G per pair, not one dot product per entry.
  *
@@ -18,9 +18,7 @@
  *   S (overrides, gate, granularity)
  *                   O(entries) for Σ s·(g·U); G = G_base + Σ over blocks whose S differs from the
  *                   gate's (s − s_base)·d, with G_base computed once per (update kind, gate state).
- *   τ or k          the masks, Σ_pairs w·G, and the retained fractions: per (coarse block,
- *                   projector) sums at coarse granularity, per entry (one value per direction,
- *                   contiguous) at fine.
+ *   τ or k          the masks, Σ_pairs w·G, and the retained fractions (preview-retained.ts).
  * The results equal the per-entry formulation to float rounding (preview-layers.test.ts).
  */
 import { overrideKeys, resolveScale, type GateTable } from '../crane/gate-scales.ts';
@@ -30,7 +28,9 @@ import { sigmoidWeights } from '../protocol/gsp-mask.ts';
 import type { Granularity } from '../protocol/settings-schemas.ts';
 import type { TensorClass } from '../crane/tensor-classification.ts';
 import type { PreviewCoefficients } from './preview-coefficients.ts';
-import { GRAD_A, GRAD_R, MOMENTS, NORM, RAW, THRESHOLDED } from './tensor-moments.ts';
+import { pairUp } from './preview-pairs.ts';
+import { RetainedFractions, type UpdateKind } from './preview-retained.ts';
+import { GRAD_A, GRAD_R, MOMENTS, RAW, THRESHOLDED } from './tensor-moments.ts';
 
 export interface LayerResult {
   /** Per group index: [slope_R, slope_A] at 2g, 2g + 1 (ΔL = α·slope). Valid until the next call. */
@@ -45,7 +45,6 @@ export interface LayerResult {
 
 /** The S every block has before overrides: the gate's per granularity, or 1 with the gate off. */
 type GateState = Granularity | 'off';
-type Kind = typeof THRESHOLDED | typeof RAW;
 
 /** Blocks of one granularity: which block each entry belongs to, how many, per-block sums. */
 interface Partition {
@@ -66,11 +65,7 @@ export class LayerTerms {
   private readonly pairGroup: Int32Array;
   private readonly pairProjector: Int32Array;
   private readonly pairOffset: Int32Array;
-  /** (coarse block, projector) pairs, for the coarse retained fractions. */
-  private readonly entryCoarsePair: Int32Array;
-  private readonly coarsePairBlock: Int32Array;
-  private readonly coarsePairProjector: Int32Array;
-  private readonly coarsePairOffset: Int32Array;
+  private readonly retainedFractions: RetainedFractions;
   private readonly slotEntries: readonly Int32Array[];
   private readonly spectra: readonly Float64Array[];
   private readonly gateScale: Readonly<Record<GateState, Float64Array>>;
@@ -94,8 +89,6 @@ export class LayerTerms {
   private removedAt = '';
   private retained: Float64Array = new Float64Array(0);
   private retainedAt = '';
-  private readonly coarseNorms = new Map<Kind, Float64Array>();
-  private readonly fineNorms = new Map<Kind, Float64Array>();
 
   constructor(private readonly coefficients: PreviewCoefficients, gate: GateTable | null, groupIndex: (group: string) => number, private readonly groupCount: number) {
     const { entries } = coefficients;
@@ -136,8 +129,7 @@ export class LayerTerms {
     const rankOf = (p: number) => (this.spectra[p] as Float64Array).length;
     const pairs = pairUp(this.entryProjector, this.entryGroup, rankOf);
     [this.entryPair, this.pairGroup, this.pairProjector, this.pairOffset] = [pairs.entryPair, pairs.pairKey, pairs.pairProjector, pairs.pairOffset];
-    const coarsePairs = pairUp(this.entryProjector, this.partitions.coarse.entryBlock, rankOf);
-    [this.entryCoarsePair, this.coarsePairBlock, this.coarsePairProjector, this.coarsePairOffset] = [coarsePairs.entryPair, coarsePairs.pairKey, coarsePairs.pairProjector, coarsePairs.pairOffset];
+    this.retainedFractions = new RetainedFractions(coefficients, this.entryProjector, this.partitions.coarse.entryBlock, rankOf);
     const slotEntries: number[][] = Array.from({ length: slots.size }, () => []);
     this.entrySlot.forEach((slot, e) => (slotEntries[slot] as number[]).push(e));
     this.slotEntries = slotEntries.map((list) => Int32Array.from(list));
@@ -167,7 +159,7 @@ export class LayerTerms {
 
   evaluate(settings: CraneDeltaSettings): LayerResult {
     const { stages, granularity, alpha } = settings;
-    const kind: Kind = stages.threshold ? THRESHOLDED : RAW;
+    const kind: UpdateKind = stages.threshold ? THRESHOLDED : RAW;
     const gateState: GateState = stages.gate ? granularity : 'off';
     this.resolveSlotScales(gateState, settings.overrideScales);
     const scalesAt = `${kind} ${this.scaleVersion}`;
@@ -184,7 +176,8 @@ export class LayerTerms {
     }
     const retainedAt = stages.gsp ? `${kind} ${granularity} ${this.masksAt}` : `no GSP ${granularity}`;
     if (this.retainedAt !== retainedAt) {
-      this.retained = stages.gsp ? this.retainedFractions(kind, granularity) : new Float64Array(this.partitions[granularity].count).fill(1);
+      const { entryBlock, count } = this.partitions[granularity];
+      this.retained = stages.gsp ? this.retainedFractions.at(kind, entryBlock, count, this.normWeights) : new Float64Array(count).fill(1);
       this.retainedAt = retainedAt;
     }
     for (let i = 0; i < this.groupSlope.length; i++) {
@@ -228,7 +221,7 @@ export class LayerTerms {
   }
 
   /** Σ s·(g·U) per group, and the coordinate-weighted mean S per block at both granularities. */
-  private refreshScalars(kind: Kind): void {
+  private refreshScalars(kind: UpdateKind): void {
     const { scalars } = this.coefficients;
     this.scalarSlope.fill(0);
     for (const granularity of ['fine', 'coarse'] as const) {
@@ -263,7 +256,7 @@ export class LayerTerms {
   }
 
   /** G at the current S: the gate state's G (computed once), plus (s − s_gate)·d for the blocks whose S differs from it. */
-  private refreshG(kind: Kind, gateState: GateState): void {
+  private refreshG(kind: UpdateKind, gateState: GateState): void {
     const baseKey = `${kind} ${gateState}`;
     let base = this.baseG.get(baseKey);
     const gateScale = this.gateScale[gateState];
@@ -280,7 +273,7 @@ export class LayerTerms {
   }
 
   /** target[pair] += scale·(d_R, d_A) of entry e's directions. */
-  private addDirections(target: Float64Array, e: number, kind: Kind, scale: number): void {
+  private addDirections(target: Float64Array, e: number, kind: UpdateKind, scale: number): void {
     const pair = this.entryPair[e] as number;
     if (pair < 0 || scale === 0) return;
     const { directions } = this.coefficients;
@@ -296,6 +289,7 @@ export class LayerTerms {
     this.removedSlope.fill(0);
     for (let pair = 0; pair < this.pairGroup.length; pair++) {
       const w = this.weights[this.pairProjector[pair] as number] as Float64Array;
+      // The two losses' G interleave (R, A per direction): one pass, two sums.
       let r = 0, a = 0;
       for (let i = 0, at = 2 * (this.pairOffset[pair] as number); i < w.length; i++, at += 2) {
         r += (w[i] as number) * (this.g[at] as number);
@@ -306,91 +300,4 @@ export class LayerTerms {
       this.removedSlope[group + 1] = (this.removedSlope[group + 1] as number) + a;
     }
   }
-
-  /** ‖Π(U)‖²/‖U‖² per block (1 where U = 0). */
-  private retainedFractions(kind: Kind, granularity: Granularity): Float64Array {
-    const { scalars } = this.coefficients;
-    const { entryBlock, count } = this.partitions[granularity];
-    const norm = new Float64Array(count);
-    const removed = new Float64Array(count);
-    for (let e = 0; e < entryBlock.length; e++) {
-      const block = entryBlock[e] as number;
-      norm[block] = (norm[block] as number) + (scalars[e * MOMENTS + kind + NORM] as number);
-    }
-    if (granularity === 'coarse') {
-      const sums = this.coarseNormSums(kind);
-      for (let pair = 0; pair < this.coarsePairBlock.length; pair++) {
-        const block = this.coarsePairBlock[pair] as number;
-        removed[block] = (removed[block] as number) + dot(this.normWeights[this.coarsePairProjector[pair] as number] as Float64Array, sums, this.coarsePairOffset[pair] as number);
-      }
-    } else {
-      const norms = this.fineNormValues(kind);
-      for (let e = 0; e < entryBlock.length; e++) {
-        const p = this.entryProjector[e] as number;
-        if (p < 0) continue;
-        const block = entryBlock[e] as number;
-        removed[block] = (removed[block] as number) + dot(this.normWeights[p] as Float64Array, norms, (this.coefficients.entries[e] as { directionOffset: number }).directionOffset);
-      }
-    }
-    return norm.map((n, b) => (n > 0 ? (n - (removed[b] as number)) / n : 1));
-  }
-
-  /** ‖UV_i‖² summed per (coarse block, projector) pair: fixed for the analysis, built once per kind. */
-  private coarseNormSums(kind: Kind): Float64Array {
-    let sums = this.coarseNorms.get(kind);
-    if (sums !== undefined) return sums;
-    sums = new Float64Array(this.coarsePairOffset[this.coarsePairOffset.length - 1] as number);
-    const { directions, entries } = this.coefficients;
-    for (let e = 0; e < entries.length; e++) {
-      const pair = this.entryCoarsePair[e] as number;
-      if (pair < 0) continue;
-      const { directionOffset, rank } = entries[e] as { directionOffset: number; rank: number };
-      const to = this.coarsePairOffset[pair] as number;
-      for (let i = 0; i < rank; i++) sums[to + i] = (sums[to + i] as number) + (directions[(directionOffset + i) * MOMENTS + kind + NORM] as number);
-    }
-    this.coarseNorms.set(kind, sums);
-    return sums;
-  }
-
-  /** ‖UV_i‖² of every direction, contiguous (a fine τ/k change reads only these). */
-  private fineNormValues(kind: Kind): Float64Array {
-    let norms = this.fineNorms.get(kind);
-    if (norms !== undefined) return norms;
-    const { directions } = this.coefficients;
-    norms = Float64Array.from({ length: directions.length / MOMENTS }, (_, i) => directions[i * MOMENTS + kind + NORM] as number);
-    this.fineNorms.set(kind, norms);
-    return norms;
-  }
-}
-
-function dot(w: Float64Array, values: Float64Array, offset: number): number {
-  let sum = 0;
-  for (let i = 0; i < w.length; i++) sum += (w[i] as number) * (values[offset + i] as number);
-  return sum;
-}
-
-/**
- * Pairs (key, projector) of the projected entries: per entry its pair (−1 unprojected), per pair
- * its key and projector, and each pair's offset into an array of one r-vector per pair
- * (pairOffset has one more value: the total).
- */
-function pairUp(entryProjector: Int32Array, entryKey: Int32Array, rankOf: (projector: number) => number) {
-  const index = new Map<string, number>();
-  const pairKey: number[] = [];
-  const pairProjector: number[] = [];
-  const entryPair = Int32Array.from(entryProjector, (p, e) => {
-    if (p < 0) return -1;
-    const id = `${entryKey[e]} ${p}`;
-    let pair = index.get(id);
-    if (pair === undefined) {
-      pair = pairKey.length;
-      index.set(id, pair);
-      pairKey.push(entryKey[e] as number);
-      pairProjector.push(p);
-    }
-    return pair;
-  });
-  const pairOffset = new Int32Array(pairKey.length + 1);
-  pairProjector.forEach((p, pair) => { pairOffset[pair + 1] = (pairOffset[pair] as number) + rankOf(p); });
-  return { entryPair, pairKey: Int32Array.from(pairKey), pairProjector: Int32Array.from(pairProjector), pairOffset };
 }
