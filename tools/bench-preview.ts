@@ -8,14 +8,23 @@
  * routed expert (fine block), ~6,300 in all, so each call pays the curvature of a per-expert
  * model; a router term per layer; two anchors, as the curvature stage writes them.
  *
- *   node --import tsx tools/bench-preview.ts [--calls 3000] [--seed 1] [--form low-rank|dense] [--rank 32]
+ *   node --import tsx tools/bench-preview.ts [--calls 3000] [--seed 1] [--form low-rank|dense] [--rank 32] [--before REV]
  *
+ * --before REV also times the preview as it was at commit REV (its engine/ from `git archive`)
+ * on the same analysis and the same settings, call by call, and prints the largest difference
+ * between the two answers: a speed change's before/after under one machine load.
  * --form dense holds M as B×B (B² per mat-vec: what the preview did before the low-rank form;
  * ~0.6 GiB per loss at this B, use few --calls); low-rank holds diag + rank-k (2·B·k).
  * Prints p50/p95/max per kind of settings change, with the curvature and without it (the same
- * settings, alternately); the aim is p95 < 5 ms with it.
+ * settings, alternately); the aim is p95 < 5 ms with it. The load average is printed at the start
+ * and the end: other processes on the machine inflate every figure.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { InstantPreview, type PreviewSettings } from '../engine/analysis/preview.ts';
 import { PreviewCoefficientBuilder } from '../engine/analysis/preview-coefficients.ts';
@@ -35,7 +44,9 @@ const WIDTH = 256;
 const RANK = 256;
 
 const { values: args } = parseArgs({
-  options: { calls: { type: 'string', default: '3000' }, seed: { type: 'string', default: '1' }, form: { type: 'string', default: 'low-rank' }, rank: { type: 'string', default: '32' } },
+  options: {
+    calls: { type: 'string', default: '3000' }, seed: { type: 'string', default: '1' }, form: { type: 'string', default: 'low-rank' }, rank: { type: 'string', default: '32' }, before: { type: 'string' },
+  },
 });
 if (args.form !== 'low-rank' && args.form !== 'dense') throw new Error(`--form ${args.form}: low-rank or dense`);
 const random = uniformStream(Number(args.seed), 'bench-preview');
@@ -131,6 +142,21 @@ function percentile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
 
+type PreviewClass = typeof InstantPreview;
+
+/** InstantPreview as it was at `rev`: that commit's engine/ in a temporary folder, imported from there. */
+async function previewAt(rev: string, root: string): Promise<PreviewClass> {
+  const repository = join(import.meta.dirname, '..');
+  execFileSync('sh', ['-c', 'git -C "$0" archive "$1" engine | tar -x -C "$2"', repository, rev, root]);
+  await symlink(join(repository, 'node_modules'), join(root, 'node_modules'));
+  const module = (await import(pathToFileURL(join(root, 'engine', 'analysis', 'preview.ts')).href)) as { InstantPreview: PreviewClass };
+  return module.InstantPreview;
+}
+
+const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
+console.log(`load average at start: ${load()} (1, 5, 15 min)`);
+const beforeRoot = args.before === undefined ? null : await mkdtemp(join(tmpdir(), 'crane-bench-preview-'));
+const Before = args.before === undefined || beforeRoot === null ? null : await previewAt(args.before, beforeRoot);
 const started = performance.now();
 const { tensors, gate, coefficients } = buildAnalysis();
 const built = performance.now();
@@ -141,28 +167,41 @@ const directions = coefficients.directions.length / 6;
 console.log(`synthetic analysis: ${LAYERS} layers, ${tensors} tensors, ${coefficients.entries.length} preview entries, ${directions} directions (r = ${RANK}), ${curvature.directions.length} curvature directions (${args.form}${args.form === 'dense' ? '' : `, rank ${args.rank}`}), ${curvature.routers.length} routers`);
 console.log(`build ${((built - started) / 1000).toFixed(1)} s (not part of the preview), load ${(loaded - built).toFixed(1)} ms`);
 
-// The same settings through a preview without curvature, alternately, so one run gives the curvature's cost on the same (possibly loaded) machine.
-const firstOrderOnly = new InstantPreview(coefficients, gate);
+// The same settings through a preview without curvature, alternately, so one run gives the curvature's cost on the same (possibly loaded) machine;
+// with --before, the same again through the preview as it was at that commit.
+const variants: (readonly [string, InstantPreview])[] = [['curvature', preview], ['1st only', new InstantPreview(coefficients, gate)]];
+if (Before !== null) variants.push([`curvature @${args.before}`, new Before(coefficients, gate, curvature)], [`1st only @${args.before}`, new Before(coefficients, gate)]);
 let settings: PreviewSettings = { ...defaultResolvedSettings({ think: [], special: [] }), alpha: 0.15 };
 const times = new Map<string, number[]>();
 const record = (key: string, ms: number) => times.set(key, [...(times.get(key) ?? []), ms]);
 for (let i = 0; i < 200; i++) {
   const warm = nextSettings(settings, preview.coarseBlocks).settings; // warm-up (JIT)
-  preview.evaluate(warm);
-  firstOrderOnly.evaluate(warm);
+  for (const [, instance] of variants) instance.evaluate(warm);
 }
+let largestDifference = 0;
 for (let i = 0; i < Number(args.calls); i++) {
   const next = nextSettings(settings, settings.granularity === 'fine' ? preview.fineBlocks : preview.coarseBlocks);
   settings = next.settings;
-  for (const [variant, instance] of [['curvature', preview], ['1st only', firstOrderOnly]] as const) {
+  const answers = new Map<string, { deltaLossReasoning: number; deltaLossAgent: number }>();
+  // A different variant first each call: the garbage the others leave is collected in whichever runs next.
+  for (const [variant, instance] of [...variants.slice(i % variants.length), ...variants.slice(0, i % variants.length)]) {
     const t0 = performance.now();
-    instance.evaluate(settings);
+    answers.set(variant, instance.evaluate(settings));
     const ms = performance.now() - t0;
     record(`all ${variant}`, ms);
     record(`${next.change} ${variant}`, ms);
   }
+  for (const [variant, answer] of answers) {
+    const now = answers.get(variant.replace(/ @.*$/, ''));
+    if (variant.includes(' @') && now !== undefined) {
+      for (const loss of ['deltaLossReasoning', 'deltaLossAgent'] as const) largestDifference = Math.max(largestDifference, Math.abs(answer[loss] - now[loss]) / Math.max(1e-12, Math.abs(answer[loss])));
+    }
+  }
 }
 for (const [kind, list] of [...times].sort(([a], [b]) => a.localeCompare(b))) {
   const sorted = [...list].sort((a, b) => a - b);
-  console.log(`${kind.padEnd(20)} n=${String(sorted.length).padStart(5)}  p50 ${percentile(sorted, 0.5).toFixed(3)} ms  p95 ${percentile(sorted, 0.95).toFixed(3)} ms  max ${(sorted.at(-1) ?? 0).toFixed(3)} ms`);
+  console.log(`${kind.padEnd(32)} n=${String(sorted.length).padStart(5)}  p50 ${percentile(sorted, 0.5).toFixed(3)} ms  p95 ${percentile(sorted, 0.95).toFixed(3)} ms  max ${(sorted.at(-1) ?? 0).toFixed(3)} ms`);
 }
+if (Before !== null) console.log(`largest relative difference between the answers now and @${args.before}: ${largestDifference.toExponential(2)}`);
+console.log(`load average at end: ${load()}`);
+if (beforeRoot !== null) await rm(beforeRoot, { recursive: true, force: true });
