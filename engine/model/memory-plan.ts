@@ -3,8 +3,8 @@
  * and the chunk sizes that follow from it. Weights of one decoder layer and its gradients are not
  * chunked; what scales with vocab × rows, keys × queries or tokens × intermediate is:
  *
- *   head       a quarter of the budget: per vocab id, the uploaded columns and XNNPACK's packed
- *              copy of them, the stored rows, and [headRows] logits, gradient and product;
+ *   head       a quarter of the budget: per vocab id, the uploaded rows, XNNPACK's packed copy
+ *              of them (dlogits · W) and one spare row's worth, and [headRows] logits, gradient and product;
  *   attention  an eighth: per query row and KV head, `group` rows of scores over every key,
  *              about six such matrices alive at once in the backward (P, dP, dS and transposes);
  *   MLP        an eighth: per token row, about sixteen [intermediate] rows alive at once in a
