@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { f32Tensor, withTempDir, writeFixtureCheckpoint } from '../io/testing/fixtures.ts';
 import { UsageError } from './command.ts';
-import { assertOverridesMatch } from './override-keys.ts';
+import { assertOverridesMatch, assertOverridesMatchCheckpoint } from './override-keys.ts';
 
 // The tensors of a two-layer Qwen3 model's first layer and the head, as a checkpoint names them.
 const TENSORS = [
@@ -21,4 +23,10 @@ describe('--override keys against the checkpoint', () => {
     expect(check).toThrow(UsageError);
     expect(check).toThrow(/^--override attention@2, atention@0: no tensor of \/m has this block/);
   });
+
+  it('checks a checkpoint folder by its tensor names (verify), naming the folder', () => withTempDir(async (root) => {
+    const dir = await writeFixtureCheckpoint(join(root, 'instruct'), [f32Tensor('model.layers.0.self_attn.q_proj.weight', [2, 2], 1)]);
+    await expect(assertOverridesMatchCheckpoint({ 'attention@0': 0.5 }, dir)).resolves.toBeUndefined();
+    await expect(assertOverridesMatchCheckpoint({ 'attention@1': 0.5 }, dir)).rejects.toThrow(`--override attention@1: no tensor of ${dir} has this block`);
+  }));
 });

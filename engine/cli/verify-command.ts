@@ -18,6 +18,7 @@ import { EVAL_FILE_FLAGS, evalFilesHelp, verifyEvaluationFromFlags } from './eva
 import { formatTable } from './format.ts';
 import { RAIN_FLAGS, RAIN_FLAGS_HELP, rainInputsFromFlags } from './rain-flags.ts';
 import { applyMemoryBudgetFlag, MEMORY_BUDGET_FLAG, memoryBudgetHelp } from './memory-budget-flag.ts';
+import { assertOverridesMatchCheckpoint } from './override-keys.ts';
 
 const HELP = `Usage: crane verify ANALYSIS_DIR [--alpha A] [settings] [--eval-reasoning R --eval-tool-use A | --on-calibration] [--json]
 
@@ -57,6 +58,7 @@ export const verifyCommand: CliCommand = {
     const rain = rainInputsFromFlags(values);
     const lewisFiles = await lewisImportancesFromFlags(values, { dir, io });
     const method = rain?.settings ?? editMethodFromFlags(values, tokens, aimImportance, lewisFiles && { base: lewisFiles.base.importance, tuned: lewisFiles.tuned.importance });
+    if (method.method === 'crane') await assertOverridesMatchCheckpoint(method.settings.overrideScales, record.instruct);
     await initBackend();
     const bar = new ProgressPrinter(io.err);
     const result = await verifyEdit({ analysisDir: dir, method, ...(rain === undefined ? {} : { rain }), ...(evaluation === undefined ? {} : { evaluation }), ...(io.isTty ? { onProgress: (e) => bar.progress(e) } : {}) });
