@@ -73,7 +73,7 @@ async function loopedGradientStep(dir: string): Promise<Record<string, number>> 
   const checkpoint = await Checkpoint.open(dir);
   try {
     const model = loadCausalLM(checkpoint);
-    const hold = args['pass-hold'] === undefined ? passPartHoldBytes() : parseByteSize(args['pass-hold']);
+    const hold = args['pass-hold'] === undefined ? passPartHoldBytes() : parseByteSize(args['pass-hold'], '--pass-hold');
     let tensors = 0;
     const onPart = sumOverPasses(passCount(model.spec), (_layer, grads) => {
       tensors += grads.size;
@@ -86,7 +86,7 @@ async function loopedGradientStep(dir: string): Promise<Record<string, number>> 
 }
 
 async function runStep(step: Exclude<Step, 'export'>, root: string): Promise<Record<string, number>> {
-  if (args['memory-budget'] !== undefined) setMemoryBudget(parseByteSize(args['memory-budget']));
+  if (args['memory-budget'] !== undefined) setMemoryBudget(parseByteSize(args['memory-budget'], '--memory-budget'));
   await initBackend('wasm');
   if (step === 'gradients-looped') return loopedGradientStep(join(root, 'looped'));
   if (step === 'gradients') return gradientStep(join(root, 'instruct'));

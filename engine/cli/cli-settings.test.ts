@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultResolvedSettings, DEFAULT_BASELINES } from '../protocol/settings-defaults.ts';
 import { METHOD_NAMES, parametersOf } from '../protocol/method-parameters.ts';
-import { craneSettingsFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP, editMethodFromFlags, rainSettingsFromFlags } from './cli-settings.ts';
+import { craneSettingsFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP, editMethodFromFlags, parseByteSize, rainSettingsFromFlags } from './cli-settings.ts';
 import { UsageError } from './command.ts';
 import { RAIN_FLAGS_HELP } from './rain-flags.ts';
 
@@ -88,5 +88,14 @@ describe('edit flags → the protocol settings', () => {
       }
     }
     expect(() => editMethodFromFlags({ method: 'rain' }, TOKENS)).toThrow('RAIN needs a Base checkpoint: pass --base');
+  });
+});
+
+describe('byte sizes', () => {
+  it('reads decimal and binary units, and names the flag actually given when refusing a size', () => {
+    expect(parseByteSize('5GB', '--shard-size')).toBe(5e9);
+    expect(parseByteSize('512MiB', '--pass-hold')).toBe(512 * 1024 ** 2);
+    expect(() => parseByteSize('lots', '--pass-hold')).toThrow(new UsageError('--pass-hold must be a size such as 5GB or 512MiB, got "lots"'));
+    expect(() => parseByteSize('0KB', '--shard-size')).toThrow(new UsageError('--shard-size must be a size such as 5GB or 512MiB, got "0KB"'));
   });
 });

@@ -7,7 +7,7 @@
  *   craneSettingsFromFlags(values, tokens) → ResolvedCraneSettings
  *   methodSettingsFromFlags(values, tokens) → the method's settings, as a recipe holds them
  *   editMethodFromFlags(values, tokens, importance?, lewis?) → EditMethod
- *   parseByteSize('5GB') → bytes;   exportDtypeFromFlag('bf16') → 'BF16'
+ *   parseByteSize('5GB', '--shard-size') → bytes;   exportDtypeFromFlag('bf16') → 'BF16'
  *
  * --method takes the protocol's method names (crane, task_arithmetic, ties, slerp, dare, aim, aim_ties).
  * --alpha is the strength of every method: α for CRANE, λ for Task Arithmetic/TIES/DARE/AIM,
@@ -179,8 +179,8 @@ export function exportDtypeFromFlag(value: string | undefined): ExportDtype {
 
 const UNITS: Record<string, number> = { '': 1, B: 1, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12, KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3, TIB: 1024 ** 4 };
 
-/** "5GB" (decimal, as Hugging Face's max_shard_size), "512MiB", "1000000"; `flag` names the option in the error. */
-export function parseByteSize(text: string, flag = '--shard-size'): number {
+/** "5GB" (decimal, as Hugging Face's max_shard_size), "512MiB", "1000000"; `flag` (the option given) names it in the error. */
+export function parseByteSize(text: string, flag: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([KMGT]?I?B?)\s*$/i.exec(text);
   const unit = m === null ? undefined : UNITS[(m[2] ?? '').toUpperCase()];
   const bytes = m === null || unit === undefined ? Number.NaN : Math.floor(Number(m[1]) * unit);

@@ -117,7 +117,7 @@ async function exportWith(values: MergeFlags, paths: Paths, run: ExportRunOption
     if (method.method === 'crane') assertOverridesMatch(method.settings.overrideScales, pair.instruct.tensors.keys(), pair.instruct.dir);
     return exportMerge({
       ...pair, ...run, method, outDir: out, dtype: exportDtypeFromFlag(values.dtype),
-      ...(values['shard-size'] === undefined ? {} : { maxShardBytes: parseByteSize(values['shard-size']) }),
+      ...(values['shard-size'] === undefined ? {} : { maxShardBytes: parseByteSize(values['shard-size'], '--shard-size') }),
       ...(analysis === undefined ? {} : { analysisDir: analysis }),
       ...(importance === undefined ? {} : { importance }),
     });
@@ -128,7 +128,7 @@ function exportRain(rain: RainInputs, paths: Paths, values: MergeFlags, run: Exp
   return withCheckpoints([rain.base, paths.instruct, paths.thinking], ([base, instruct, thinking]) => exportRainMerge({
     ...run, base: base as Checkpoint, instruct: instruct as Checkpoint, thinking: thinking as Checkpoint,
     calibration: rain.calibration, settings: rain.settings, outDir: paths.out, dtype: exportDtypeFromFlag(values.dtype),
-    ...(values['shard-size'] === undefined ? {} : { maxShardBytes: parseByteSize(values['shard-size']) }),
+    ...(values['shard-size'] === undefined ? {} : { maxShardBytes: parseByteSize(values['shard-size'], '--shard-size') }),
   }));
 }
 
