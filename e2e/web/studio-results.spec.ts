@@ -32,7 +32,7 @@ test('a Verify measured at other settings says so, and Tune and Methods agree af
   await alpha(page).fill('0.3');
   await expect(page.getByTestId('preview-result')).toHaveAttribute('data-stale', 'false');
   await page.getByRole('button', { name: 'Verify', exact: true }).click();
-  await expect(page.getByTestId('preview-measured')).toHaveText(/^1measured points$/, { timeout: 5 * 60_000 });
+  await expect(page.getByTestId('preview-measured')).toHaveText(/^1measured point$/, { timeout: 5 * 60_000 });
 
   await alpha(page).fill('0.5');
   await tab(page, 'Methods').click();
@@ -50,7 +50,7 @@ test('a Verify measured at other settings says so, and Tune and Methods agree af
   await expect(page.getByTestId('verify-crane')).toHaveText(measuredPair);
   await expect(page.getByTestId('verify-ties')).toHaveText(measuredPair);
   await tab(page, 'Tune').click();
-  await expect(page.getByTestId('preview-measured')).toHaveText(/^1measured points$/);
+  await expect(page.getByTestId('preview-measured')).toHaveText(/^1measured point$/);
   await alpha(page).fill('0.5');
   await page.getByRole('spinbutton', { name: 'τ value' }).fill('0.05');
   // A point measured with another τ is not this curve's point: counted apart.

@@ -35,6 +35,7 @@ export function PreviewPanel() {
   const points = useMemo(() => measuredPoints(measured, settings), [measured, settings]);
   const anchors = useAnchorPoints(result);
   const currentPoints = points.filter((p) => p.current).length;
+  const measuredCount = points.length === currentPoints ? String(currentPoints) : `${currentPoints} (+${points.length - currentPoints} at other settings)`;
   const running = verifying?.status === 'running';
 
   return (
@@ -66,7 +67,7 @@ export function PreviewPanel() {
           <div className="stats">
             <Stat label="ΔL_R reasoning (lower is better)" value={formatSigned(result.deltaLossReasoning)} testId="preview-reasoning" />
             <Stat label="ΔL_A tool use (lower is better)" value={formatSigned(result.deltaLossAgent)} testId="preview-agent" />
-            <Stat label="measured points" value={points.length === currentPoints ? String(currentPoints) : `${currentPoints} (+${points.length - currentPoints} at other settings)`} testId="preview-measured" />
+            <Stat label={measuredCount === '1' ? 'measured point' : 'measured points'} value={measuredCount} testId="preview-measured" />
           </div>
           <PreviewChart rows={rows} measured={points} anchors={anchors} trustedUpTo={result.range?.trustedUpTo ?? null} width={Math.max(240, width - 24)} height={230} />
           <PreviewBreakdown preview={result} />
