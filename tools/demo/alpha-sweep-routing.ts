@@ -10,8 +10,6 @@
  * router's own edit from the shift of the hidden states that feed it.
  * Default --analysis: the MoE pair's alpha-sweep cache (run `alpha-sweep.ts --pair moe` first).
  */
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatTable } from '../../engine/cli/format.ts';
 import { Checkpoint } from '../../engine/io/checkpoint.ts';
@@ -25,8 +23,9 @@ import { editedWeightSource } from '../../engine/pipeline/edited-source.ts';
 import { loadPipelineAnalysis, pipelinePaths } from '../../engine/pipeline/pipeline-folder.ts';
 import { defaultResolvedSettings } from '../../engine/protocol/settings-defaults.ts';
 import { initBackend } from '../../engine/tensor/backend.ts';
+import { demoAnalysisDir } from './demo-analysis.ts';
 
-const { values: args } = parseArgs({ options: { analysis: { type: 'string', default: join(tmpdir(), 'crane-demo-analysis-moe') }, alphas: { type: 'string', default: '0.05,0.1,0.25,0.5,1' } } });
+const { values: args } = parseArgs({ options: { analysis: { type: 'string', default: demoAnalysisDir('moe') }, alphas: { type: 'string', default: '0.05,0.1,0.25,0.5,1' } } });
 
 /** Per set, each (sequence, layer) → the sorted top-k expert ids at every loss-target position. */
 type Routes = Map<string, Map<string, string[]>>;

@@ -16,7 +16,7 @@
  * Decode budgets are capped at 1024 / 512 new tokens: the demo's replies are far shorter.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_DEMO_ANALYSIS_DIR, runDemoAnalysis } from './demo-analysis.ts';
+import { demoAnalysisDir, runDemoAnalysis } from './demo-analysis.ts';
 import { InstantPreview } from '../../engine/analysis/preview.ts';
 import { formatTable } from '../../engine/cli/format.ts';
 import { demoPaths } from '../../engine/demo/demo-layout.ts';
@@ -41,7 +41,7 @@ if (pair === undefined) {
   process.exit(1);
 }
 const paths = args.demo === undefined ? pair.paths : demoPaths(args.demo);
-const outDir = args.out ?? (args.pair === 'dense' ? DEFAULT_DEMO_ANALYSIS_DIR : `${DEFAULT_DEMO_ANALYSIS_DIR}-${args.pair}`);
+const outDir = args.out ?? demoAnalysisDir(args.pair);
 const alphas = args.alphas.split(',').map(Number);
 
 try {

@@ -12,6 +12,11 @@ import { runAnalysis } from '../../engine/pipeline/run-analysis.ts';
 
 export const DEFAULT_DEMO_ANALYSIS_DIR = join(tmpdir(), 'crane-demo-analysis');
 
+/** The analysis cache of a built-in pair (`--pair` of the demo tools): dense is the default folder, any other its own. */
+export function demoAnalysisDir(pair: string): string {
+  return pair === 'dense' ? DEFAULT_DEMO_ANALYSIS_DIR : `${DEFAULT_DEMO_ANALYSIS_DIR}-${pair}`;
+}
+
 /** Runs (or reuses) the analysis; returns its wall time in seconds. */
 export async function runDemoAnalysis(paths: ReturnType<typeof demoPaths>, outDir: string, options: { fresh?: boolean; log?: (line: string) => void } = {}): Promise<number> {
   if (options.fresh === true) await rm(outDir, { recursive: true, force: true });

@@ -36,7 +36,7 @@ import { verifyEdit, type LossPair } from '../../engine/pipeline/verify.ts';
 import { METHOD_NAMES, METHODS } from '../../engine/protocol/method-parameters.ts';
 import { DEFAULT_ALPHA } from '../../engine/protocol/settings-defaults.ts';
 import { initBackend } from '../../engine/tensor/backend.ts';
-import { DEFAULT_DEMO_ANALYSIS_DIR, runDemoAnalysis } from './demo-analysis.ts';
+import { demoAnalysisDir, runDemoAnalysis } from './demo-analysis.ts';
 import { demoEdit, demoRainInputs, exportDemoMerge, exportDemoRain, RAIN_SETTINGS, strengthLabel, type DemoMergeContext, type StrengthMethod } from './demo-merges.ts';
 import { matchStrength } from './matched-strength.ts';
 
@@ -50,7 +50,7 @@ const { values: args, positionals } = parseArgs({
 const PAIR_ROOTS: Readonly<Record<string, string | undefined>> = { dense: undefined, moe: DEMO_MOE_ROOT, looped: DEMO_LOOPED_ROOT };
 if (!Object.hasOwn(PAIR_ROOTS, args.pair)) throw new Error(`--pair must be dense, moe or looped (got ${args.pair})`);
 const paths = demoPaths(args.demo ?? PAIR_ROOTS[args.pair]);
-const analysisDir = args.pair === 'dense' ? DEFAULT_DEMO_ANALYSIS_DIR : `${DEFAULT_DEMO_ANALYSIS_DIR}-${args.pair}`;
+const analysisDir = demoAnalysisDir(args.pair);
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const strengthMethods = METHOD_NAMES.filter((n): n is StrengthMethod => n !== 'rain');
 const methods = args.methods === 'all' ? strengthMethods : args.methods.split(',').map((name) => {
