@@ -65,7 +65,7 @@ describe('crane inspect', () => {
       const lacking = await writeFixtureCheckpoint(join(root, 'lacking'), [f32Tensor('model.embed_tokens.weight', [6, 4], 3)], { config: CONFIG });
       const bad = await runCli(['inspect', a, b, '--base', lacking]);
       expect(bad.code).toBe(1);
-      expect(bad.out).toContain(`ERROR   1 tensors of the pair are missing from Base ${lacking}: model.norm.weight`);
+      expect(bad.out).toContain(`ERROR   1 tensor of the pair is missing from Base ${lacking}: model.norm.weight`);
       const usage = await runCli(['inspect', a, '--base', base]);
       expect(usage.code).toBe(2);
       expect(usage.err).toMatch(/--base needs a pair/);

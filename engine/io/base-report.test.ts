@@ -39,7 +39,7 @@ describe('Base checkpoint in the pair report', () => {
     expect(report.compatible).toBe(false);
     expect(report.base?.missingTensors).toEqual(['model.layers.0.mlp.up_proj.weight']);
     expect(errors(report).map((f) => f.code)).toEqual(['base-tensor-missing']);
-    expect(errors(report)[0]?.message).toMatch(/1 tensors of the pair are missing from Base .*base: model\.layers\.0\.mlp\.up_proj\.weight/);
+    expect(errors(report)[0]?.message).toMatch(/1 tensor of the pair is missing from Base .*base: model\.layers\.0\.mlp\.up_proj\.weight/);
   });
 
   it('refuses a base whose tensor shape or architecture differs', async () => {
@@ -48,7 +48,7 @@ describe('Base checkpoint in the pair report', () => {
     expect(report.base?.shapeMismatches).toEqual([{ name: 'model.layers.0.self_attn.q_proj.weight', base: '[2, 8]', pair: '[4, 4]' }]);
     expect(errors(report).map((f) => f.message)).toEqual([
       'config.json "hidden_size" differs: Instruct 4, Base 8',
-      expect.stringMatching(/^1 tensors differ in shape between Base and the pair: model\.layers\.0\.self_attn\.q_proj\.weight \[2, 8\] vs \[4, 4\]/),
+      expect.stringMatching(/^1 tensor differs in shape between Base and the pair: model\.layers\.0\.self_attn\.q_proj\.weight \[2, 8\] vs \[4, 4\]/),
     ]);
   });
 

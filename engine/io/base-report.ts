@@ -7,6 +7,7 @@
  */
 import type { Checkpoint } from './checkpoint.ts';
 import { canonicalJson } from './tokenizer-files.ts';
+import { countOf } from './finding-text.ts';
 import type { PairFinding } from './pair-report.ts';
 
 export interface BaseReport {
@@ -46,10 +47,10 @@ export function compareBase(
   }
   const list = (names: readonly string[]) => `${names.slice(0, 5).join(', ')}${names.length > 5 ? `, … (${names.length} in all)` : ''}`;
   if (missingTensors.length > 0) {
-    findings.push({ severity: 'error', code: 'base-tensor-missing', message: `${missingTensors.length} tensors of the pair are missing from Base ${base.dir}: ${list(missingTensors)}` });
+    findings.push({ severity: 'error', code: 'base-tensor-missing', message: `${countOf(missingTensors.length, 'tensor of the pair is', 'tensors of the pair are')} missing from Base ${base.dir}: ${list(missingTensors)}` });
   }
   if (shapeMismatches.length > 0) {
-    findings.push({ severity: 'error', code: 'base-tensor-shape', message: `${shapeMismatches.length} tensors differ in shape between Base and the pair: ${list(shapeMismatches.map((m) => `${m.name} ${m.base} vs ${m.pair}`))}` });
+    findings.push({ severity: 'error', code: 'base-tensor-shape', message: `${countOf(shapeMismatches.length, 'tensor differs', 'tensors differ')} in shape between Base and the pair: ${list(shapeMismatches.map((m) => `${m.name} ${m.base} vs ${m.pair}`))}` });
   }
   return { dir: base.dir, matchedTensors, missingTensors, shapeMismatches };
 }

@@ -122,8 +122,8 @@ describe('pair compatibility report', () => {
       },
     );
     expect(report.compatible).toBe(false);
-    expect(report.findings).toContainEqual({ severity: 'error', code: 'tensor-dtype', message: '1 tensors differ in dtype and are not both floating point, so no δ can be formed: w F32 vs I64' });
-    expect(report.findings).toContainEqual({ severity: 'info', code: 'tensor-dtype', message: '1 tensors differ in dtype (both are read as float32): x' });
+    expect(report.findings).toContainEqual({ severity: 'error', code: 'tensor-dtype', message: '1 tensor differs in dtype and its sides are not both floating point, so no δ can be formed: w F32 vs I64' });
+    expect(report.findings).toContainEqual({ severity: 'info', code: 'tensor-dtype', message: '1 tensor differs in dtype (both are read as float32): x' });
   });
 
   it('blocks a side with no tensors at all (an empty Instruct would make every edit a copy)', async () => {

@@ -7,6 +7,7 @@ import { compareBase, type BaseReport } from './base-report.ts';
 import { CheckpointError } from './checkpoint-error.ts';
 import type { Checkpoint, CheckpointTensor } from './checkpoint.ts';
 import { isFloatDType, type DType } from './dtype.ts';
+import { countOf } from './finding-text.ts';
 import { canonicalJson, summarizeTokenizer, type TokenizerSummary } from './tokenizer-files.ts';
 import { isQwen3Next, unknownQwen3NextTensors } from './qwen3-next-names.ts';
 import { tokenRowsFromAdded } from '../protocol/protected-tokens.ts';
@@ -153,21 +154,21 @@ function compareTensors(
   }
   const list = (names: readonly string[]) => `${names.slice(0, 5).join(', ')}${names.length > 5 ? `, … (${names.length} in all)` : ''}`;
   if (onlyInInstruct.length > 0) {
-    findings.push({ severity: 'warning', code: 'tensor-missing', message: `${onlyInInstruct.length} tensors only in Instruct (kept as they are): ${list(onlyInInstruct)}` });
+    findings.push({ severity: 'warning', code: 'tensor-missing', message: `${countOf(onlyInInstruct.length, 'tensor')} only in Instruct (kept as ${onlyInInstruct.length === 1 ? 'it is' : 'they are'}): ${list(onlyInInstruct)}` });
   }
   if (onlyInThinking.length > 0) {
-    findings.push({ severity: 'warning', code: 'tensor-extra', message: `${onlyInThinking.length} tensors only in Thinking (copied into the edit): ${list(onlyInThinking)}` });
+    findings.push({ severity: 'warning', code: 'tensor-extra', message: `${countOf(onlyInThinking.length, 'tensor')} only in Thinking (copied into the edit): ${list(onlyInThinking)}` });
   }
   if (shapeMismatches.length > 0) {
-    findings.push({ severity: 'warning', code: 'tensor-shape', message: `${shapeMismatches.length} tensors differ in shape (Instruct kept): ${list(shapeMismatches.map((m) => `${m.name} ${m.instruct} vs ${m.thinking}`))}` });
+    findings.push({ severity: 'warning', code: 'tensor-shape', message: `${countOf(shapeMismatches.length, 'tensor differs', 'tensors differ')} in shape (Instruct kept): ${list(shapeMismatches.map((m) => `${m.name} ${m.instruct} vs ${m.thinking}`))}` });
   }
   // Floating dtypes are all read as float32, so they pair; a non-floating side (I64, BOOL…) has no δ.
   const [widened, unpaired] = partition(dtypeMismatches, (m) => isFloatDType(m.instruct) && isFloatDType(m.thinking));
   if (widened.length > 0) {
-    findings.push({ severity: 'info', code: 'tensor-dtype', message: `${widened.length} tensors differ in dtype (both are read as float32): ${list(widened.map((m) => m.name))}` });
+    findings.push({ severity: 'info', code: 'tensor-dtype', message: `${countOf(widened.length, 'tensor differs', 'tensors differ')} in dtype (both are read as float32): ${list(widened.map((m) => m.name))}` });
   }
   if (unpaired.length > 0) {
-    findings.push({ severity: 'error', code: 'tensor-dtype', message: `${unpaired.length} tensors differ in dtype and are not both floating point, so no δ can be formed: ${list(unpaired.map((m) => `${m.name} ${m.instruct} vs ${m.thinking}`))}` });
+    findings.push({ severity: 'error', code: 'tensor-dtype', message: `${countOf(unpaired.length, 'tensor differs in dtype and its sides are', 'tensors differ in dtype and are')} not both floating point, so no δ can be formed: ${list(unpaired.map((m) => `${m.name} ${m.instruct} vs ${m.thinking}`))}` });
   }
   const shared = [...a.keys()].filter((n) => b.has(n)).length;
   return { sharedTensors: shared, onlyInInstruct, onlyInThinking, shapeMismatches, dtypeMismatches };

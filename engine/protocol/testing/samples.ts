@@ -74,7 +74,7 @@ export const SAMPLE_RESULTS: { readonly [K in RequestName]: Result<K> } = {
       onlyInThinking: ['extra'],
       shapeMismatches: [],
       dtypeMismatches: [{ name: 'lm_head.weight', instruct: 'BF16', thinking: 'F32' }],
-      findings: [{ severity: 'warning', code: 'tensor-extra', message: '1 tensors only in Thinking' }],
+      findings: [{ severity: 'warning', code: 'tensor-extra', message: '1 tensor only in Thinking' }],
       tokens: { think: [5, 6], special: [2, 3, 4] },
     },
   },
