@@ -19,8 +19,7 @@
  * settings, alternately); the aim is p95 < 5 ms with it. The load average is printed at the start
  * and the end: other processes on the machine inflate every figure.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -37,6 +36,7 @@ import { uniformStream } from '../engine/crane/tensor-random-stream.ts';
 import { classifyTensor, projectorKey } from '../engine/crane/tensor-classification.ts';
 import { defaultSteepness } from '../engine/protocol/gsp-mask.ts';
 import { defaultResolvedSettings } from '../engine/protocol/settings-defaults.ts';
+import { treeAt } from './engine-at-rev.ts';
 
 const LAYERS = 48;
 const EXPERTS = 128;
@@ -144,12 +144,10 @@ function percentile(sorted: readonly number[], q: number): number {
 
 type PreviewClass = typeof InstantPreview;
 
-/** InstantPreview as it was at `rev`: that commit's engine/ in a temporary folder, imported from there. */
+/** InstantPreview as it was at `rev`: that commit's engine/ in a temporary folder (engine-at-rev.ts), imported from there. */
 async function previewAt(rev: string, root: string): Promise<PreviewClass> {
-  const repository = join(import.meta.dirname, '..');
-  execFileSync('sh', ['-c', 'git -C "$0" archive "$1" engine | tar -x -C "$2"', repository, rev, root]);
-  await symlink(join(repository, 'node_modules'), join(root, 'node_modules'));
-  const module = (await import(pathToFileURL(join(root, 'engine', 'analysis', 'preview.ts')).href)) as { InstantPreview: PreviewClass };
+  const tree = await treeAt(rev, root, ['engine']);
+  const module = (await import(pathToFileURL(join(tree, 'engine', 'analysis', 'preview.ts')).href)) as { InstantPreview: PreviewClass };
   return module.InstantPreview;
 }
 
