@@ -5,7 +5,6 @@
  * The preview is stored with the key of the settings it was computed for, so a view can tell a
  * current result from one left over by a failed or pending request.
  */
-import type { BlockPasses } from '../components/side-by-side/pass-contributions.ts';
 import type { EngineApi } from '../engine-link/engine-api.ts';
 import type { CallOptions, CraneSettings, MergeMethodName, Params, RequestName, Result } from '../protocol.ts';
 import { ProtocolError, STRENGTH_RANGE } from '../protocol.ts';
@@ -18,7 +17,7 @@ import { projectContent, projectContentKey } from './autosave.ts';
 import { methodOf } from './methods-slice.ts';
 import { clearProjectResults } from './project-switch.ts';
 import { rememberedView } from './saved-view.ts';
-import type { PaneIndex } from './side-by-side-slice.ts';
+import type { BlockPasses, PaneIndex } from './side-by-side-slice.ts';
 import { failed, idle, loading, ready, toErrorInfo, type Loadable } from './slice.ts';
 import { VerifyJobs } from './verify-jobs.ts';
 

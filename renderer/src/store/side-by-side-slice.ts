@@ -2,9 +2,10 @@
  * Side-by-side inspection: two panes, each a block under a method (two blocks, or one block across
  * methods). A looped model's panes also hold the block's per-pass contributions (getBlockPasses).
  */
-import type { BlockPasses } from '../components/side-by-side/pass-contributions.ts';
-import type { Block, LayerView, MergeMethodName } from '../protocol.ts';
+import type { Block, LayerView, MergeMethodName, Result } from '../protocol.ts';
 import { idle, type Loadable, type SliceCreator } from './slice.ts';
+
+export type BlockPasses = NonNullable<Result<'getBlockPasses'>>;
 
 export type CompareMode = 'blocks' | 'methods';
 export type PaneIndex = 0 | 1;

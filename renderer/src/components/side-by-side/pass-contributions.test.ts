@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { largestLoss, passRows, type BlockPasses } from './pass-contributions.ts';
+import type { BlockPasses } from '../../store/side-by-side-slice.ts';
+import { largestLoss, passRows } from './pass-contributions.ts';
 
 const part = (pass: number, lossReasoning: number, lossAgent: number) => ({ pass, lossReasoning, lossAgent, gradNormReasoning: 1, gradNormAgent: 1 });
 

@@ -7,9 +7,7 @@
  * in opposite directions — the edit helps at one depth and hurts at the other, which the combined
  * number hides.
  */
-import type { Result } from '../../protocol.ts';
-
-export type BlockPasses = NonNullable<Result<'getBlockPasses'>>;
+import type { BlockPasses } from '../../store/side-by-side-slice.ts';
 
 export interface PassLoss {
   readonly reasoning: number;
