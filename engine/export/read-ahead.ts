@@ -17,11 +17,11 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CheckpointError } from '../io/checkpoint-error.ts';
 import type { Checkpoint, CheckpointTensor } from '../io/checkpoint.ts';
 import { DTYPE_BYTES } from '../io/dtype.ts';
 import { widenInPlace } from '../io/half-float.ts';
 import { openRegularFile } from '../io/input-file.ts';
+import { readInto } from '../io/safetensors-reader.ts';
 
 export const RUN_BYTES = 4 * 1024 ** 2;
 /** Unused bytes between two tensors that a run still spans (padding some writers leave). */
@@ -85,7 +85,9 @@ export class ReadAhead {
       const done = (async () => {
         await before; // the slot's previous read must land before this one reuses the buffer
         if ((this.slots[slot] as Uint8Array).length < RUN_BYTES) this.slots[slot] = new Uint8Array(RUN_BYTES);
-        await readRun(await this.handle(run.shard), join(this.checkpoint.dir, run.shard), run, this.slots[slot] as Uint8Array);
+        // A file that ends early is an error naming it and the run's first tensor.
+        const target = (this.slots[slot] as Uint8Array).subarray(0, run.end - run.start);
+        await readInto(await this.handle(run.shard), join(this.checkpoint.dir, run.shard), run.start, target, run.first);
       })();
       this.loads[slot] = { run: index, done };
     }
@@ -100,19 +102,6 @@ export class ReadAhead {
       this.handles.set(shard, handle);
     }
     return handle;
-  }
-}
-
-/** A run's bytes into the start of `target`; a file that ends early is an error naming it and the run's first tensor. */
-async function readRun(handle: FileHandle, path: string, run: Run, target: Uint8Array): Promise<void> {
-  const length = run.end - run.start;
-  let done = 0;
-  while (done < length) {
-    const { bytesRead } = await handle.read(target, done, length - done, run.start + done).catch((error: unknown) => {
-      throw new CheckpointError('io', path, `read failed at offset ${run.start + done}: ${(error as Error).message}`, run.first);
-    });
-    if (bytesRead === 0) throw new CheckpointError('truncated', path, `file ended after ${done} of ${length} bytes at offset ${run.start}`, run.first);
-    done += bytesRead;
   }
 }
 

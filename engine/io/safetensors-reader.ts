@@ -106,8 +106,8 @@ async function readExactly(handle: FileHandle, path: string, position: number, l
   return buffer;
 }
 
-/** Fills `target` with the file's bytes at `position`; a short file is an error naming it. */
-async function readInto(handle: FileHandle, path: string, position: number, target: Uint8Array, tensor?: string): Promise<void> {
+/** Fills `target` with the file's bytes at `position`; a short file is an error naming it (and `tensor`). */
+export async function readInto(handle: FileHandle, path: string, position: number, target: Uint8Array, tensor?: string): Promise<void> {
   const length = target.byteLength;
   let done = 0;
   while (done < length) {
