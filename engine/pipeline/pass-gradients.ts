@@ -23,8 +23,7 @@ export function passPartName(pass: number, name: string): string {
   return `pass${pass}:${name}`;
 }
 
-/** `holdBytes`: how much of the waiting parts stays in memory (model/loop-part-stash.ts; default the memory plan's). */
-export function keepPassParts(passes: number, onLayer: LayerGradsCallback, holdBytes?: number): PassGradsCallback {
+export function keepPassParts(passes: number, onLayer: LayerGradsCallback): PassGradsCallback {
   if (passes === 1) return (_pass, layer, grads) => onLayer(layer, grads);
   return stashedParts(passes, async (layer, parts) => {
     const out = sumParts(parts.map((part) => part.grads));
@@ -32,7 +31,7 @@ export function keepPassParts(passes: number, onLayer: LayerGradsCallback, holdB
       for (const [name, grad] of part.grads) out.set(passPartName(part.pass, name), grad);
     }
     await onLayer(layer, out);
-  }, holdBytes);
+  });
 }
 
 export interface SplitLayer {
