@@ -79,7 +79,6 @@ export const blockPassesSchema = z.strictObject({
 });
 
 export type PassContribution = z.infer<typeof passContributionSchema>;
-export type BlockPasses = z.infer<typeof blockPassesSchema>;
 export type PassBlock = z.infer<typeof passBlockSchema>;
 export type StoredPassBlock = z.infer<typeof storedPassBlockSchema>;
 export type StoredPassMetrics = z.infer<typeof storedPassMetricsSchema>;
