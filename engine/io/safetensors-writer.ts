@@ -84,9 +84,7 @@ export class SafetensorsFileWriter {
     const bytes = encodeTensor(this.path, spec, data);
     this.throwFailure();
     if (bytes.length >= STAGE_BYTES) {
-      await this.flush();
-      await this.inFlight;
-      this.throwFailure();
+      await this.drain();
       await this.writeAt(bytes, this.position, name);
     } else {
       if (this.staged + bytes.length > this.stage.length) await this.flush();
@@ -108,6 +106,13 @@ export class SafetensorsFileWriter {
     [this.stage, this.spare, this.staged] = [this.spare, this.stage, 0];
   }
 
+  /** Writes every staged byte and waits for it; rethrows a failed write. */
+  private async drain(): Promise<void> {
+    await this.flush();
+    await this.inFlight;
+    this.throwFailure();
+  }
+
   private throwFailure(): void {
     if (this.failure !== undefined) throw this.failure;
   }
@@ -118,9 +123,7 @@ export class SafetensorsFileWriter {
       if (this.next !== this.specs.length) {
         throw new CheckpointError('write', this.path, `closed after ${this.next} of ${this.specs.length} tensors`);
       }
-      await this.flush();
-      await this.inFlight;
-      this.throwFailure();
+      await this.drain();
       await guardWrite(this.path, undefined, () => this.handle.sync());
     } finally {
       await this.inFlight;
