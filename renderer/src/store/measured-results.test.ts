@@ -4,6 +4,7 @@ import { createAppStore } from './app-store.ts';
 import { EngineActions } from './engine-actions.ts';
 import { previewIsStale, shownResult } from './measured-results.ts';
 import { bindReactions } from './reactions.ts';
+import { idle, ready } from './slice.ts';
 
 const settle = () => new Promise((r) => setTimeout(r, 5));
 
@@ -54,6 +55,14 @@ describe('results carry the settings they were computed for', () => {
     expect(s().gates.metrics.result).toBeNull();
     expect(s().preview.result).toBeNull();
     expect(s().verify.measured).toEqual([]);
+  });
+
+  it('opening another project drops the previous one’s per-pass pane contributions', async () => {
+    const { actions, s } = await analysedPage();
+    await actions.openProject('/p');
+    s().setPanePasses(0, ready({ block: { layer: 0, group: 'ffn' }, passes: 2, tensors: [] }));
+    await actions.openProject('/q');
+    expect(s().sideBySide.passes[0]).toEqual(idle());
   });
 
   it('Verify can be cancelled, alone or as Verify all, and leaves no running state behind', async () => {

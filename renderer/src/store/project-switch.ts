@@ -15,6 +15,8 @@ export function clearProjectResults(s: AppState): void {
   s.select(null);
   s.setPaneView(0, idle());
   s.setPaneView(1, idle());
+  s.setPanePasses(0, idle());
+  s.setPanePasses(1, idle());
   s.clearVerifyJobs();
   s.setMeasured([]);
 }
