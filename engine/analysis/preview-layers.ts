@@ -46,7 +46,7 @@ export interface LayerResult {
 /** The S every block has before overrides: the gate's per granularity, or 1 with the gate off. */
 type GateState = Granularity | 'off';
 
-/** Blocks of one granularity: which block each entry belongs to, how many, per-block sums. */
+/** Blocks of one granularity: which block each entry belongs to, and how many blocks. */
 interface Partition {
   readonly entryBlock: Int32Array;
   readonly count: number;

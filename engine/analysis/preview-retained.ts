@@ -3,7 +3,7 @@
  *   retained(block) = (Σ_e ‖U‖²_e − Σ_e Σ_i (2w_{p,i} − w_{p,i}²)·n_{e,i}) / Σ_e ‖U‖²_e   (1 where U = 0)
  * with n_{e,i} = ‖U V_i‖² (tensor-moments.ts) and w the mask of entry e's projector p.
  *
- *   const retained = new RetainedFractions(coefficients, entryProjector, coarseBlockOf);
+ *   const retained = new RetainedFractions(coefficients, entryProjector, coarseBlockOf, rankOf);
  *   retained.at(kind, entryBlock, count, normWeights) → Float64Array   per block
  *
  * At coarse granularity the n are summed per (coarse block, projector) once per update kind, so
