@@ -297,7 +297,7 @@ export class EngineActions {
     const s = this.store.getState();
     const slot = () => this.store.getState().sideBySide.passes[index];
     const store = (view: Loadable<BlockPasses | null>) => this.store.getState().setPanePasses(index, view);
-    if ((s.passes.metrics.result ?? null) === null) {
+    if (s.passes.metrics.result === null) {
       store(idle());
       return Promise.resolve();
     }
