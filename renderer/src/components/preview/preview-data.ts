@@ -109,6 +109,7 @@ export function measuredPoints(results: readonly VerifyResult[], settings: Crane
  * `current`: they stay at the defaults whatever the sliders say.
  */
 export function anchorPoints(range: Preview['range']): MeasuredPoint[] {
-  const settings = range === null ? '' : `analysis defaults but α, ${range.split} split`;
-  return range === null ? [] : range.anchors.map((a) => ({ alpha: a.alpha, reasoning: a.measured.reasoning, agent: a.measured.agent, current: false, settings }));
+  if (range === null) return [];
+  const settings = `analysis defaults but α, ${range.split} split`;
+  return range.anchors.map((a) => ({ alpha: a.alpha, reasoning: a.measured.reasoning, agent: a.measured.agent, current: false, settings }));
 }
