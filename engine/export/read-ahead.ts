@@ -16,7 +16,6 @@
  * caller's array, as before). Asked out of order, a run is read again: slower, never wrong.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Checkpoint, CheckpointTensor } from '../io/checkpoint.ts';
 import { DTYPE_BYTES } from '../io/dtype.ts';
 import { widenInPlace } from '../io/half-float.ts';
@@ -28,7 +27,8 @@ export const RUN_BYTES = 4 * 1024 ** 2;
 const MAX_GAP_BYTES = 64 * 1024;
 
 interface Run {
-  readonly shard: string;
+  /** The shard's path (Checkpoint.location). */
+  readonly path: string;
   /** File offsets of the run's first and past-last byte. */
   readonly start: number;
   end: number;
@@ -47,12 +47,12 @@ export class ReadAhead {
   constructor(private readonly checkpoint: Checkpoint, tensors: Iterable<CheckpointTensor>) {
     for (const tensor of tensors) {
       if (!(tensor.dtype === 'F32' || tensor.dtype === 'F16' || tensor.dtype === 'BF16') || tensor.bytes > RUN_BYTES / 2) continue;
-      const position = checkpoint.location(tensor.name).position;
+      const { path, position } = checkpoint.location(tensor.name);
       const last = this.runs.at(-1);
-      const joins = last !== undefined && last.shard === tensor.shard && position >= last.end && position - last.end <= MAX_GAP_BYTES
+      const joins = last !== undefined && last.path === path && position >= last.end && position - last.end <= MAX_GAP_BYTES
         && position + tensor.bytes - last.start <= RUN_BYTES;
       if (joins) last.end = position + tensor.bytes;
-      else this.runs.push({ shard: tensor.shard, start: position, end: position + tensor.bytes, first: tensor.name });
+      else this.runs.push({ path, start: position, end: position + tensor.bytes, first: tensor.name });
       this.placed.set(tensor.name, { run: this.runs.length - 1, position });
     }
   }
@@ -87,7 +87,7 @@ export class ReadAhead {
         if ((this.slots[slot] as Uint8Array).length < RUN_BYTES) this.slots[slot] = new Uint8Array(RUN_BYTES);
         // A file that ends early is an error naming it and the run's first tensor.
         const target = (this.slots[slot] as Uint8Array).subarray(0, run.end - run.start);
-        await readInto(await this.handle(run.shard), join(this.checkpoint.dir, run.shard), run.start, target, run.first);
+        await readInto(await this.handle(run.path), run.path, run.start, target, run.first);
       })();
       this.loads[slot] = { run: index, done };
     }
@@ -95,11 +95,11 @@ export class ReadAhead {
     return this.slots[slot] as Uint8Array;
   }
 
-  private handle(shard: string): Promise<FileHandle> {
-    let handle = this.handles.get(shard);
+  private handle(path: string): Promise<FileHandle> {
+    let handle = this.handles.get(path);
     if (handle === undefined) {
-      handle = openRegularFile(join(this.checkpoint.dir, shard));
-      this.handles.set(shard, handle);
+      handle = openRegularFile(path);
+      this.handles.set(path, handle);
     }
     return handle;
   }
