@@ -65,15 +65,14 @@ async function swapIn(workDir: string, target: string): Promise<void> {
 
 /** The folder the output goes in, made if missing; a file in its place (or above it) is named as such. */
 async function makeParent(parent: string): Promise<void> {
-  try {
-    await mkdir(parent, { recursive: true });
-  } catch (error) {
+  // guardWrite passes a CheckpointError through and words any other failure.
+  await guardWrite(parent, undefined, () => mkdir(parent, { recursive: true }).catch((error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST' || code === 'ENOTDIR') {
       throw new CheckpointError('not-a-file', parent, 'is, or lies inside, a file rather than a folder: the output folder cannot be made there');
     }
-    await guardWrite(parent, undefined, () => Promise.reject(error));
-  }
+    throw error;
+  }));
 }
 
 /** lstat: a symlink (even a dangling one) at the target is something that exists. */
