@@ -34,8 +34,8 @@ export function isFusedExpertTensor(tensor: TensorClass): boolean {
 /** The per-expert parts of a fused expert tensor in storage order; any other tensor is one part. */
 export function expertParts(tensor: TensorClass, shape: readonly number[]): ExpertPart[] {
   const length = shape.reduce((a, b) => a * b, 1);
-  const match = FUSED_KEY.exec(tensor.name);
-  if (!isFusedExpertTensor(tensor) || match === null) return [{ tensor, shape, offset: 0, length }];
+  const match = isFusedExpertTensor(tensor) ? FUSED_KEY.exec(tensor.name) : null;
+  if (match === null) return [{ tensor, shape, offset: 0, length }];
   const [, prefix, key] = match as unknown as [string, string, string];
   const [experts, rows, columns] = shape as [number, number, number];
   const gateUp = key === 'gate_up_proj';
