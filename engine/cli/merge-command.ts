@@ -114,7 +114,7 @@ async function exportWith(values: MergeFlags, paths: Paths, run: ExportRunOption
   // The folder as given: `analysis` is its result/ subfolder, which has no pipeline.json.
   if (values.analysis !== undefined) await checkAnalysisPair(values.analysis, { instruct, thinking }, (message) => io.err(`warning: ${message}`));
   return withPair(instruct, thinking, (pair) => {
-    if (method.method === 'crane') assertOverridesMatch(method.settings.overrideScales, pair.instruct.tensors.keys(), pair.instruct.dir);
+    if (method.method === 'crane') assertOverridesMatch(method.settings.overrideScales, pair.instruct.tensors.values(), pair.instruct.dir);
     return exportMerge({
       ...pair, ...run, method, outDir: out, dtype: exportDtypeFromFlag(values.dtype),
       ...(values['shard-size'] === undefined ? {} : { maxShardBytes: parseByteSize(values['shard-size'], '--shard-size') }),
