@@ -11,6 +11,7 @@
  */
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
+import { partOf } from '../crane/expert-parts.ts';
 import { taskVector } from '../crane/tensor-pair.ts';
 import { passCount } from '../model/loop-config.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
@@ -26,7 +27,7 @@ import type { Params, Result } from '../protocol/methods.ts';
 import type { PassContribution } from '../protocol/pass-schemas.ts';
 import type { EngineSession, LoadedAnalysis } from './engine-session.ts';
 import { guarded } from './handler-errors.ts';
-import { blockTensorNames } from './inspect-layer-handler.ts';
+import { blockTensors } from './block-tensors.ts';
 import { methodContext } from './method-context.ts';
 import { requirePair, withProjectPair } from './project-pair.ts';
 import { l2Norm } from './tensor-stats.ts';
@@ -43,7 +44,7 @@ export function blockPassesHandler(session: EngineSession) {
         if (passes === 1) return null;
         const gradients = await passGradientDirs(analysis);
         const tensors = [];
-        for (const name of blockTensorNames(instruct, thinking, params.block)) {
+        for (const [name, expertParts] of blockTensors(instruct, thinking, params.block)) {
           if (ctx.signal.aborted) throw new ProtocolError('cancelled', 'getBlockPasses cancelled');
           const { shape } = instruct.tensor(name);
           if (thinking.tensor(name).shape.join() !== shape.join()) continue;
@@ -52,7 +53,11 @@ export function blockPassesHandler(session: EngineSession) {
           const update = taskVector(thetaI, edited);
           const parts = await Promise.all([gradients.reasoning, gradients.agent].map((dir) => passParts(dir, params.block.layer, name, passes)));
           const [reasoning, agent] = parts as [Float32Array[], Float32Array[]];
-          tensors.push({ name, passes: reasoning.map((gR, pass) => contribution(pass, update, gR, agent[pass] as Float32Array)) });
+          // A fused expert tensor's gradient is stored whole, like the tensor: each covered expert part is its slice of both.
+          for (const part of expertParts) {
+            const contributions = reasoning.map((gR, pass) => contribution(pass, partOf(update, part), partOf(gR, part), partOf(agent[pass] as Float32Array, part)));
+            tensors.push({ name: part.tensor.name, passes: contributions });
+          }
         }
         return { block: params.block, passes, tensors };
       });

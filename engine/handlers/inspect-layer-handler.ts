@@ -4,32 +4,29 @@
  * after the GSP projection (the same Δ with the projection off, then on, via craneDelta; for the
  * baselines the two maps are the same update).
  *
- * A block is a heatmap column at one layer: a coarse group ("attention") or one projection
- * ("q", "expert_gate"). Tensors are read one at a time and only the summaries are kept. A block
- * of a large MoE layer can hold hundreds of expert tensors: the first MAX_TENSORS are shown.
+ * A block is a heatmap column at one layer (block-tensors.ts). Tensors are read one at a time
+ * and only the summaries are kept. A fused expert tensor is read and edited whole, as the merge
+ * edits it, and each expert part the block covers is shown under its per-expert name
+ * (`mlp.experts.3.gate_proj.weight`) with its own shape.
  */
 import { craneDelta } from '../crane/crane-edit.ts';
-import { gateBlock } from '../crane/gate-accumulator.ts';
+import { partOf, type ExpertPart } from '../crane/expert-parts.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { magnitudeThreshold } from '../crane/magnitude-threshold.ts';
-import { classifyTensor, type TensorClass } from '../crane/tensor-classification.ts';
+import type { TensorClass } from '../crane/tensor-classification.ts';
 import { taskVector } from '../crane/tensor-pair.ts';
-import type { Checkpoint } from '../io/checkpoint.ts';
 import { editFor } from '../pipeline/edit-method.ts';
 import { ProtocolError } from '../protocol/errors.ts';
 import type { HandlerContext } from '../protocol/handlers.ts';
 import type { Params, Result } from '../protocol/methods.ts';
-import { fineColumnName } from './block-columns.ts';
+import { blockTensors } from './block-tensors.ts';
 import type { EngineSession } from './engine-session.ts';
 import { guarded } from './handler-errors.ts';
 import { methodContext, type MethodContext } from './method-context.ts';
 import { requirePair, withProjectPair } from './project-pair.ts';
 import { absMap, histogram, l2Norm, range } from './tensor-stats.ts';
 
-export const MAX_TENSORS = 16;
-
 type TensorView = Result<'inspectLayer'>['tensors'][number];
-type Block = Params<'inspectLayer'>['block'];
 
 export function inspectLayerHandler(session: EngineSession) {
   return (params: Params<'inspectLayer'>, ctx: HandlerContext): Promise<Result<'inspectLayer'>> =>
@@ -39,43 +36,36 @@ export function inspectLayerHandler(session: EngineSession) {
       const method = await methodContext(session, params.method);
       return withProjectPair(project, async ({ instruct, thinking }) => {
           const tensors: TensorView[] = [];
-          for (const name of blockTensorNames(instruct, thinking, params.block)) {
+          for (const [name, parts] of blockTensors(instruct, thinking, params.block)) {
             if (ctx.signal.aborted) throw new ProtocolError('cancelled', 'inspectLayer cancelled');
-            const shape = instruct.tensors.get(name)?.shape ?? [];
-            if ((thinking.tensors.get(name)?.shape ?? []).join() !== shape.join()) continue;
-            tensors.push(tensorView(name, shape, await instruct.readFloat32(name), await thinking.readFloat32(name), method, params));
+            const { shape } = instruct.tensor(name);
+            if (thinking.tensor(name).shape.join() !== shape.join()) continue;
+            const thetaI = await instruct.readFloat32(name);
+            const thetaT = await thinking.readFloat32(name);
+            const edited = editFor(method.edit, method.context)(name, shape, thetaI, thetaT).values;
+            for (const part of parts) tensors.push(tensorView(part, partOf(thetaI, part), partOf(thetaT, part), partOf(edited, part), method, params));
           }
           return { block: params.block, tensors };
       });
     }, ctx.signal);
 }
 
-/** The block's tensors both sides hold (the first MAX_TENSORS); 'not-found' when there are none. */
-export function blockTensorNames(instruct: Checkpoint, thinking: Checkpoint, block: Block): string[] {
-  const names = [...instruct.tensors.keys()].filter((n) => inBlock(classifyTensor(n), block) && thinking.tensors.has(n)).slice(0, MAX_TENSORS);
-  if (names.length === 0) throw new ProtocolError('not-found', `no tensors in block ${block.group} of layer ${block.layer}`);
-  return names;
-}
-
-/** A column name matches a coarse group, one projection (with or without its group prefix) or one routed expert (`expert.17`). */
-export function inBlock(tensor: TensorClass, block: Block): boolean {
-  if (tensor.layer !== block.layer || tensor.group === 'embed' || tensor.group === 'lm_head' || tensor.group === 'final_norm') return false;
-  if (tensor.group === block.group) return true;
-  const fine = fineColumnName(tensor.group, gateBlock(tensor));
-  return fine === block.group || `${tensor.group}_${fine}` === block.group;
-}
-
-function tensorView(name: string, shape: readonly number[], thetaI: Float32Array, thetaT: Float32Array, method: MethodContext, params: Params<'inspectLayer'>): TensorView {
-  const edited = editFor(method.edit, method.context)(name, shape, thetaI, thetaT).values;
+function tensorView(
+  { tensor, shape }: ExpertPart,
+  thetaI: Float32Array,
+  thetaT: Float32Array,
+  edited: Float32Array,
+  method: MethodContext,
+  params: Params<'inspectLayer'>,
+): TensorView {
   const raw = taskVector(thetaI, thetaT);
   const applied = taskVector(thetaI, edited);
-  const tensor = classifyTensor(name);
   const crane = method.edit.method === 'crane' ? method.edit.settings : null;
   const before = crane !== null && tensor.rule === 'crane' ? unprojected(tensor, shape, thetaI, thetaT, crane, method) : applied;
   const values = range(thetaI, thetaT, edited);
   const spread = Math.max(...[range(raw).lo, range(raw).hi].map(Math.abs));
   return {
-    name,
+    name: tensor.name,
     shape: [...shape],
     norms: { instruct: l2Norm(thetaI), thinking: l2Norm(thetaT), edited: l2Norm(edited), delta: l2Norm(raw) },
     values: {
