@@ -21,6 +21,7 @@ import type { LossSequence } from '../layer-grads.ts';
 import { sumParts } from '../loop-grad-sums.ts';
 import { trainPhase } from './train-phase.ts';
 import { TrainableModel } from './trainable-model.ts';
+import { expectLargestGradientMatches } from '../testing/largest-gradient-check.ts';
 
 const VOCAB = 23;
 
@@ -72,23 +73,9 @@ describe.each([false, true])('training a looped model (skip_loop_final_norm %s)'
     expect(loss).toBeCloseTo(lossAt(), 6);
     const checked = ['model.layers.0.self_attn.q_proj.weight', 'model.layers.1.self_attn.v_proj.weight', 'model.layers.0.mlp.down_proj.weight', 'model.layers.1.mlp.gate_proj.weight',
       'model.layers.0.input_layernorm.weight', 'model.norm.weight', 'model.embed_tokens.weight', 'lm_head.weight'];
-    const eps = 2e-3;
     for (const name of checked) {
       const variable = model.params.get(name) as tf.Variable;
-      const g = grads.get(name) as Float32Array;
-      // The coordinate with the largest gradient: its difference quotient stands far above float32 noise.
-      const at = g.reduce((best: number, x, i) => (Math.abs(x) > Math.abs(g[best] as number) ? i : best), 0);
-      const original = variable.dataSync().slice();
-      const shifted = (delta: number) => {
-        const values = original.slice();
-        values[at] = (values[at] as number) + delta;
-        variable.assign(tf.tensor(values, variable.shape));
-        return lossAt();
-      };
-      const numeric = (shifted(eps) - shifted(-eps)) / (2 * eps);
-      variable.assign(tf.tensor(original, variable.shape));
-      expect(Math.abs(g[at] as number), name).toBeGreaterThan(1e-2);
-      expect(Math.abs(numeric - (g[at] as number)), `${name}[${at}]: autodiff ${g[at]} vs finite difference ${numeric}`).toBeLessThan(0.03 * Math.abs(g[at] as number) + 2e-4);
+      expectLargestGradientMatches(name, variable, grads.get(name) as Float32Array, lossAt);
     }
     model.dispose();
   });

@@ -12,6 +12,7 @@ import type { LossSequence } from '../layer-grads.ts';
 import { loadBalancingLoss, MoeObjective } from './moe-objective.ts';
 import { trainPhase } from './train-phase.ts';
 import { TrainableModel } from './trainable-model.ts';
+import { expectLargestGradientMatches } from '../testing/largest-gradient-check.ts';
 
 const VOCAB = 23;
 const CONFIG = {
@@ -64,23 +65,9 @@ describe('MoeObjective', () => {
     expect(value.dataSync()[0]).toBeCloseTo(lossAt(), 6);
     const checked = ['model.layers.0.mlp.gate.weight', 'model.layers.1.mlp.gate.weight', 'model.layers.1.mlp.experts.2.gate_proj.weight', 'model.layers.0.mlp.experts.1.up_proj.weight',
       'model.layers.1.mlp.experts.3.down_proj.weight', 'model.layers.0.self_attn.q_proj.weight', 'model.layers.1.post_attention_layernorm.weight', 'model.embed_tokens.weight'];
-    const eps = 2e-3;
     for (const name of checked) {
       const variable = model.params.get(name) as tf.Variable;
-      const g = Array.from((grads[variable.name] as tf.Tensor).dataSync());
-      // The coordinate with the largest gradient: its difference quotient stands far above float32 noise.
-      const at = g.reduce((best: number, x, i) => (Math.abs(x) > Math.abs(g[best] as number) ? i : best), 0);
-      const original = variable.dataSync().slice();
-      const shifted = (delta: number) => {
-        const values = original.slice();
-        values[at] = (values[at] as number) + delta;
-        variable.assign(tf.tensor(values, variable.shape));
-        return lossAt();
-      };
-      const numeric = (shifted(eps) - shifted(-eps)) / (2 * eps);
-      variable.assign(tf.tensor(original, variable.shape));
-      expect(Math.abs(g[at] as number), name).toBeGreaterThan(1e-2);
-      expect(Math.abs(numeric - (g[at] as number)), `${name}[${at}]: autodiff ${g[at]} vs finite difference ${numeric}`).toBeLessThan(0.03 * Math.abs(g[at] as number) + 2e-4);
+      expectLargestGradientMatches(name, variable, (grads[variable.name] as tf.Tensor).dataSync(), lossAt);
     }
     tf.dispose([value, ...Object.values(grads)]);
     model.dispose();
