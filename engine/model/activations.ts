@@ -5,9 +5,11 @@
  * Nothing is kept after the consumer returns; the forward is layer-major over the given
  * sequences, so memory is one layer's weights plus the sequences' current hidden states.
  * A looped model (loop-config.ts) streams each layer once per pass, tagged with the pass.
+ * activationTap is the same capture as a tap (tapped-forward.ts), for a pass shared with others.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { embedTokens, forwardLayers, type ModelContext } from './forward.ts';
+import type { ModelContext } from './forward.ts';
+import { forwardTapped, type LayerTap } from './tapped-forward.ts';
 
 export interface CaptureSequence {
   readonly ids: ArrayLike<number>;
@@ -34,35 +36,30 @@ export interface CaptureOptions {
   readonly layers?: number;
 }
 
+/**
+ * The tap of sequence `sequence` (its index in the caller's request) capturing `positions`;
+ * positions outside the sequence are refused here, before any forward.
+ */
+export function activationTap(ids: ArrayLike<number>, positions: readonly number[], sequence: number, consumer: ActivationConsumer): LayerTap {
+  for (const p of positions) {
+    if (!Number.isInteger(p) || p < 0 || p >= ids.length) throw new RangeError(`sequence ${sequence}: position ${p} is outside 0…${ids.length - 1}`);
+  }
+  return (output, layer, pass) => {
+    if (positions.length === 0) return undefined;
+    const index = tf.tensor1d(positions as number[], 'int32');
+    const activations: LayerActivations = {
+      layer,
+      pass,
+      sequence,
+      positions,
+      attnInput: tf.gather(output.attnInput, index).dataSync() as Float32Array,
+      ffnInput: tf.gather(output.ffnInput, index).dataSync() as Float32Array,
+    };
+    return () => consumer(activations);
+  };
+}
+
 export async function captureActivations(ctx: ModelContext, sequences: readonly CaptureSequence[], consumer: ActivationConsumer, options: CaptureOptions = {}): Promise<void> {
-  const { spec } = ctx;
-  sequences.forEach((s, i) => {
-    for (const p of s.positions) {
-      if (!Number.isInteger(p) || p < 0 || p >= s.ids.length) throw new RangeError(`sequence ${i}: position ${p} is outside 0…${s.ids.length - 1}`);
-    }
-  });
-  const embedding = await ctx.embedding();
-  const hidden = sequences.map((s) => embedTokens(embedding, s.ids, spec.hiddenSize));
-  let pending: LayerActivations[] = [];
-  await forwardLayers(ctx, hidden, {
-    ...(options.layers === undefined ? {} : { to: Math.min(options.layers, spec.numLayers) }),
-    hook: (layer, sequence, output, pass) => {
-      const positions = (sequences[sequence] as CaptureSequence).positions;
-      if (positions.length === 0) return;
-      const index = tf.tensor1d(positions as number[], 'int32');
-      pending.push({
-        layer,
-        pass,
-        sequence,
-        positions,
-        attnInput: tf.gather(output.attnInput, index).dataSync() as Float32Array,
-        ffnInput: tf.gather(output.ffnInput, index).dataSync() as Float32Array,
-      });
-    },
-    onLayerDone: async () => {
-      const ready = pending;
-      pending = [];
-      for (const a of ready) await consumer(a);
-    },
-  });
+  const tapped = sequences.map((s, i) => ({ ids: s.ids, tap: activationTap(s.ids, s.positions, i, consumer) }));
+  await forwardTapped(ctx, tapped, options.layers === undefined ? {} : { to: options.layers });
 }

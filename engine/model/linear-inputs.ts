@@ -12,11 +12,13 @@
  * taken in fp32 by the runtime; nothing is kept after the consumer returns. `statistic` 'square'
  * gives the mean of x² instead, what LEWIS's Wanda score reads (E[x_j²]). A looped model
  * (loop-config.ts) gives one set per (pass, layer, sequence), tagged with the pass.
+ * linearInputTap is the same reading as a tap (tapped-forward.ts), for a pass shared with others.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { LayerOutput } from './decoder-layer.ts';
-import { embedTokens, forwardLayers, type ModelContext } from './forward.ts';
+import type { ModelContext } from './forward.ts';
 import { expertLinearInputs } from './moe-linear-inputs.ts';
+import { forwardTapped, type LayerTap } from './tapped-forward.ts';
 
 export interface LinearInputMeans {
   readonly layer: number;
@@ -40,38 +42,32 @@ const ATTENTION_INPUTS = LINEAR_INPUTS.filter(([projection]) => projection.start
 /** The per-position value a mean is taken of: |x| (AIM) or x² (LEWIS). */
 export type LinearInputStatistic = 'abs' | 'square';
 
+/** The tap of sequence `sequence` (its index in the caller's request): its means at every Linear input. */
+export function linearInputTap(ids: ArrayLike<number>, sequence: number, statistic: LinearInputStatistic, consumer: (m: LinearInputMeans) => void | Promise<void>): LayerTap {
+  if (ids.length === 0) throw new RangeError(`sequence ${sequence} is empty: a mean over no positions is undefined`);
+  return (output, layer, pass) => {
+    const reduced = new Map<string, Float32Array>();
+    const means = new Map<string, Float32Array>();
+    const reduce = (x: tf.Tensor2D): Float32Array => tf.mean(statistic === 'abs' ? tf.abs(x) : tf.square(x), 0).dataSync() as Float32Array;
+    // A sparse MoE layer's MLP Linears are the router and each expert's (moe-linear-inputs.ts).
+    for (const [projection, input] of output.moe === undefined ? LINEAR_INPUTS : ATTENTION_INPUTS) {
+      let mean = reduced.get(input);
+      if (mean === undefined) {
+        mean = reduce(output[input] as tf.Tensor2D);
+        reduced.set(input, mean);
+      }
+      means.set(`model.layers.${layer}.${projection}`, mean);
+    }
+    if (output.moe !== undefined) {
+      for (const [module, mean] of expertLinearInputs(output.ffnInput, output.moe, reduce)) means.set(`model.layers.${layer}.${module}`, mean);
+    }
+    return () => consumer({ layer, pass, sequence, means });
+  };
+}
+
 export async function linearInputMeans(
   ctx: ModelContext, sequences: readonly ArrayLike<number>[], consumer: (m: LinearInputMeans) => void | Promise<void>, statistic: LinearInputStatistic = 'abs',
 ): Promise<void> {
-  sequences.forEach((ids, i) => {
-    if (ids.length === 0) throw new RangeError(`sequence ${i} is empty: a mean over no positions is undefined`);
-  });
-  const embedding = await ctx.embedding();
-  const hidden = sequences.map((ids) => embedTokens(embedding, ids, ctx.spec.hiddenSize));
-  let pending: LinearInputMeans[] = [];
-  await forwardLayers(ctx, hidden, {
-    hook: (layer, sequence, output, pass) => {
-      const reduced = new Map<string, Float32Array>();
-      const means = new Map<string, Float32Array>();
-      const reduce = (x: tf.Tensor2D): Float32Array => tf.mean(statistic === 'abs' ? tf.abs(x) : tf.square(x), 0).dataSync() as Float32Array;
-      // A sparse MoE layer's MLP Linears are the router and each expert's (moe-linear-inputs.ts).
-      for (const [projection, input] of output.moe === undefined ? LINEAR_INPUTS : ATTENTION_INPUTS) {
-        let mean = reduced.get(input);
-        if (mean === undefined) {
-          mean = reduce(output[input] as tf.Tensor2D);
-          reduced.set(input, mean);
-        }
-        means.set(`model.layers.${layer}.${projection}`, mean);
-      }
-      if (output.moe !== undefined) {
-        for (const [module, mean] of expertLinearInputs(output.ffnInput, output.moe, reduce)) means.set(`model.layers.${layer}.${module}`, mean);
-      }
-      pending.push({ layer, pass, sequence, means });
-    },
-    onLayerDone: async () => {
-      const ready = pending;
-      pending = [];
-      for (const m of ready) await consumer(m);
-    },
-  });
+  const tapped = sequences.map((ids, i) => ({ ids, tap: linearInputTap(ids, i, statistic, consumer) }));
+  await forwardTapped(ctx, tapped);
 }

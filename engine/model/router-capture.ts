@@ -1,10 +1,12 @@
 /**
  * captureRouting: per sparse MoE layer and sequence, which experts each token was routed to and
  * the router softmax over all experts (moe-routing.ts), streamed layer by layer like
- * captureActivations. Dense layers (and dense models) report nothing.
+ * captureActivations. Dense layers (and dense models) report nothing. routingTap is the same
+ * reading as a tap (tapped-forward.ts), for a pass shared with others.
  */
-import { embedTokens, forwardLayers, type ModelContext } from './forward.ts';
+import type { ModelContext } from './forward.ts';
 import type { MoeRouting } from './moe-routing.ts';
+import { forwardTapped, type LayerTap } from './tapped-forward.ts';
 
 export interface LayerRouting {
   readonly layer: number;
@@ -13,18 +15,14 @@ export interface LayerRouting {
   readonly routing: MoeRouting;
 }
 
+/** The tap of sequence `sequence` (its index in the caller's request): its routing at each sparse layer. */
+export function routingTap(sequence: number, consumer: (routing: LayerRouting) => void | Promise<void>): LayerTap {
+  return (output, layer) => {
+    const moe = output.moe;
+    return moe === undefined ? undefined : () => consumer({ layer, sequence, routing: moe.routing });
+  };
+}
+
 export async function captureRouting(ctx: ModelContext, sequences: readonly ArrayLike<number>[], consumer: (routing: LayerRouting) => void | Promise<void>): Promise<void> {
-  const embedding = await ctx.embedding();
-  const hidden = sequences.map((ids) => embedTokens(embedding, ids, ctx.spec.hiddenSize));
-  let pending: LayerRouting[] = [];
-  await forwardLayers(ctx, hidden, {
-    hook: (layer, sequence, output) => {
-      if (output.moe !== undefined) pending.push({ layer, sequence, routing: output.moe.routing });
-    },
-    onLayerDone: async () => {
-      const ready = pending;
-      pending = [];
-      for (const r of ready) await consumer(r);
-    },
-  });
+  await forwardTapped(ctx, sequences.map((ids, i) => ({ ids, tap: routingTap(i, consumer) })));
 }

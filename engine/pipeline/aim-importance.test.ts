@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { LayerActivations } from '../model/activations.ts';
 import { useTinyModel } from '../model/testing/tiny-model-fixture.ts';
 import { relativeError } from '../tensor/testing/relative-error.ts';
-import { AIM_MAX_TOKENS, aimPrompts, computeAimImportance } from './aim-importance.ts';
+import { AIM_MAX_TOKENS, aimImportanceMeasurement, aimPrompts } from './aim-importance.ts';
 import type { CalibrationSequence } from './calibration-sequences.ts';
+import { runSharedForward } from './shared-forward.ts';
 
 const chat = (set: CalibrationSequence['set'], split: CalibrationSequence['split'], ids: number[], lossMask?: number[]): CalibrationSequence => ({
   set, split, source: 'test', ids, ...(lossMask === undefined ? {} : { lossMask }),
@@ -26,13 +27,18 @@ describe('aimPrompts', () => {
   });
 });
 
-describe('computeAimImportance on a tiny model', () => {
+describe('aimImportanceMeasurement on a tiny model', () => {
   const tiny = useTinyModel({ family: 'qwen3', seed: 11, layers: 2 });
   const prompts = [[4, 8, 15, 16, 23, 42, 7], [7, 1, 9]];
+  const computeAimImportance = async (batch: number) => {
+    const measurement = aimImportanceMeasurement(prompts);
+    await runSharedForward(tiny.model, [measurement.requests], { batch });
+    return measurement.result();
+  };
 
   it('is the mean over prompts of each prompt\'s mean |x|, whatever the batch (checked on captureActivations)', async () => {
-    const one = await computeAimImportance(tiny.model, prompts, { batch: 1 });
-    const both = await computeAimImportance(tiny.model, prompts, { batch: 2 });
+    const one = await computeAimImportance(1);
+    const both = await computeAimImportance(2);
     expect([...one.keys()]).toHaveLength(7 * tiny.model.spec.numLayers);
     const d = tiny.model.spec.hiddenSize;
     const perPrompt = new Map<string, Float64Array[]>();

@@ -7,17 +7,18 @@
  * prompts.
  *
  *   aimPrompts(sequences)                           → token ids of each prompt
- *   computeAimImportance(model, prompts, options)   → module name → (in_features) vector
+ *   aimImportanceMeasurement(prompts)               → { requests, result() }: module name → (in_features)
+ *                                                     vector, measured in a pass shared with others
  *   analysisAimImportancePath(analysisDir)          the file the projectors stage of that analysis wrote
  *   readAnalysisAimImportance(analysisDir)          … read (crane/aim-importance-file.ts, the format)
  */
 import { join } from 'node:path';
 import { AimImportanceAccumulator } from '../crane/aim.ts';
 import { readAimImportance } from '../crane/aim-importance-file.ts';
-import type { CausalLM } from '../model/causal-lm.ts';
 import type { CalibrationSequence } from './calibration-sequences.ts';
 import { pipelinePaths } from './pipeline-folder.ts';
-import { forEachLinearInputMean, type PromptPassOptions } from './prompt-passes.ts';
+import { linearInputRequests } from './prompt-passes.ts';
+import type { ForwardMeasurement } from './shared-forward.ts';
 
 export const AIM_IMPORTANCE_FILE = 'aim-importance.safetensors';
 /** aim_importance.py's --max-length default. */
@@ -33,10 +34,10 @@ export function aimPrompts(sequences: readonly CalibrationSequence[]): number[][
     .filter((ids) => ids.length > 0);
 }
 
-export async function computeAimImportance(model: CausalLM, prompts: readonly number[][], options: PromptPassOptions): Promise<Map<string, Float64Array>> {
+/** Module name → (in_features) vector, once the requests have gone through the model (shared-forward.ts). */
+export function aimImportanceMeasurement(prompts: readonly (readonly number[])[]): ForwardMeasurement<Map<string, Float64Array>> {
   const accumulator = new AimImportanceAccumulator();
-  await forEachLinearInputMean(model, prompts, options, 'abs', 'AIM', (m) => accumulator.addSequence(m.means));
-  return accumulator.importance();
+  return { requests: linearInputRequests(prompts, 'abs', (m) => accumulator.addSequence(m.means)), result: () => accumulator.importance() };
 }
 
 /** Where the projectors stage of an analysis folder keeps its AIM importance file. */

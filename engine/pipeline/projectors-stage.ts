@@ -2,7 +2,7 @@
  * Stage `projectors` (GSP, forward only, Instruct model): per layer and key (attn_input,
  * ffn_input) the Gram matrix HᵀH of the activations at D_F's format positions, its top
  * directions (projectorOfRows: r ≤ maxRank and ≤ the rows, σ_i > rankCut·σ_1; a key with fewer
- * than 2 rows or no direction gets no projector); then, on the same model, the AIM baselines'
+ * than 2 rows or no direction gets no projector); in the same model pass, the AIM baselines'
  * importance (aim-importance.ts: every Linear input on the D_R + D_A prompts), and for an MoE
  * model the router statistics per set, layer and expert (router-stats-measure.ts).
  *
@@ -10,8 +10,9 @@
  *   runProjectors(ctx, clock)  → stages/projectors/{projectors,aim-importance}.safetensors [+ router-stats.json]
  *                                [+ pass-spectra.json for a looped model: each pass's σ beside the pooled]
  *
- * Sequences go through the model batchSequences at a time (each pass reads every layer once);
- * the accumulators persist across passes. Memory: the runtime holds one batch's hidden states
+ * The three measurements share their passes (shared-forward.ts): every layer is read and
+ * widened once per batchSequences sequences for all of them, a format chat counted by the
+ * router statistics goes through once; the accumulators persist across passes. Memory: the runtime holds one batch's hidden states
  * and one layer's weights; the accumulators are 2·L·d² float64 (for d = 2048 and 48 layers,
  * 3 GiB — the one place where the analysis is not layer-sized; a per-layer spill is possible
  * but unnecessary at the sizes the studio's runtime handles today). A looped model's captures
@@ -29,15 +30,19 @@ import { passCount } from '../model/loop-config.ts';
 import { PASS_SPECTRA_FILE, writePassSpectra } from '../analysis/pass-metrics.ts';
 import { writeAimImportance } from '../crane/aim-importance-file.ts';
 import { ROUTER_STATS_FILE, writeRouterStats } from '../analysis/router-stats.ts';
-import { AIM_IMPORTANCE_FILE, aimPrompts, computeAimImportance } from './aim-importance.ts';
+import { activationTap } from '../model/activations.ts';
+import { AIM_IMPORTANCE_FILE, aimImportanceMeasurement, aimPrompts } from './aim-importance.ts';
 import { readSequences } from './calibration-sequences.ts';
-import { measureRouterStats } from './router-stats-measure.ts';
+import { routerStatsMeasurement } from './router-stats-measure.ts';
+import { runSharedForward } from './shared-forward.ts';
 import { PassSpectra } from './pass-spectra.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { throwIfCancelled, type StageClock } from './progress.ts';
 import type { StageKey } from './stage-store.ts';
 
 export const PROJECTORS_FILE = 'projectors.safetensors';
+/** Progress share of the model pass; the eigen-solves take the rest (about a tenth of the stage's time). */
+const FORWARD_SHARE = 0.9;
 
 /** A looped model's stage also writes the per-pass spectra; other keys are unchanged. */
 export function projectorsKey(ctx: PipelineContext, targets: StageKey): StageKey {
@@ -60,38 +65,34 @@ export async function runProjectors(ctx: PipelineContext, clock: StageClock): Pr
     if (!grams.has(key)) grams.set(key, new GramAccumulator(d));
     grams.get(key)?.addRows(rows);
   };
-  const batch = ctx.settings.batchSequences;
-  const passes = Math.max(1, Math.ceil(sequences.length / batch));
-  // Progress shares: one per format pass, one for the eigen-decompositions, one for the AIM pass.
-  const shares = passes + 2;
-  for (let pass = 0; pass < passes; pass++) {
-    await model.captureActivations(sequences.slice(pass * batch, (pass + 1) * batch), (a) => {
-      throwIfCancelled(ctx.callbacks.signal, 'projectors');
+  const formatRequests = sequences.map((s, i) => ({
+    ids: s.ids,
+    tap: activationTap(s.ids, s.positions, i, (a) => {
       feed(projectorKey(a.layer, 'attn_input'), a.attnInput);
       feed(projectorKey(a.layer, 'ffn_input'), a.ffnInput);
       perPass?.add(a);
-      clock.report((pass + (a.layer + 1) / numLayers) / shares, `format pass ${pass + 1}/${passes}, layer ${a.layer}`);
-    });
-  }
+    }),
+  }));
+  const aim = aimImportanceMeasurement(aimPrompts(calibration));
+  const router = routerStatsMeasurement(model.spec, calibration);
+  // Router first: its format chats are GSP's too, and share their forward only in that order.
+  await runSharedForward(model, [...(router === undefined ? [] : [router.requests]), formatRequests, aim.requests], {
+    batch: ctx.settings.batchSequences,
+    onProgress: (fraction, text) => {
+      throwIfCancelled(ctx.callbacks.signal, 'projectors');
+      clock.report(fraction * FORWARD_SHARE, text);
+    },
+  });
   const projectors = new Map<string, GspProjector>();
   const { maxRank, rankCut } = ctx.settings.analysis.gsp;
   for (const [i, [key, gram]] of [...grams].entries()) {
     throwIfCancelled(ctx.callbacks.signal, 'projectors');
     const projector = projectorOfRows(gram, { maxRank, rankCut });
     if (projector !== undefined) projectors.set(key, projector);
-    clock.report((passes + (i + 1) / grams.size) / shares, `eigen-decomposition ${key}`);
+    clock.report(FORWARD_SHARE + ((1 - FORWARD_SHARE) * (i + 1)) / grams.size, `eigen-decomposition ${key}`);
   }
-  const importance = await computeAimImportance(model, aimPrompts(calibration), {
-    batch,
-    onProgress: (fraction, text) => {
-      throwIfCancelled(ctx.callbacks.signal, 'projectors');
-      clock.report((passes + 1 + fraction) / shares, text);
-    },
-  });
-  const routerStats = await measureRouterStats(model, calibration, batch, (fraction, text) => {
-    throwIfCancelled(ctx.callbacks.signal, 'projectors');
-    clock.report((passes + 2) / shares, text);
-  });
+  const importance = aim.result();
+  const routerStats = router?.result();
   // A resumed stage redoes the whole pass: files a crashed run wrote before its marker go first.
   const [projectorsPath, importancePath, routerPath, spectraPath] = [PROJECTORS_FILE, AIM_IMPORTANCE_FILE, ROUTER_STATS_FILE, PASS_SPECTRA_FILE].map((f) => join(ctx.paths.projectors, f)) as [string, string, string, string];
   await Promise.all([projectorsPath, importancePath, routerPath, spectraPath].map((f) => rm(f, { force: true })));

@@ -1,14 +1,16 @@
 /**
  * Forward passes over calibration prompts in batches, streaming each prompt's per-Linear input
- * statistic (model.linearInputMeans): what AIM's and LEWIS's importance measurements share.
+ * statistic (model/linear-inputs.ts): what AIM's and LEWIS's importance measurements share.
  *
  *   await forEachLinearInputMean(model, prompts, options, statistic, label, visit)
+ *   linearInputRequests(prompts, statistic, visit)   the same prompts as requests of a shared pass
  *
- * `visit` gets the means and the prompt they belong to; progress is reported after each layer of
- * each pass as "LABEL pass i/n, layer l".
+ * `visit` gets the means (their `sequence` is the prompt's index) and the prompt they belong to;
+ * progress is reported after each layer of each pass as "LABEL pass i/n, layer l".
  */
 import type { CausalLM } from '../model/causal-lm.ts';
-import type { LinearInputMeans, LinearInputStatistic } from '../model/linear-inputs.ts';
+import { linearInputTap, type LinearInputMeans, type LinearInputStatistic } from '../model/linear-inputs.ts';
+import { runSharedForward, type ForwardRequest } from './shared-forward.ts';
 
 export interface PromptPassOptions {
   /** Prompts per forward pass (each pass reads every layer once). */
@@ -17,18 +19,14 @@ export interface PromptPassOptions {
   readonly onProgress?: (fraction: number, text: string) => void;
 }
 
+type MeansVisitor = (means: LinearInputMeans, prompt: readonly number[]) => void;
+
+export function linearInputRequests(prompts: readonly (readonly number[])[], statistic: LinearInputStatistic, visit: MeansVisitor): ForwardRequest[] {
+  return prompts.map((ids, i) => ({ ids, tap: linearInputTap(ids, i, statistic, (m) => visit(m, ids)) }));
+}
+
 export async function forEachLinearInputMean(
-  model: CausalLM, prompts: readonly number[][], options: PromptPassOptions, statistic: LinearInputStatistic, label: string,
-  visit: (means: LinearInputMeans, prompt: readonly number[]) => void,
+  model: CausalLM, prompts: readonly number[][], options: PromptPassOptions, statistic: LinearInputStatistic, label: string, visit: MeansVisitor,
 ): Promise<void> {
-  // A zero or fractional batch would make the pass count infinite or skip prompts.
-  if (!(Number.isInteger(options.batch) && options.batch >= 1)) throw new RangeError(`batch ${options.batch} must be a whole number ≥ 1`);
-  const passes = Math.ceil(prompts.length / options.batch);
-  for (let pass = 0; pass < passes; pass++) {
-    const batch = prompts.slice(pass * options.batch, (pass + 1) * options.batch);
-    await model.linearInputMeans(batch, (m) => {
-      visit(m, batch[m.sequence] as number[]);
-      options.onProgress?.((pass + (m.layer + 1) / model.spec.numLayers) / passes, `${label} pass ${pass + 1}/${passes}, layer ${m.layer}`);
-    }, statistic);
-  }
+  await runSharedForward(model, [linearInputRequests(prompts, statistic, visit)], { ...options, label });
 }
