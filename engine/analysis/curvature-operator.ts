@@ -10,6 +10,7 @@
  *       out[3g..3g+2] = Σ_{b∈g} [c0_b (Mc0)_b,  c0_b (Mc1)_b + c1_b (Mc0)_b,  c1_b (Mc1)_b]
  *     so group g's share of cᵀMc is out[3g] + α·out[3g+1] + α²·out[3g+2] at every α.
  *   op.errorBound(c)                                    |cᵀ(M_true − M)c| ≤ this, by how M was truncated
+ *                                                       (a sketch: 0 on its measured span, ∞ off it)
  *   factorDense(dense, size, rank) → LowRank            the `rank` eigenpairs of largest |λ|
  *
  * Low-rank, the forms need no M·c: Σ_{b∈g} x_b (My)_b = Σ_{b∈g} d_b x_b y_b + Σ_i w_i (Vᵀy)_i (V_gᵀx)_i,
@@ -27,6 +28,11 @@ export interface LowRankCurvature {
   readonly weights: readonly number[];
   /** The largest |eigenvalue| left out (0: nothing left out). */
   readonly dropped: number;
+  /**
+   * A sketch's measured span (curvature-sketch.ts): Q, B×r row-major, orthonormal columns. M is
+   * known exactly only for c in span(Q); off it the form is a reconstruction with no bound.
+   */
+  readonly span?: readonly number[];
 }
 
 export type CurvatureMatrix = { readonly dense: readonly number[] } | { readonly lowRank: LowRankCurvature };
@@ -123,8 +129,20 @@ function lowRankOperator(f: LowRankCurvature, size: number): CurvatureOperator {
         out[3 * g + 2] = (out[3 * g + 2] as number) + m11;
       }
     },
-    errorBound: (c) => f.dropped * c.reduce((sum, ci) => sum + ci * ci, 0),
+    errorBound: (c) => {
+      const norm = c.reduce((sum, ci) => sum + ci * ci, 0);
+      return f.span !== undefined && !inSpan(f.span, c, norm) ? Number.POSITIVE_INFINITY : f.dropped * norm;
+    },
   };
+}
+
+/** ‖c − QQᵀc‖² within rounding of ‖c‖²: c is one of the combinations the sketch measured. */
+function inSpan(span: readonly number[], c: Float64Array, norm: number): boolean {
+  const r = span.length / c.length;
+  const coordinates = new Float64Array(r);
+  for (let b = 0; b < c.length; b++) for (let i = 0; i < r; i++) coordinates[i] = (coordinates[i] as number) + (span[b * r + i] as number) * (c[b] as number);
+  const inside = coordinates.reduce((sum, x) => sum + x * x, 0);
+  return norm - inside <= 1e-9 * norm;
 }
 
 export function factorDense(dense: readonly number[], size: number, rank: number): LowRankCurvature {

@@ -7,8 +7,9 @@
  *   await writeCurvatureFile(path, curvature)
  *   await readCurvatureFile(path) → PreviewCurvature | undefined (missing file)
  *
- * JSON: dense B×B matrices while B is a few hundred (the stage's coarse blocks), the low-rank
- * form beyond (curvature-operator.ts).
+ * JSON: dense B×B matrices while the stage measured every direction, the low-rank form
+ * (curvature-operator.ts) when it sketched M from a few probes (curvature-sketch.ts; `span` holds
+ * the probes' orthonormal basis) or B is beyond a few hundred.
  */
 import { z } from 'zod';
 import { writeFileAtomic } from '../io/atomic-file.ts';
@@ -20,7 +21,7 @@ export const CURVATURE_FILE = 'curvature.json';
 
 const lossPair = z.strictObject({ reasoning: z.number(), agent: z.number() });
 const matrixPair = z.strictObject({ reasoning: z.array(z.number()), agent: z.array(z.number()) });
-const lowRank = z.strictObject({ diagonal: z.array(z.number()).readonly(), vectors: z.array(z.number()).readonly(), weights: z.array(z.number()).readonly(), dropped: z.number().nonnegative() });
+const lowRank = z.strictObject({ diagonal: z.array(z.number()).readonly(), vectors: z.array(z.number()).readonly(), weights: z.array(z.number()).readonly(), dropped: z.number().nonnegative(), span: z.array(z.number()).readonly().optional() });
 
 /** The settings the directions were built at: q, τ, k and the two toggles that shape Δ_b. */
 const basisSchema = z.strictObject({
@@ -65,7 +66,8 @@ const curvatureSchema = z
   .refine((c) => [c.firstOrder.reasoning, c.firstOrder.agent].every((v) => v.length === c.directions.length), 'one gradient term per direction')
   .refine((c) => (c.hessian === undefined) !== (c.lowRank === undefined), 'the curvature dense or low-rank (one of the two)')
   .refine((c) => c.hessian === undefined || [c.hessian.reasoning, c.hessian.agent].every((v) => v.length === c.directions.length ** 2), 'a B×B curvature matrix per loss')
-  .refine((c) => c.lowRank === undefined || [c.lowRank.reasoning, c.lowRank.agent].every((f) => f.diagonal.length === c.directions.length && f.vectors.length === c.directions.length * f.weights.length), 'a diagonal of B and a B×k factor per loss');
+  .refine((c) => c.lowRank === undefined || [c.lowRank.reasoning, c.lowRank.agent].every((f) => f.diagonal.length === c.directions.length && f.vectors.length === c.directions.length * f.weights.length), 'a diagonal of B and a B×k factor per loss')
+  .refine((c) => c.lowRank === undefined || [c.lowRank.reasoning, c.lowRank.agent].every((f) => f.span === undefined || (f.span.length > 0 && f.span.length % c.directions.length === 0)), 'a sketch\'s span of B×r values');
 
 export type CurvatureBasis = z.infer<typeof basisSchema>;
 

@@ -4,7 +4,7 @@
  * bars on a terminal, a per-stage summary (or --json), --export for the open artifacts and
  * --export-reference for the reference pipeline's two files (pipeline/reference-run.ts).
  */
-import { defaultAnalysisSettings, type PipelineSettings } from '../pipeline/analysis-settings.ts';
+import { DEFAULT_CURVATURE_PROBES, defaultAnalysisSettings, type PipelineSettings } from '../pipeline/analysis-settings.ts';
 import { exportOpenArtifacts } from '../pipeline/open-artifacts.ts';
 import { exportReferenceRun } from '../pipeline/reference-run.ts';
 import { formatDuration, ProgressPrinter } from '../pipeline/progress-text.ts';
@@ -58,6 +58,9 @@ ${memoryBudgetHelp(31)}
   --workers N                  worker threads computing the gradients, one batch each (default: the CPU
                                cores, fewer when free memory is short, 1 for small work); the gradient
                                files are bit-identical for any N
+  --curvature-probes N         backward passes per set the curvature stage makes beyond its base pass
+                               (default ${DEFAULT_CURVATURE_PROBES}, at least 2): one per edit direction while they fit,
+                               else a sketch from N probes, exact along the default edit
   --json                       machine-readable summary
   -h, --help`;
 
@@ -70,7 +73,7 @@ export const analyzeCommand: CliCommand = {
       reasoning: { type: 'string' }, 'tool-use': { type: 'string' }, format: { type: 'string' }, out: { type: 'string' }, export: { type: 'string' }, 'export-reference': { type: 'string' },
       'held-out': { type: 'string' }, 'reasoning-max-new-tokens': { type: 'string' }, 'agent-max-new-tokens': { type: 'string' },
       'max-tokens': { type: 'string' }, pattern: { type: 'string', multiple: true }, radius: { type: 'string' },
-      'max-rank': { type: 'string' }, 'rank-cut': { type: 'string' }, q: { type: 'string' }, batch: { type: 'string' }, workers: { type: 'string' }, json: { type: 'boolean' },
+      'max-rank': { type: 'string' }, 'rank-cut': { type: 'string' }, q: { type: 'string' }, batch: { type: 'string' }, workers: { type: 'string' }, 'curvature-probes': { type: 'string' }, json: { type: 'boolean' },
       ...LONG_SEQUENCES_FLAG, ...EVAL_FILE_FLAGS, ...MEMORY_BUDGET_FLAG, ...CHAT_TEMPLATE_FLAGS,
     });
     if (positionals.length !== 2) throw new UsageError('expected the Instruct and Thinking checkpoint folders');
@@ -114,7 +117,7 @@ export const analyzeCommand: CliCommand = {
   },
 };
 
-type Flags = Partial<Record<'held-out' | 'eval-reasoning' | 'eval-tool-use' | 'reasoning-max-new-tokens' | 'agent-max-new-tokens' | 'max-tokens' | 'radius' | 'max-rank' | 'rank-cut' | 'q' | 'batch' | 'workers' | keyof typeof CHAT_TEMPLATE_FLAGS, string>> & { pattern?: string[] };
+type Flags = Partial<Record<'held-out' | 'eval-reasoning' | 'eval-tool-use' | 'reasoning-max-new-tokens' | 'agent-max-new-tokens' | 'max-tokens' | 'radius' | 'max-rank' | 'rank-cut' | 'q' | 'batch' | 'workers' | 'curvature-probes' | keyof typeof CHAT_TEMPLATE_FLAGS, string>> & { pattern?: string[] };
 
 function settingsFromFlags(defaults: PipelineSettings, v: Flags): PipelineSettings {
   const a = defaults.analysis;
@@ -132,6 +135,7 @@ function settingsFromFlags(defaults: PipelineSettings, v: Flags): PipelineSettin
     keepQuantile: real(v.q, '--q', defaults.keepQuantile, (x) => x >= 0 && x < 1),
     batchSequences: int(v.batch, '--batch', defaults.batchSequences, 1),
     ...(v.workers === undefined ? {} : { workers: int(v.workers, '--workers', 1, 1) }),
+    ...(v['curvature-probes'] === undefined ? {} : { curvatureProbes: int(v['curvature-probes'], '--curvature-probes', DEFAULT_CURVATURE_PROBES, 2) }),
     analysis: {
       ...a,
       evaluation: analysisEvaluationFromFlags(v),

@@ -4,7 +4,7 @@
  *
  *   const basis = editDirections(tensorNames, unitSettings, tokens, context)
  *   basis.deltasOf(name, shape, θ_I, θ_T) → [{ direction, delta }]   Δ_b of one tensor, unit coefficient
- *   basis.edit(direction, ε) → PairedEdit                              θ_I + ε·Δ_direction (everything else θ_I)
+ *   basis.directionsOf(name) → number[]                               the directions that move it (nothing computed)
  *
  * Directions and their coefficients:
  *   - `attention@3`, `ffn@3`, … (one per coarse layer block, crane rule): Δ = Π(T(δ)) with S = 1,
@@ -23,7 +23,6 @@ import { craneDelta, type CraneContext, type CraneDeltaSettings } from './crane-
 import { blockKey } from './gate-accumulator.ts';
 import { editEmbedding, editLmHead } from './special-tensors.ts';
 import { classifyTensor, type LayerGroup, type TensorClass } from './tensor-classification.ts';
-import type { PairedEdit } from './tensor-pair.ts';
 
 /** What a direction's coefficient is at given settings. */
 export type DirectionCoefficient = 'alpha-scale' | 'think-rows' | 'lm-head-scale';
@@ -48,7 +47,7 @@ export type UnitDeltaSettings = Omit<CraneDeltaSettings, 'alpha' | 'overrideScal
 export interface DirectionBasis {
   readonly directions: readonly EditDirection[];
   deltasOf(name: string, shape: readonly number[], thetaI: Float32Array, thetaT: Float32Array): { direction: number; delta: Float32Array }[];
-  edit(direction: number, epsilon: number): PairedEdit;
+  directionsOf(name: string): number[];
 }
 
 export function editDirections(tensorNames: Iterable<string>, stages: UnitDeltaSettings, tokens: TokenRows, context: CraneContext): DirectionBasis {
@@ -72,18 +71,24 @@ export function editDirections(tensorNames: Iterable<string>, stages: UnitDeltaS
   const unit: CraneDeltaSettings = { ...stages, alpha: 1, stages: { ...stages.stages, gate: false }, overrideScales: {}, granularity: 'coarse' };
   const at = (key: string) => index.get(key) ?? -1;
 
+  const directionsOf = (name: string): number[] => {
+    const tensor = classifyTensor(name);
+    switch (tensor.rule) {
+      case 'crane': return [at(tensor.layer === null ? (tensor.group === 'final_norm' ? FINAL_NORM_DIRECTION : '') : layerKey(tensor))].filter((d) => d >= 0);
+      case 'embedding': return [at(EMBED_THINK)].filter((d) => d >= 0);
+      case 'lm_head': return [at(LM_HEAD_THINK), at(LM_HEAD_BLEND)].filter((d) => d >= 0);
+      case 'router': return [];
+    }
+  };
+
   const deltasOf = (name: string, shape: readonly number[], thetaI: Float32Array, thetaT: Float32Array) => {
     const tensor = classifyTensor(name);
     const minus = (values: Float32Array) => values.map((v, i) => v - (thetaI[i] as number));
+    const [direction] = directionsOf(name);
+    if (direction === undefined) return [];
     switch (tensor.rule) {
-      case 'crane': {
-        const direction = at(tensor.layer === null ? (tensor.group === 'final_norm' ? FINAL_NORM_DIRECTION : '') : layerKey(tensor));
-        return direction < 0 ? [] : [{ direction, delta: craneDelta(tensor, shape, thetaI, thetaT, unit, context).delta }];
-      }
-      case 'embedding': {
-        const direction = at(EMBED_THINK);
-        return direction < 0 ? [] : [{ direction, delta: minus(editEmbedding(thetaI, thetaT, shape, tokens, { thinkRows: 1 }).values) }];
-      }
+      case 'crane': return [{ direction, delta: craneDelta(tensor, shape, thetaI, thetaT, unit, context).delta }];
+      case 'embedding': return [{ direction, delta: thinkRowsDelta(thetaI, thetaT, shape, tokens.think) }];
       case 'lm_head':
         return [
           { direction: at(LM_HEAD_THINK), special: { thinkRows: 1, lmHeadScale: 0 } },
@@ -94,15 +99,29 @@ export function editDirections(tensorNames: Iterable<string>, stages: UnitDeltaS
     }
   };
 
-  return {
-    directions,
-    deltasOf,
-    edit: (direction, epsilon) => (name, shape, thetaI, thetaT) => {
-      const delta = deltasOf(name, shape, thetaI, thetaT).find((d) => d.direction === direction)?.delta;
-      if (delta === undefined) return { values: thetaI };
-      return { values: thetaI.map((v, i) => v + epsilon * (delta[i] as number)) };
-    },
+  return { directions, deltasOf, directionsOf };
+}
+
+/**
+ * The embedding's think-row direction, editEmbedding(thinkRows = 1) − θ_I, blended on the think
+ * rows alone: every other row's Δ is 0, and a 151,936-row embedding is not copied twice for them.
+ */
+function thinkRowsDelta(thetaI: Float32Array, thetaT: Float32Array, shape: readonly number[], think: readonly number[]): Float32Array {
+  const rowCount = shape[0] ?? 0;
+  const width = rowCount === 0 ? 0 : thetaI.length / rowCount;
+  const rows = [...new Set(think)].filter((row) => Number.isInteger(row) && row >= 0 && row < rowCount);
+  const gather = (values: Float32Array) => {
+    const out = new Float32Array(rows.length * width);
+    rows.forEach((row, i) => out.set(values.subarray(row * width, (row + 1) * width), i * width));
+    return out;
   };
+  const [subI, subT] = [gather(thetaI), gather(thetaT)];
+  const edited = editEmbedding(subI, subT, [rows.length, width], { think: rows.map((_, i) => i) }, { thinkRows: 1 }).values;
+  const delta = new Float32Array(thetaI.length);
+  rows.forEach((row, i) => {
+    for (let j = 0; j < width; j++) delta[row * width + j] = (edited[i * width + j] as number) - (subI[i * width + j] as number);
+  });
+  return delta;
 }
 
 function layerKey(tensor: TensorClass): string {

@@ -27,9 +27,21 @@ export interface PipelineSettings {
   readonly workers?: number;
   /** Calibration sequences longer than the model's context: cut (when absent), warn or refuse. */
   readonly longSequences?: LongSequencePolicy;
+  /**
+   * Backward passes per calibration set the curvature stage may make beyond its base pass
+   * (default DEFAULT_CURVATURE_PROBES): one per edit direction while they fit, else a sketch
+   * from this many probes (pipeline/curvature-stage.ts). Part of the curvature key when not the default.
+   */
+  readonly curvatureProbes?: number;
 }
 
 export const DEFAULT_BATCH_SEQUENCES = 8;
+/**
+ * 16: every built-in demo pair (≤ 14 directions) keeps its dense curvature, while a 28-layer
+ * model's 88 directions cost 17 passes per set instead of 89. The sketch is exact along the
+ * default edit from 2 probes up; more probes only sharpen per-group slider moves.
+ */
+export const DEFAULT_CURVATURE_PROBES = 16;
 
 /** The reference analysis (protocol/settings-defaults.ts) of these calibration sets. */
 export function defaultAnalysisSettings(calibration: CalibrationSets): PipelineSettings {

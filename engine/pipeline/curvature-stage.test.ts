@@ -2,9 +2,11 @@
  * The curvature stage on a tiny analysed pair (untied lm_head, so every direction kind is there),
  * against measured losses: second differences of L_K along the stage's own directions, built
  * with editedWeightSource and scored with sequenceLosses on the same train sequences, and the
- * anchors against Verify on the calibration sets.
+ * anchors against Verify on the calibration sets. Then cancellation inside a pass, and the same
+ * stage sketched from a forced-low probe budget (cancelled after its first probe, resumed)
+ * against the dense result along the default edit.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,8 +20,12 @@ import type { LossSequence } from '../model/layer-grads.ts';
 import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { editTokenRows } from './checkpoint-tokenizer.ts';
-import { ANCHOR_ALPHAS } from './curvature-stage.ts';
+import { ANCHOR_ALPHAS, loadCurvature } from './curvature-stage.ts';
+import { DirectionalGradients } from './directional-gradients.ts';
 import { editedWeightSource } from './edited-source.ts';
+import { pipelinePaths, readPipelineRecord } from './pipeline-folder.ts';
+import { CancelledError } from './progress.ts';
+import { runAnalysis } from './run-analysis.ts';
 import type { AnalysisRun } from './run-analysis.ts';
 import { analysedCurvature } from './testing/analysed-curvature.ts';
 import type { AnalysedProject } from './testing/analysed-project.ts';
@@ -27,6 +33,7 @@ import { verifyEdit } from './verify.ts';
 
 let root: string;
 let outDir: string;
+let project: AnalysedProject;
 let run: AnalysisRun;
 let curvature: PreviewCurvature;
 let instruct: Checkpoint;
@@ -37,7 +44,6 @@ let batches: Record<'reasoning' | 'agent', LossSequence[]>;
 beforeAll(async () => {
   await initBackend('wasm');
   root = await mkdtemp(join(tmpdir(), 'crane-curvature-'));
-  let project: AnalysedProject;
   ({ project, curvature, instruct, thinking, batches } = await analysedCurvature(root, { model: { tied: false }, noise: 0.01 }));
   ({ run, outDir } = project);
   const tokens = await editTokenRows(project.instruct, () => undefined);
@@ -124,5 +130,49 @@ describe('curvature stage', () => {
     const verified = await verifyEdit({ analysisDir: outDir, method: { method: 'crane', settings: { ...defaultResolvedSettings(tokens), alpha: 0.25 } }, evaluation: { source: 'calibration' } });
     expect(curvature.anchors[0]?.measured.reasoning).toBeCloseTo(verified.measured.reasoning, 6);
     expect(curvature.anchors[0]?.measured.agent).toBeCloseTo(verified.measured.agent, 6);
+  }, 600_000);
+});
+
+describe('curvature stage at scale', () => {
+  it('stops a pass at the next weight read once cancelled', async () => {
+    const along = new DirectionalGradients(instruct, thinking, basis);
+    const controller = new AbortController();
+    const reads: string[] = [];
+    const counted = {
+      dir: instruct.dir, config: instruct.config, tensors: instruct.tensors, tensor: (name: string) => instruct.tensor(name),
+      readFloat32: (name: string) => {
+        reads.push(name);
+        if (name.startsWith('model.layers.1.')) controller.abort();
+        return instruct.readFloat32(name);
+      },
+    };
+    await expect(along.pass(counted, batches.reasoning, 8, controller.signal)).rejects.toBeInstanceOf(CancelledError);
+    // The read that aborted was the last: no later layer, no backward, no head.
+    expect(reads.at(-1)).toMatch(/^model\.layers\.1\./);
+    expect(reads.filter((name) => name.startsWith('model.layers.1.'))).toHaveLength(1);
+  });
+
+  it('sketches M from a forced-low budget, exact along the default edit, and resumes a cancelled run after its last pass', async () => {
+    const B = basis.directions.length;
+    const settings = { ...project.settings, curvatureProbes: 3 };
+    expect(B).toBeGreaterThan(settings.curvatureProbes);
+    const controller = new AbortController();
+    const cancelled = runAnalysis({ ...project, outDir, settings, signal: controller.signal, onProgress: (e) => { if (e.message?.startsWith('H_R·Δ 1/') === true) controller.abort(); } });
+    await expect(cancelled).rejects.toBeInstanceOf(CancelledError);
+    const logged = Object.keys(JSON.parse(await readFile(join(pipelinePaths(outDir).curvature, 'passes.json'), 'utf8')) as object);
+    expect(logged).toEqual(['reasoning:base', 'reasoning:probe0']);
+    await runAnalysis({ ...project, outDir, settings });
+    const sketched = await loadCurvature(outDir, await readPipelineRecord(outDir)) as PreviewCurvature;
+    expect(sketched.hessian).toBeUndefined();
+    expect(sketched.firstOrder).toEqual(curvature.firstOrder);
+    // Along the default edit the sketch is exact to its finite differences, and its steps are the edit's own parts,
+    // so at the anchors (ΔL measured at real edits) it predicts at least as well as the dense M of per-direction secants.
+    const defaults = defaultResolvedSettings(await editTokenRows(instruct.dir, () => undefined));
+    for (const anchor of curvature.anchors) {
+      const predicted = (matrix: PreviewCurvature) => new InstantPreview(run.artifacts.coefficients, run.artifacts.gate, matrix).evaluate({ ...defaults, alpha: anchor.alpha });
+      const [dense, sketch] = [predicted(curvature), predicted(sketched)];
+      expect(Math.abs(sketch.deltaLossReasoning - anchor.measured.reasoning)).toBeLessThanOrEqual(1.1 * Math.abs(dense.deltaLossReasoning - anchor.measured.reasoning) + 1e-4);
+      expect(Math.abs(sketch.deltaLossAgent - anchor.measured.agent)).toBeLessThanOrEqual(1.1 * Math.abs(dense.deltaLossAgent - anchor.measured.agent) + 1e-4);
+    }
   }, 600_000);
 });

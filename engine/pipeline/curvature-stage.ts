@@ -8,13 +8,23 @@
  *
  * Directions Δ_b: crane/edit-directions.ts at the default q, τ, k and toggles. Per loss K:
  *   g_K·Δ_b        from one backward pass at θ_I (head gradients included);
- *   Δ_bᵀH_KΔ_b'   ≈ (∇L_K(θ_I + ε_bΔ_b) − ∇L_K(θ_I))·Δ_b' / ε_b, then symmetrised.
- * One extra backward pass per direction and set (B+1 in all): the demo pair's 14 directions
- * cost ~15 of its gradient stages. The step ε_b is the direction's coefficient at the default
- * settings (floored at EPSILON_FLOOR): a secant over the range the preview is mostly asked
- * about, and for the α-independent think rows exactly the trapezoid rule of the line integral
- * to the default edit. A model with hundreds of blocks pays hundreds of passes: this stage is
- * sized for the small pairs the runtime trains and edits here, not for a 30B pair.
+ *   M·w            ≈ Δᵀ(∇L_K(θ_I + Σ_b w_bΔ_b) − ∇L_K(θ_I)), one backward pass per probe w.
+ * Dense (B ≤ the probe budget, `curvatureProbes`, default DEFAULT_CURVATURE_PROBES): one probe
+ * per direction, w = ε_b·e_b, so row b of M is that difference / ε_b, then symmetrised — B+1
+ * passes per set; the built-in demo pairs (B ≤ 14) are measured this way. The step ε_b is the
+ * direction's coefficient at the default settings (floored at EPSILON_FLOOR): a secant over the
+ * range the preview is mostly asked about, and for the α-independent think rows exactly the
+ * trapezoid rule of the line integral to the default edit.
+ * Sketched (B > the budget): `budget` probes, each the default edit restricted to a cell of
+ * directions (curvature-probes.ts, analysis/curvature-sketch.ts) — the α-free part and the α part
+ * of the default edit first, then special tensors, layer groups and layer ranges apart — and
+ * M̃ = PM + MP − PMP on their span, stored in the low-rank form with the span. What is
+ * approximated: M exactly (to the same finite differences) for any c in the probes' span, which
+ * holds the default edit at every α and any setting that scales whole cells; off the span the
+ * curvature between the parts no probe moved is left out (the preview's error bound says ∞
+ * there). A 28-layer Qwen3 (B = 88) costs budget+1 passes per set instead of 89.
+ * Each probe pass edits only the tensors its steps move, with the Δ_b the dots use
+ * (directional-gradients.ts); cancellation is checked per layer and per weight read.
  * Routers (MoE): no direction (SLERP is not c·Δ); the base pass also dots g_K with each router's
  * θ_I and θ_T, which with θ_I·θ_T, ‖θ_I‖², ‖θ_T‖² gives the preview their SLERP's first order
  * at any α (analysis/preview-router.ts). They are not in the curvature matrix.
@@ -26,6 +36,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { AnalysisArtifacts } from '../analysis/analysis-store.ts';
 import { factorDense } from '../analysis/curvature-operator.ts';
+import { sketchedCurvature } from '../analysis/curvature-sketch.ts';
 import { CURVATURE_FILE, readCurvatureFile, writeCurvatureFile, type PreviewCurvature } from '../analysis/preview-curvature.ts';
 import { editDirections, type EditDirection } from '../crane/edit-directions.ts';
 import { resolveScale } from '../crane/gate-scales.ts';
@@ -39,9 +50,11 @@ import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { lossBatch, readSequences } from './calibration-sequences.ts';
 import { editTokenRows } from './checkpoint-tokenizer.ts';
+import { DEFAULT_CURVATURE_PROBES } from './analysis-settings.ts';
+import { curvatureProbes, EPSILON_FLOOR } from './curvature-probes.ts';
 import { DirectionalGradients, type DirectionalPass } from './directional-gradients.ts';
 import { editFor } from './edit-method.ts';
-import { editedWeightSource } from './edited-source.ts';
+import { cancellableSource, editedWeightSource } from './edited-source.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { pipelinePaths, resultKey, type PipelineRecord } from './pipeline-folder.ts';
 import { throwIfCancelled, type StageClock } from './progress.ts';
@@ -51,7 +64,6 @@ export const ANCHOR_ALPHAS = [0.25, 1] as const;
 /** Up to this many directions the file holds M dense; beyond, its LOW_RANK eigenpairs of largest |λ| (preview speed, file size). */
 const DENSE_DIRECTIONS_MAX = 256;
 const LOW_RANK = 64;
-const EPSILON_FLOOR = 0.05;
 // version 2: the default edit is taken at the analysed q (version 1 took the default q); 3: router products.
 const ESTIMATOR = { version: 3, method: 'forward-difference-gradients', epsilonFloor: EPSILON_FLOOR, anchors: ANCHOR_ALPHAS } as const;
 const SETS = ['reasoning', 'agent'] as const;
@@ -59,44 +71,48 @@ const PASSES_FILE = 'passes.json';
 
 const passesSchema = z.record(z.string(), z.strictObject({ loss: z.number(), dots: z.array(z.number()) }));
 
+/** A budget other than the default is part of the key (a sketch of other probes is another result); the default keeps the key results were made under. */
 export function curvatureKey(ctx: Pick<PipelineContext, 'inputs' | 'settings'>): StageKey {
-  return { result: resultKey(ctx.inputs, ctx.settings), estimator: ESTIMATOR };
+  const budget = ctx.settings.curvatureProbes ?? DEFAULT_CURVATURE_PROBES;
+  return { result: resultKey(ctx.inputs, ctx.settings), estimator: budget === DEFAULT_CURVATURE_PROBES ? ESTIMATOR : { ...ESTIMATOR, probes: budget } };
 }
 
 export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArtifacts, clock: StageClock): Promise<void> {
+  const { signal } = ctx.callbacks;
   const tokens = await editTokenRows(ctx.instruct.dir, (message) => ctx.callbacks.onLog?.(message));
   // The default edit at the analysed q: the preview's coefficients (gates stage) bake T(δ) in at that q,
   // and the anchors are predicted through them.
   const defaults = { ...defaultResolvedSettings(tokens), keepQuantile: ctx.settings.keepQuantile };
   const context = { gate: artifacts.gate, projector: (key: string) => artifacts.projectors.get(key) };
   const basis = editDirections(ctx.instruct.tensors.keys(), defaults, tokens, context);
-  const epsilon = basis.directions.map((d) => Math.max(EPSILON_FLOOR, defaultCoefficient(d, defaults, artifacts)));
+  const coefficients = basis.directions.map((d) => defaultCoefficient(d, defaults, artifacts));
+  const epsilon = coefficients.map((c) => Math.max(EPSILON_FLOOR, c));
+  const B = basis.directions.length;
+  const plan = curvatureProbes(basis.directions, coefficients, ctx.settings.curvatureProbes ?? DEFAULT_CURVATURE_PROBES);
   const sequences = await readSequences(ctx.paths.sequences);
   const batches = { reasoning: lossBatch(sequences, 'reasoning', 'train'), agent: lossBatch(sequences, 'agent', 'train') };
   const done = await PassLog.open(join(ctx.paths.curvature, PASSES_FILE));
   const routerNames = editedRouters(ctx);
   const along = new DirectionalGradients(ctx.instruct, ctx.thinking, basis, routerNames);
-  const B = basis.directions.length;
-  const total = SETS.length * (B + 1) + SETS.length * (ANCHOR_ALPHAS.length + 1) / 3; // a forward pass ≈ a third of a backward one
+  const total = SETS.length * (plan.probes.length + 1) + SETS.length * (ANCHOR_ALPHAS.length + 1) / 3; // a forward pass ≈ a third of a backward one
   let finished = 0;
   const step = (message: string, weight = 1) => clock.report((finished += weight) / total, message);
+  await along.prepare(signal);
 
   const firstOrder = { reasoning: [] as number[], agent: [] as number[] };
-  const hessian = { reasoning: [] as number[], agent: [] as number[] };
+  const columns: Record<(typeof SETS)[number], Float64Array[]> = { reasoning: [], agent: [] };
   const routerDots: Record<(typeof SETS)[number], Float64Array> = { reasoning: new Float64Array(), agent: new Float64Array() };
   for (const set of SETS) {
-    const pass = (name: string, weights: WeightSource) => done.run(`${set}:${name}`, () => along.pass(weights, batches[set], ctx.settings.batchSequences, ctx.callbacks.signal));
+    const pass = (name: string, weights: WeightSource) => done.run(`${set}:${name}`, () => along.pass(weights, batches[set], ctx.settings.batchSequences, signal));
     const base = await pass('base', ctx.instruct);
     step(`g_${set === 'reasoning' ? 'R' : 'A'}·Δ at θ_I`);
-    const rows: Float64Array[] = [];
-    for (let b = 0; b < B; b++) {
-      const moved = await pass(`${b}`, editedWeightSource(ctx.instruct, ctx.thinking, basis.edit(b, epsilon[b] as number)));
-      rows.push(moved.dots.subarray(0, B).map((d, j) => (d - (base.dots[j] as number)) / (epsilon[b] as number)));
-      step(`H_${set === 'reasoning' ? 'R' : 'A'}·Δ ${b + 1}/${B} (${(basis.directions[b] as EditDirection).key})`);
+    for (const [j, probe] of plan.probes.entries()) {
+      const moved = await pass(probe.name, along.moved(probe.steps, signal));
+      columns[set].push(moved.dots.subarray(0, B).map((d, b) => d - (base.dots[b] as number)));
+      step(`H_${set === 'reasoning' ? 'R' : 'A'}·Δ ${j + 1}/${plan.probes.length}${plan.dense ? ` (${(basis.directions[j] as EditDirection).key})` : ''}`);
     }
     firstOrder[set] = Array.from(base.dots.subarray(0, B));
     routerDots[set] = base.dots.subarray(B);
-    hessian[set] = symmetrised(rows);
   }
 
   const anchors = [];
@@ -114,12 +130,24 @@ export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArti
     directions: basis.directions,
     epsilon,
     firstOrder,
-    ...(B <= DENSE_DIRECTIONS_MAX ? { hessian } : { lowRank: { reasoning: factorDense(hessian.reasoning, B, LOW_RANK), agent: factorDense(hessian.agent, B, LOW_RANK) } }),
+    ...curvatureMatrices(plan, columns, epsilon),
     routers: await routerTerms(ctx, routerNames, routerDots),
     anchors,
     split: 'train',
   };
   await writeCurvatureFile(join(ctx.paths.curvature, CURVATURE_FILE), curvature);
+}
+
+/** M per loss from the probes' columns: dense (rows / ε_b, symmetrised; low-rank beyond DENSE_DIRECTIONS_MAX) or sketched. */
+function curvatureMatrices(plan: ReturnType<typeof curvatureProbes>, columns: Record<(typeof SETS)[number], Float64Array[]>, epsilon: readonly number[]): Pick<PreviewCurvature, 'hessian' | 'lowRank'> {
+  const B = epsilon.length;
+  if (!plan.dense) {
+    const steps = plan.probes.map((p) => p.steps);
+    return { lowRank: { reasoning: sketchedCurvature(steps, columns.reasoning, B), agent: sketchedCurvature(steps, columns.agent, B) } };
+  }
+  const dense = (set: (typeof SETS)[number]) => symmetrised(columns[set].map((column, b) => column.map((x) => x / (epsilon[b] as number))));
+  const hessian = { reasoning: dense('reasoning'), agent: dense('agent') };
+  return B <= DENSE_DIRECTIONS_MAX ? { hessian } : { lowRank: { reasoning: factorDense(hessian.reasoning, B, LOW_RANK), agent: factorDense(hessian.agent, B, LOW_RANK) } };
 }
 
 /** The stage's result when its marker matches this analysis (a stale or unfinished stage reads as absent). */
@@ -190,7 +218,7 @@ function symmetrised(rows: readonly Float64Array[]): number[] {
 }
 
 async function meanLoss(weights: WeightSource, batch: readonly LossSequence[], ctx: PipelineContext): Promise<number> {
-  const model = loadCausalLM(weights);
+  const model = loadCausalLM(cancellableSource(weights, ctx.callbacks.signal, 'curvature'));
   let sum = 0;
   for (let start = 0; start < batch.length; start += ctx.settings.batchSequences) {
     throwIfCancelled(ctx.callbacks.signal, 'curvature');

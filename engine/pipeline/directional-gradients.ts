@@ -3,6 +3,7 @@
  * loss at some weights, dotted with every unit direction Δ_b as the layers stream by.
  *
  *   const along = new DirectionalGradients(instruct, thinking, basis, probes?)
+ *   along.moved(steps) → WeightSource                θ_I + Σ_b steps[b]·Δ_b
  *   await along.pass(weights, batch, batchSize, signal) → { loss, dots }   dots[b] = ∇L(weights)·Δ_b
  *
  * `probes` are tensors (the routers, which are no direction) whose ∇L·θ_I and ∇L·θ_T are
@@ -13,12 +14,22 @@
  * the sum of its two uses, which is what moving its think rows does to the loss.
  * The unit directions are the same for every pass, so each tensor's Δ_b is computed once and
  * kept while they fit in DELTA_CACHE_BYTES (the demo's all do), recomputed per pass beyond it.
+ * A Δ that is zero on most rows (the think rows of a 151,936-row embedding) is kept as its
+ * nonzero rows only, and the special tensors' Δ are computed before the first pass (`prepare`),
+ * while no model is loaded: they are the largest tensors, and their Δ the cheapest to keep.
+ * `moved` edits only the tensors whose directions have a nonzero step (the others are θ_I as
+ * read), with the same cached Δ the dots use: a probe that moves one layer group costs that
+ * group's Δ, not the whole edit.
+ * Cancellation is checked at every layer's gradients and every weight read, so an abort stops a
+ * pass within a layer.
  */
 import type { DirectionBasis } from '../crane/edit-directions.ts';
+import { classifyTensor } from '../crane/tensor-classification.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
 import type { WeightSource } from '../model/weights.ts';
+import { cancellableSource } from './edited-source.ts';
 import { throwIfCancelled } from './progress.ts';
 
 const DELTA_CACHE_BYTES = 512 * 2 ** 20;
@@ -29,10 +40,16 @@ export interface DirectionalPass {
   readonly dots: Float64Array;
 }
 
-type TensorDeltas = { direction: number; delta: Float32Array }[];
+/** Δ of one tensor along one direction: whole, or (`rows` set) only those rows, `width` values each. */
+interface TensorDelta {
+  readonly direction: number;
+  readonly values: Float32Array;
+  readonly rows?: Int32Array;
+  readonly width?: number;
+}
 
 export class DirectionalGradients {
-  private readonly cache = new Map<string, TensorDeltas>();
+  private readonly cache = new Map<string, TensorDelta[]>();
   private cachedBytes = 0;
 
   private readonly probes: ReadonlyMap<string, number>;
@@ -41,15 +58,44 @@ export class DirectionalGradients {
     this.probes = new Map(probes.map((name, i) => [name, basis.directions.length + 2 * i]));
   }
 
+  /** Computes and keeps the embedding's and lm_head's Δ now, before a model holds memory of its own. */
+  async prepare(signal: AbortSignal | undefined): Promise<void> {
+    for (const name of this.instruct.tensors.keys()) {
+      const { rule } = classifyTensor(name);
+      if (rule !== 'embedding' && rule !== 'lm_head') continue;
+      throwIfCancelled(signal, 'curvature');
+      await this.deltasOf(name);
+    }
+  }
+
+  moved(steps: Float64Array, signal: AbortSignal | undefined): WeightSource {
+    return cancellableSource({
+      dir: this.instruct.dir,
+      config: this.instruct.config,
+      tensors: this.instruct.tensors,
+      tensor: (name) => this.instruct.tensor(name),
+      readFloat32: async (name) => {
+        const thetaI = await this.instruct.readFloat32(name);
+        if (this.basis.directionsOf(name).every((b) => steps[b] === 0)) return thetaI;
+        for (const delta of await this.deltasOf(name)) {
+          const step = steps[delta.direction] ?? 0;
+          if (step !== 0) addInPlace(thetaI, delta, step);
+        }
+        return thetaI;
+      },
+    }, signal, 'curvature');
+  }
+
   async pass(weights: WeightSource, batch: readonly LossSequence[], batchSize: number, signal: AbortSignal | undefined): Promise<DirectionalPass> {
     const dots = new Float64Array(this.basis.directions.length + 2 * this.probes.size);
-    const model = loadCausalLM(weights);
+    const model = loadCausalLM(cancellableSource(weights, signal, 'curvature'));
     let loss = 0;
     for (let start = 0; start < batch.length; start += batchSize) {
       throwIfCancelled(signal, 'curvature');
       const result = await model.lossAndLayerGrads(batch.slice(start, start + batchSize), async (_layer, grads) => {
+        throwIfCancelled(signal, 'curvature');
         for (const [name, grad] of grads) {
-          for (const { direction, delta } of await this.deltasOf(name)) dots[direction] = (dots[direction] as number) + dot(grad, delta);
+          for (const delta of await this.deltasOf(name)) dots[delta.direction] = (dots[delta.direction] as number) + dot(grad, delta);
         }
       }, { sequenceCount: batch.length, headGrads: true });
       loss += result.loss;
@@ -57,18 +103,21 @@ export class DirectionalGradients {
     return { loss, dots };
   }
 
-  private async deltasOf(name: string): Promise<TensorDeltas> {
+  private async deltasOf(name: string): Promise<TensorDelta[]> {
     const cached = this.cache.get(name);
     if (cached !== undefined) return cached;
     if (!this.thinking.tensors.has(name)) return []; // copied from Instruct: the edit does not move it
     const { shape } = this.instruct.tensor(name);
     const thinkingShape = this.thinking.tensor(name).shape;
     if (thinkingShape.length !== shape.length || thinkingShape.some((d, i) => d !== shape[i])) return []; // θ_I kept (editPair)
+    const probe = this.probes.get(name);
+    if (probe === undefined && this.basis.directionsOf(name).length === 0) return [];
     const thetaI = await this.instruct.readFloat32(name);
     const thetaT = await this.thinking.readFloat32(name);
-    const probe = this.probes.get(name);
-    const deltas = probe === undefined ? this.basis.deltasOf(name, shape, thetaI, thetaT) : [{ direction: probe, delta: thetaI }, { direction: probe + 1, delta: thetaT }];
-    const bytes = deltas.reduce((sum, d) => sum + d.delta.byteLength, 0);
+    const deltas = probe === undefined
+      ? this.basis.deltasOf(name, shape, thetaI, thetaT).map(({ direction, delta }) => sparseRows(direction, delta, shape))
+      : [{ direction: probe, values: thetaI }, { direction: probe + 1, values: thetaT }];
+    const bytes = deltas.reduce((sum, d) => sum + d.values.byteLength, 0);
     if (this.cachedBytes + bytes <= DELTA_CACHE_BYTES) {
       this.cache.set(name, deltas);
       this.cachedBytes += bytes;
@@ -77,9 +126,49 @@ export class DirectionalGradients {
   }
 }
 
-function dot(a: Float32Array, b: Float32Array): number {
-  if (a.length !== b.length) throw new RangeError(`gradient of ${a.length} values against a direction of ${b.length}`);
+/** Δ as its nonzero rows when they are fewer than half of a matrix's rows; whole otherwise. */
+function sparseRows(direction: number, delta: Float32Array, shape: readonly number[]): TensorDelta {
+  const rowCount = shape.length === 2 ? (shape[0] as number) : 0;
+  if (rowCount < 2) return { direction, values: delta };
+  const width = delta.length / rowCount;
+  const rows: number[] = [];
+  for (let r = 0; r < rowCount && rows.length * 2 < rowCount; r++) {
+    for (let i = r * width; i < (r + 1) * width; i++) {
+      if (delta[i] !== 0) {
+        rows.push(r);
+        break;
+      }
+    }
+  }
+  if (rows.length * 2 >= rowCount) return { direction, values: delta };
+  const values = new Float32Array(rows.length * width);
+  rows.forEach((r, i) => values.set(delta.subarray(r * width, (r + 1) * width), i * width));
+  return { direction, values, rows: Int32Array.from(rows), width };
+}
+
+/** θ += step·Δ, in float32 per element as θ_I + ε·Δ_b always was. */
+function addInPlace(theta: Float32Array, delta: TensorDelta, step: number): void {
+  const { values, rows, width } = delta;
+  if (rows === undefined || width === undefined) {
+    for (let i = 0; i < theta.length; i++) theta[i] = (theta[i] as number) + step * (values[i] as number);
+    return;
+  }
+  rows.forEach((r, k) => {
+    for (let j = 0; j < width; j++) theta[r * width + j] = (theta[r * width + j] as number) + step * (values[k * width + j] as number);
+  });
+}
+
+function dot(grad: Float32Array, delta: TensorDelta): number {
+  const { values, rows, width } = delta;
   let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += (a[i] as number) * (b[i] as number);
+  if (rows === undefined || width === undefined) {
+    if (grad.length !== values.length) throw new RangeError(`gradient of ${grad.length} values against a direction of ${values.length}`);
+    for (let i = 0; i < grad.length; i++) sum += (grad[i] as number) * (values[i] as number);
+    return sum;
+  }
+  if (grad.length % width !== 0) throw new RangeError(`gradient of ${grad.length} values against rows of ${width}`);
+  rows.forEach((r, k) => {
+    for (let j = 0; j < width; j++) sum += (grad[r * width + j] as number) * (values[k * width + j] as number);
+  });
   return sum;
 }

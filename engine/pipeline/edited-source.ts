@@ -10,10 +10,16 @@
  * verify makes two or three passes, and an edit is cheap next to the layer's forward.
  * Only tensors the Instruct side has are visible: the runtime's parameter names come from
  * Instruct's config, and editPair keeps θ_I where the sides' shapes differ.
+ *
+ *   cancellableSource(weights, signal, stage) → WeightSource   throws CancelledError(stage) at the next read once aborted
+ *
+ * The runtime reads a layer's weights as it reaches the layer (forward and backward), so a pass
+ * over a cancellable source stops within a layer of the abort, whatever the pass is.
  */
 import { editPair, type PairedEdit } from '../crane/tensor-pair.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import type { WeightSource } from '../model/weights.ts';
+import { throwIfCancelled } from './progress.ts';
 
 export interface EditedSource extends WeightSource {
   /** Notes from editPair (skipped projections, shape mismatches), once per tensor. */
@@ -38,6 +44,20 @@ export function editedWeightSource(instruct: Checkpoint, thinking: Checkpoint, e
       }, edit);
       if (result.note !== undefined) notes.set(name, result.note);
       return result.values;
+    },
+  };
+}
+
+export function cancellableSource(weights: WeightSource, signal: AbortSignal | undefined, stage: string): WeightSource {
+  if (signal === undefined) return weights;
+  return {
+    dir: weights.dir,
+    config: weights.config,
+    tensors: weights.tensors,
+    tensor: (name) => weights.tensor(name),
+    readFloat32: async (name) => {
+      throwIfCancelled(signal, stage);
+      return weights.readFloat32(name);
     },
   };
 }

@@ -68,6 +68,7 @@ const pipelineRecordSchema: z.ZodType<PipelineRecord> = z.strictObject({
   thinking: z.string(),
   settings: z.strictObject({
     analysis: analysisSettingsSchema, keepQuantile: z.number().min(0).lt(1), batchSequences: z.int().positive(), longSequences: z.enum(LONG_SEQUENCE_POLICIES).optional(),
+    curvatureProbes: z.int().min(2).optional(),
   }),
   inputs: z.strictObject({ instruct: fileHashes, thinking: fileHashes, reasoning: z.string(), agent: z.string(), format: z.string() }),
 });
