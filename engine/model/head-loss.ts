@@ -3,19 +3,21 @@
  *
  * Loss of one sequence = mean over its target tokens t (t ≥ 1) of CE(logits[t−1], ids[t]). Only
  * the rows t−1 that predict a target go through the head, gathered across the batch into blocks
- * of `chunkRows`. The loop is vocab-major: each lm_head chunk is uploaded once per pass and meets
- * every row block, so the logits in memory are one [chunkRows, vocab chunk] product; the
- * logits (head.ts chunkLogits) and the backward's dlogits · W both multiply the chunk's stored
- * rows, so the head is never transposed. ChunkedCrossEntropy accumulates in
- * float64: pass 1 finds each row's log Σ exp, pass 2 recomputes the chunk's logits and turns
- * them into gradients.
+ * of `chunkRows`. The loop is vocab-major: each lm_head chunk is uploaded once and meets every
+ * row block, so the logits in memory are one [vocab chunk, chunkRows] product, read where the
+ * backend wrote it (heap-values.ts) in the vocab-major layout it comes out in. The logits
+ * (rows · normedᵀ) and the backward's exps · W both multiply the chunk's stored rows, so the
+ * head is never transposed. ChunkedCrossEntropy accumulates in float64 and gives loss and
+ * d/d normed rows in ONE pass (issue 14: at 1 × 64 tokens the second pass, which recomputed
+ * every chunk's logits, was a third of the head's matmuls); only lm_head gradients take a second
+ * pass, since they need every row's final softmax sum.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { tidyValues } from '../tensor/tidy-values.ts';
 import { ChunkedCrossEntropy } from '../tensor/chunked-cross-entropy.ts';
-import { matMul } from '../tensor/matmul.ts';
 import type { ModelSpec } from './config.ts';
-import { accumulate, chunkLogits, gatherRows, withRows, type HeadWeights } from './head.ts';
+import { withHeapValues } from '../tensor/heap-values.ts';
+import { accumulate, gatherRows, headRows, vocabMajorLogits, withRows, type HeadWeights } from './head.ts';
 import { rmsNorm } from './ops.ts';
 
 /** The target rows of one sequence (targetRows) and its final hidden states [T·hidden]. */
@@ -60,6 +62,7 @@ interface RowBlock {
 export function headLosses(spec: ModelSpec, head: HeadWeights, sequences: readonly HeadSequence[], options: HeadLossOptions): number[] {
   const blocks = rowBlocks(spec, head, sequences, options.chunkRows, 0);
   try {
+    for (const chunk of head.chunks) withRows(head, chunk, (rows) => blocks.forEach((b) => withLogits(b, rows, (logits) => b.ce.add(logits, chunk.start))));
     return sequenceMeans(sequences, blocks);
   } finally {
     disposeBlocks(blocks);
@@ -69,42 +72,59 @@ export function headLosses(spec: ModelSpec, head: HeadWeights, sequences: readon
 export function headLossAndGrads(spec: ModelSpec, head: HeadWeights, sequences: readonly HeadSequence[], options: HeadGradOptions): HeadGrads {
   const width = spec.hiddenSize;
   const blocks = rowBlocks(spec, head, sequences, options.chunkRows, options.scale);
-  const dNormed: (tf.Tensor2D | undefined)[] = blocks.map(() => undefined);
-  const dLmHead = options.weightGrads ? new Float32Array(head.vocab * width) : undefined;
   try {
-    const sequenceLosses = sequenceMeans(sequences, blocks);
+    // One buffer for every block's exps, reused across chunks (the first block is the largest).
+    const exps = new Float32Array((blocks[0]?.owners.length ?? 0) * Math.max(0, ...head.chunks.map((c) => c.size)));
     for (const chunk of head.chunks) {
-      const dChunk = withRows(head, chunk, (rowsLayout) => {
-        let sum: tf.Tensor2D | undefined;
-        for (const [i, b] of blocks.entries()) {
-          const gradient = b.ce.gradient(blockLogits(b, rowsLayout), chunk.start, b.weights);
-          dNormed[i] = accumulate(dNormed[i], normedGradient(b, chunk.start, dLmHead === undefined ? gradient : gradient.slice(), rowsLayout));
-          if (dLmHead !== undefined) {
-            sum = accumulate(sum, tf.tidy(() => matMul<tf.Tensor2D>(tf.tensor2d(gradient, [b.owners.length, chunk.size]), b.normed, true, false)));
-          }
+      withRows(head, chunk, (rows) => {
+        for (const b of blocks) {
+          const blockExps = exps.subarray(0, b.owners.length * chunk.size);
+          withLogits(b, rows, (logits) => b.ce.addWithExps(logits, chunk.start, blockExps));
+          b.ce.foldProduct(tidyValues(() => tf.matMul(tf.tensor2d(blockExps, [b.owners.length, chunk.size]), rows)));
         }
-        return sum;
       });
-      if (dChunk !== undefined) dLmHead?.set(dChunk.dataSync(), chunk.start * width);
-      dChunk?.dispose();
     }
+    const sequenceLosses = sequenceMeans(sequences, blocks);
     const dHidden = sequences.map((s) => new Float32Array(s.hidden.length));
     const dNorm = new Float32Array(width);
-    blocks.forEach((b, i) => {
-      const [dx, dw] = tf.tidy(() => tf.grads((x: tf.Tensor, w: tf.Tensor) => rmsNorm(x, w as tf.Tensor1D, spec.rmsNormEps))([b.hidden, head.norm], dNormed[i])) as [tf.Tensor, tf.Tensor];
+    for (const b of blocks) {
+      const dNormed = b.ce.inputGradient(headRows(head, b.ce.labels), b.weights);
+      const [dx, dw] = tf.tidy(() => tf.grads((x: tf.Tensor, w: tf.Tensor) => rmsNorm(x, w as tf.Tensor1D, spec.rmsNormEps))([b.hidden, head.norm], tf.tensor2d(dNormed, [b.owners.length, width]))) as [tf.Tensor, tf.Tensor];
       const values = dx.dataSync();
       b.owners.forEach((o, j) => (dHidden[o.sequence] as Float32Array).set(values.subarray(j * width, (j + 1) * width), o.row * width));
       dw.dataSync().forEach((v, k) => (dNorm[k] = (dNorm[k] as number) + v));
       tf.dispose([dx, dw]);
-    });
+    }
+    const dLmHead = options.weightGrads ? lmHeadGradient(head, blocks) : undefined;
     return { sequenceLosses, dHidden, ...(options.weightGrads ? { dNorm } : {}), ...(dLmHead !== undefined ? { dLmHead } : {}) };
   } finally {
-    tf.dispose(dNormed.filter((t) => t !== undefined));
     disposeBlocks(blocks);
   }
 }
 
-/** Target rows of the batch in blocks of `chunkRows`, normed, with pass 1 of the CE already run. */
+/**
+ * d objective / d lm_head, [vocab · hidden]: a second pass over the chunks (it needs every row's
+ * final max and sum), the chunk's vocab-major dlogits [size, rows] times the normed rows.
+ */
+function lmHeadGradient(head: HeadWeights, blocks: readonly RowBlock[]): Float32Array {
+  const dLmHead = new Float32Array(head.vocab * head.width);
+  for (const chunk of head.chunks) {
+    const sum = withRows(head, chunk, (rows) => {
+      let total: tf.Tensor2D | undefined;
+      for (const b of blocks) {
+        const gradient = withLogits(b, rows, (logits) => b.ce.gradient(logits, chunk.start, b.weights));
+        total = accumulate(total, tf.tidy(() => tf.matMul<tf.Tensor2D>(tf.tensor2d(gradient, [chunk.size, b.owners.length]), b.normed)));
+      }
+      return total;
+    });
+    if (sum === undefined) continue;
+    dLmHead.set(sum.dataSync(), chunk.start * head.width);
+    sum.dispose();
+  }
+  return dLmHead;
+}
+
+/** Target rows of the batch in blocks of `chunkRows`, normed. */
 function rowBlocks(spec: ModelSpec, head: HeadWeights, sequences: readonly HeadSequence[], chunkRows: number, scale: number): RowBlock[] {
   const width = spec.hiddenSize;
   const all = sequences.flatMap((s, sequence) => s.rows.map((row, i) => ({ sequence, row, label: s.labels[i] as number, weight: scale / s.rows.length })));
@@ -117,7 +137,6 @@ function rowBlocks(spec: ModelSpec, head: HeadWeights, sequences: readonly HeadS
       const hidden = tf.tensor2d(values, [part.length, width]);
       blocks.push({ owners: part, hidden, normed: tf.tidy(() => rmsNorm(hidden, head.norm, spec.rmsNormEps)), ce: new ChunkedCrossEntropy(part.map((p) => p.label)), weights: part.map((p) => p.weight) });
     }
-    for (const chunk of head.chunks) withRows(head, chunk, (rowsLayout) => blocks.forEach((b) => b.ce.add(blockLogits(b, rowsLayout), chunk.start)));
     return blocks;
   } catch (error) {
     disposeBlocks(blocks);
@@ -125,33 +144,14 @@ function rowBlocks(spec: ModelSpec, head: HeadWeights, sequences: readonly HeadS
   }
 }
 
-/**
- * d objective / d normed rows from one chunk: dlogits · W. The target's own term (−Σ_{j≠label}
- * p_j times its lm_head row) is added apart from the product: inside one float32 dot product
- * over the chunk it would be the large running sum that every small p_j·W_j is rounded against.
- * `gradient` is taken over (its label entries are zeroed): callers that still need it pass a copy.
- */
-function normedGradient(block: RowBlock, start: number, gradient: Float32Array, rowsLayout: tf.Tensor2D): tf.Tensor2D {
-  const rows = block.owners.length;
-  const size = gradient.length / rows;
-  const others = gradient;
-  const labelGrad = new Float32Array(rows);
-  const labelRow = new Int32Array(rows);
-  block.ce.labels.forEach((label, r) => {
-    const j = label - start;
-    if (j < 0 || j >= size) return;
-    labelGrad[r] = others[r * size + j] as number;
-    labelRow[r] = j;
-    others[r * size + j] = 0;
-  });
-  return tf.tidy(() => {
-    const labelTerm = tf.mul(tf.gather(rowsLayout, tf.tensor1d(labelRow, 'int32')), tf.tensor2d(labelGrad, [rows, 1]));
-    return tf.add(tf.matMul(tf.tensor2d(others, [rows, size]), rowsLayout), labelTerm);
-  });
-}
-
-function blockLogits(block: RowBlock, rowsLayout: tf.Tensor2D): Float32Array {
-  return tidyValues(() => chunkLogits(block.normed, rowsLayout));
+/** Runs `use` on the block's logits against one uploaded chunk, vocab-major [size, rows], read in place (heap-values.ts). */
+function withLogits<T>(block: RowBlock, rows: tf.Tensor2D, use: (logits: Float32Array) => T): T {
+  const logits = tf.tidy(() => vocabMajorLogits(block.normed, rows));
+  try {
+    return withHeapValues(logits, use);
+  } finally {
+    logits.dispose();
+  }
 }
 
 function sequenceMeans(sequences: readonly HeadSequence[], blocks: readonly RowBlock[]): number[] {

@@ -88,7 +88,23 @@ export function withRows<T>(head: HeadWeights, chunk: HeadChunk, use: (rows: tf.
 
 /** Logits [n, size] of normed hidden rows [n, hidden] against a chunk's uploaded rows [size, hidden] (call inside a tidy). */
 export function chunkLogits(normed: tf.Tensor2D, rows: tf.Tensor2D): tf.Tensor2D {
-  return tf.transpose(tf.matMul(rows, tf.transpose(normed)));
+  return tf.transpose(vocabMajorLogits(normed, rows));
+}
+
+/** The same logits vocab-major, [size, n]: the product as it comes out, for readers that take that layout (call inside a tidy). */
+export function vocabMajorLogits(normed: tf.Tensor2D, rows: tf.Tensor2D): tf.Tensor2D {
+  return tf.matMul(rows, tf.transpose(normed));
+}
+
+/** lm_head rows of `ids` as stored, [ids.length · hidden] (copies of the head's JS-side rows). */
+export function headRows(head: HeadWeights, ids: readonly number[]): Float32Array {
+  const out = new Float32Array(ids.length * head.width);
+  ids.forEach((id, i) => {
+    const chunk = head.chunks.find((c) => id >= c.start && id < c.start + c.size);
+    if (chunk === undefined) throw new RangeError(`vocab id ${id} is outside the head's ${head.vocab} rows`);
+    out.set(chunk.rows.subarray((id - chunk.start) * head.width, (id - chunk.start + 1) * head.width), i * head.width);
+  });
+  return out;
 }
 
 function withUpload<T>(values: Float32Array, shape: [number, number], use: (t: tf.Tensor2D) => T): T {
