@@ -13,12 +13,13 @@
  *
  * Layout (flat, so the preview can sum without objects): MOMENTS = 6 values per scalar set and
  * per direction, in the order [T: g_R, g_A, ‖·‖²,  raw: g_R, g_A, ‖·‖²]. All sums are float64.
- * Cost with a projector: four row projections onto V_r per row (O(rows·d_in·r)).
+ * Cost with a projector: four row projections onto V_r per row (O(rows·d_in·r)), in the SIMD
+ * kernel of direction-moments.ts; T(δ) is never stored, each value is formed where it is used.
  */
 import type { GateInputs } from '../crane/gate-accumulator.ts';
 import type { GspProjector } from '../crane/gsp-projector.ts';
-import { magnitudeThreshold } from '../crane/magnitude-threshold.ts';
-import { projectFourRows, transposedBasis } from '../linalg/row-projection.ts';
+import { thresholdOf } from '../crane/magnitude-threshold.ts';
+import { projectedMoments, type ThresholdedRows } from './direction-moments.ts';
 
 export const MOMENTS = 6;
 /** Offset of each update kind inside a group of MOMENTS values. */
@@ -42,20 +43,18 @@ export function tensorMoments(inputs: MomentInputs, keepQuantile: number, projec
   const { delta, gradR, gradA } = inputs;
   const n = delta.length;
   if (gradR.length !== n || gradA.length !== n) throw new RangeError(`moment inputs differ in length: δ ${n}, g_R ${gradR.length}, g_A ${gradA.length}`);
-  const thresholded = magnitudeThreshold(delta, keepQuantile).values;
-  const scalars = scalarMoments(gradR, gradA, thresholded, delta);
-  const directions = projector === undefined ? null : directionMoments([gradR, gradA, thresholded, delta], projector);
-  return { scalars, directions };
+  const rows = { gradR, gradA, delta, ...thresholdOf(delta, keepQuantile) };
+  return projector === undefined ? { scalars: scalarMoments(rows), directions: null } : projectedMoments(rows, projector);
 }
 
-/** The six scalar sums in locals (registers), not read-modify-writes of a typed array per value. */
-function scalarMoments(gradR: Float32Array, gradA: Float32Array, thresholded: Float32Array, delta: Float32Array): Float64Array {
+/** The six scalar sums in locals (registers), T(δ) computed on the fly as magnitudeThreshold stores it. */
+function scalarMoments({ gradR, gradA, delta, threshold, rescale }: ThresholdedRows): Float64Array {
   let rt = 0, at = 0, tt = 0, rd = 0, ad = 0, dd = 0;
   for (let j = 0; j < delta.length; j++) {
     const r = gradR[j] as number;
     const a = gradA[j] as number;
-    const t = thresholded[j] as number;
     const d = delta[j] as number;
+    const t = Math.abs(d) > threshold ? Math.fround(d * rescale) : 0;
     rt += r * t;
     at += a * t;
     tt += t * t;
@@ -71,37 +70,4 @@ function scalarMoments(gradR: Float32Array, gradA: Float32Array, thresholded: Fl
   scalars[RAW + GRAD_A] = ad;
   scalars[RAW + NORM] = dd;
   return scalars;
-}
-
-/**
- * Per direction i, the products of the rows' coordinates along V_i, summed over rows. The four
- * vectors' rows at one offset are projected together (linalg/row-projection.ts), so each basis
- * value loaded serves four rows; coordinates and sums stay float64.
- */
-function directionMoments(vectors: readonly [Float32Array, Float32Array, Float32Array, Float32Array], projector: GspProjector): Float64Array {
-  const { dim, rank } = projector;
-  const length = vectors[0].length;
-  if (length % dim !== 0) throw new RangeError(`${length} values are not rows of ${dim}`);
-  const basisT = transposedBasis(projector.basis, dim, rank);
-  // c[v*rank + i] = row of vector v · V_i
-  const c = new Float64Array(4 * rank);
-  const out = new Float64Array(rank * MOMENTS);
-  const [gradR, gradA, thresholded, delta] = vectors;
-  for (let offset = 0; offset < length; offset += dim) {
-    projectFourRows([{ values: gradR, offset }, { values: gradA, offset }, { values: thresholded, offset }, { values: delta, offset }], basisT, rank, c);
-    for (let i = 0; i < rank; i++) {
-      addProducts(out, i * MOMENTS, c[i] as number, c[rank + i] as number, c[2 * rank + i] as number, c[3 * rank + i] as number);
-    }
-  }
-  return out;
-}
-
-/** Adds the six moments of one coordinate (or one row's projections) at `at`. */
-function addProducts(out: Float64Array, at: number, gR: number, gA: number, t: number, d: number): void {
-  out[at + THRESHOLDED + GRAD_R] = (out[at + THRESHOLDED + GRAD_R] as number) + gR * t;
-  out[at + THRESHOLDED + GRAD_A] = (out[at + THRESHOLDED + GRAD_A] as number) + gA * t;
-  out[at + THRESHOLDED + NORM] = (out[at + THRESHOLDED + NORM] as number) + t * t;
-  out[at + RAW + GRAD_R] = (out[at + RAW + GRAD_R] as number) + gR * d;
-  out[at + RAW + GRAD_A] = (out[at + RAW + GRAD_A] as number) + gA * d;
-  out[at + RAW + NORM] = (out[at + RAW + NORM] as number) + d * d;
 }

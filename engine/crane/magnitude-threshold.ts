@@ -2,6 +2,7 @@
  * Stage 1 of CRANE: per-tensor magnitude thresholding T(δ).
  *
  *   magnitudeThreshold(delta, keepQuantile = 0.5) → { values, threshold, kept }
+ *   thresholdOf(delta, keepQuantile = 0.5) → { threshold, rescale }   (T(δ) without the array)
  *
  * m = the k-th smallest |δ| of this one tensor, k = max(1, floor(n·q)); entries with |δ| > m
  * (strictly) survive and are multiplied by 1/(1−q), the rest become 0. At q = 0.5 this is the
@@ -33,12 +34,19 @@ export function thresholdRank(n: number, keepQuantile: number): number {
   return Math.max(1, countOfFraction(n, keepQuantile));
 }
 
+/**
+ * m and 1/(1−q) of one tensor, for callers that apply T(δ) on the fly rather than into an array:
+ * T(δ)_i = fround(δ_i·rescale) where |δ_i| > threshold, else 0 — the values magnitudeThreshold stores.
+ */
+export function thresholdOf(delta: Float32Array, keepQuantile: number = DEFAULT_KEEP_QUANTILE): { threshold: number; rescale: number } {
+  if (!(keepQuantile >= 0 && keepQuantile < 1)) throw new RangeError(`keep quantile ${keepQuantile} must be in [0, 1)`);
+  const threshold = delta.length === 0 ? 0 : kthSmallestAbs(delta, thresholdRank(delta.length, keepQuantile));
+  return { threshold, rescale: 1 / (1 - keepQuantile) };
+}
+
 /** `values` is a fresh array unless given one; it may be `delta` itself (each value is read before it is written). */
 export function magnitudeThreshold(delta: Float32Array, keepQuantile: number = DEFAULT_KEEP_QUANTILE, values: Float32Array = new Float32Array(delta.length)): ThresholdedDelta {
-  if (!(keepQuantile >= 0 && keepQuantile < 1)) throw new RangeError(`keep quantile ${keepQuantile} must be in [0, 1)`);
-  if (delta.length === 0) return { values, threshold: 0, kept: 0 };
-  const threshold = kthSmallestAbs(delta, thresholdRank(delta.length, keepQuantile));
-  const rescale = 1 / (1 - keepQuantile);
+  const { threshold, rescale } = thresholdOf(delta, keepQuantile);
   let kept = 0;
   for (let i = 0; i < delta.length; i++) {
     const v = delta[i] as number;
