@@ -4,6 +4,7 @@
  * measured in the same run.
  *
  *   npm run bench:analysis -- [--layers 2] [--seq 128] [--batch 2] [--vocab 151936] [--runs 3]
+ *                             [--before REV] [--no-torch]
  *
  * The checkpoint is random (F32, seeded) with Qwen3-0.6B's layer shapes (hidden 1024, 16 query
  * heads over 8 KV heads of 128, MLP 3072, tied 151,936-row head), cut to --layers. The engine
@@ -17,18 +18,26 @@
  * Medians of --runs after one warm-up each. Every rate is over CPU time, not wall time: both
  * sides run on one thread, so CPU time is their compute time, and a machine shared with other
  * jobs (descheduling) does not tilt the ratios.
+ *
+ * --before REV also runs the engine as it was at commit REV (its engine/ from `git archive`,
+ * tools/engine-at-rev.ts) in this same process on the same checkpoint and tokens, the two
+ * engines' runs interleaved, so a change's before/after is measured under one machine load.
+ * --no-torch skips the PyTorch side (minutes at these shapes).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
-import { loadCausalLM } from '../engine/model/causal-lm.ts';
+import { loadCausalLM, type CausalLM } from '../engine/model/causal-lm.ts';
+import type { LossSequence } from '../engine/model/layer-grads.ts';
 import { writeTinyCheckpoint } from '../engine/model/testing/tiny-checkpoint.ts';
 import { SeededRandom } from '../engine/protocol/seeded-random.ts';
 import { initBackend } from '../engine/tensor/backend.ts';
 import { measureMatmulGflops } from '../engine/tensor/matmul-bench.ts';
+import { treeAt } from './engine-at-rev.ts';
 import { forwardFlops } from './model-flops.ts';
 
 const TORCH_PYTHON = '/usr/bin/python3';
@@ -45,6 +54,16 @@ interface TorchResult {
   readonly version: string;
 }
 
+/** One engine (this checkout's, or REV's) on the benchmark's checkpoint. */
+interface EngineRun {
+  readonly label: string;
+  readonly model: Pick<CausalLM, 'spec' | 'sequenceLosses' | 'lossAndLayerGrads'>;
+  readonly close: () => Promise<void>;
+  readonly forward: number[];
+  readonly step: number[];
+  loss: number;
+}
+
 const { values } = parseArgs({
   options: {
     layers: { type: 'string', default: '2' },
@@ -52,23 +71,22 @@ const { values } = parseArgs({
     batch: { type: 'string', default: '2' },
     vocab: { type: 'string', default: '151936' },
     runs: { type: 'string', default: '3' },
+    before: { type: 'string' },
+    'no-torch': { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
   },
 });
+if (values.help) {
+  process.stdout.write('npm run bench:analysis -- [--layers 2] [--seq 128] [--batch 2] [--vocab 151936] [--runs 3] [--before REV] [--no-torch]\n');
+  process.exit(0);
+}
 const [layers, seq, batchSize, vocab, runs] = [values.layers, values.seq, values.batch, values.vocab, values.runs].map(Number) as [number, number, number, number, number];
 if (![layers, seq, batchSize, vocab, runs].every((v) => Number.isSafeInteger(v) && v >= 1) || seq < 2) {
   process.stderr.write('--layers, --seq (≥ 2), --batch, --vocab and --runs must be positive integers\n');
   process.exit(2);
 }
 
-/** Median CPU seconds of `run` (this process is single-threaded: CPU time is compute time, unlike
- *  wall time on a shared machine). */
-async function medianSeconds(run: () => Promise<unknown>): Promise<number> {
-  await run(); // warm-up: kernel set-up, page cache
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) times.push(await cpuSeconds(run));
-  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)] as number;
-}
-
+/** CPU seconds of `run` (this process is single-threaded: CPU time is compute time, unlike wall time on a shared machine). */
 async function cpuSeconds(run: () => unknown): Promise<number> {
   const start = process.cpuUsage();
   await run();
@@ -76,11 +94,40 @@ async function cpuSeconds(run: () => unknown): Promise<number> {
   return (used.user + used.system) / 1e6;
 }
 
+function median(times: readonly number[]): number {
+  return [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)] as number;
+}
+
 /** The backend's 1024² matmul rate over CPU time (measureMatmulGflops times wall clock). */
 async function matmulCpuGflops(): Promise<number> {
   const [size, warmup, timed] = [1024, 1, 5];
   const seconds = await cpuSeconds(() => measureMatmulGflops({ size, warmup, runs: timed }));
   return ((warmup + timed) * 2 * size ** 3) / seconds / 1e9;
+}
+
+/** This checkout's engine on `dir`, or with `rev` the engine/ of that commit extracted under `root`. */
+async function openEngine(dir: string, rev: string | undefined, root: string): Promise<EngineRun> {
+  let open: { Checkpoint: typeof Checkpoint; loadCausalLM: typeof loadCausalLM } = { Checkpoint, loadCausalLM };
+  if (rev !== undefined) {
+    const tree = await treeAt(rev, root, ['engine']);
+    const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(tree, 'engine', path)).href)) as T;
+    open = { ...(await load<{ Checkpoint: typeof Checkpoint }>('io/checkpoint.ts')), ...(await load<{ loadCausalLM: typeof loadCausalLM }>('model/causal-lm.ts')) };
+  }
+  const checkpoint = await open.Checkpoint.open(dir);
+  return { label: rev === undefined ? 'engine' : `engine @${rev}`, model: open.loadCausalLM(checkpoint), close: () => checkpoint.close(), forward: [], step: [], loss: Number.NaN };
+}
+
+/** Warm-up, then --runs timed forwards and steps of every engine, interleaved so each sees the same machine load. */
+async function measureEngines(engines: readonly EngineRun[], batch: readonly LossSequence[]): Promise<void> {
+  const forward = async (e: EngineRun): Promise<void> => {
+    const scores = await e.model.sequenceLosses(batch);
+    e.loss = scores.reduce((sum, s) => sum + s.loss, 0) / scores.length;
+  };
+  const step = (e: EngineRun): Promise<unknown> => e.model.lossAndLayerGrads(batch, () => undefined);
+  for (const e of engines) await forward(e);
+  for (let i = 0; i < runs; i++) for (const e of engines) e.forward.push(await cpuSeconds(() => forward(e)));
+  for (const e of engines) await step(e);
+  for (let i = 0; i < runs; i++) for (const e of engines) e.step.push(await cpuSeconds(() => step(e)));
 }
 
 const backend = await initBackend();
@@ -94,40 +141,48 @@ try {
   await writeFile(tokensPath, JSON.stringify(ids));
   const batch = ids.map((sequence) => ({ ids: sequence, targets: sequence.map(() => 1) }));
 
-  const checkpoint = await Checkpoint.open(dir);
-  let engine: { forward: number; step: number; loss: number; matmul: number; flops: ReturnType<typeof forwardFlops> };
+  const engines = [await openEngine(dir, undefined, root), ...(values.before === undefined ? [] : [await openEngine(dir, values.before, root)])];
   try {
-    const model = loadCausalLM(checkpoint);
-    let loss = Number.NaN;
-    const forward = await medianSeconds(async () => {
-      const scores = await model.sequenceLosses(batch);
-      loss = scores.reduce((sum, s) => sum + s.loss, 0) / scores.length;
-    });
-    const step = await medianSeconds(() => model.lossAndLayerGrads(batch, () => undefined));
-    engine = { forward, step, loss, matmul: await matmulCpuGflops(), flops: forwardFlops(model.spec, seq) };
+    await measureEngines(engines, batch);
   } finally {
-    await checkpoint.close();
+    for (const e of engines) await e.close();
   }
-  const torchOut = execFileSync(TORCH_PYTHON, [join(import.meta.dirname, 'bench_analysis_torch.py'), dir, tokensPath, String(runs)], { encoding: 'utf8', maxBuffer: 1 << 20 });
-  const torch = JSON.parse(torchOut.trim().split('\n').pop() as string) as TorchResult;
+  const matmul = await matmulCpuGflops();
+  const [engine] = engines as [EngineRun, ...EngineRun[]];
+  const flops = forwardFlops(engine.model.spec, seq);
+  const torch = values['no-torch'] ? undefined : runTorch(dir, tokensPath);
 
-  const forwardFlop = batchSize * (engine.flops.layers + engine.flops.head);
+  const forwardFlop = batchSize * (flops.layers + flops.head);
   const tokens = batchSize * seq;
-  const peak = Math.max(engine.matmul, torch.matmul_gflops);
-  const row = (label: string, e: number, t: number) => `${label.padEnd(30)}${e.toPrecision(3).padStart(12)}${t.toPrecision(3).padStart(14)}${(e / t).toFixed(2).padStart(14)}`;
-  const share = (flop: number, seconds: number, own: number) => `${(flop / seconds / 1e9).toFixed(1)} GFLOP/s = ${(flop / seconds / 1e9 / own).toFixed(2)} of own matmul, ${(flop / seconds / 1e9 / peak).toFixed(2)} of machine peak`;
+  const peak = Math.max(matmul, torch?.matmul_gflops ?? 0);
+  const rate = (flop: number, seconds: number, own: number) => `${(flop / seconds / 1e9).toFixed(1)} GFLOP/s = ${(flop / seconds / 1e9 / own).toFixed(2)} of own matmul, ${(flop / seconds / 1e9 / peak).toFixed(2)} of machine peak`;
+  const [forward, step] = [median(engine.forward), median(engine.step)];
   console.log(`model    Qwen3-0.6B shapes (hidden 1024, 16/8 heads × 128, MLP 3072, tied head of ${vocab} rows), ${layers} layer${layers === 1 ? '' : 's'}, F32`);
   console.log(`tokens   ${batchSize} × ${seq} (seeded), median of ${runs} after a warm-up; every rate is over CPU time (single-threaded on both sides)`);
-  console.log(`engine   ${backend.name} backend, ${backend.threads} thread${backend.threads === 1 ? '' : 's'};  torch ${torch.version} ${torch.threads} thread (float32, BLAS_INFO=${torch.blas})`);
-  console.log(`${''.padEnd(30)}${'engine'.padStart(12)}${'torch'.padStart(14)}${'engine/torch'.padStart(14)}`);
-  console.log(row('forward tokens/s', tokens / engine.forward, tokens / torch.forward_s));
-  console.log(row('forward+backward tokens/s', tokens / engine.step, tokens / torch.step_s));
-  console.log(row('matmul GFLOP/s (1024²)', engine.matmul, torch.matmul_gflops));
-  console.log(`loss                          ${engine.loss.toFixed(6).padStart(12)}${torch.loss.toFixed(6).padStart(14)}   |Δ| ${Math.abs(engine.loss - torch.loss).toExponential(1)}`);
-  console.log(`engine forward                ${share(forwardFlop, engine.forward, engine.matmul)}`);
-  console.log(`engine forward+backward       ${share(3 * forwardFlop, engine.step, engine.matmul)}`);
-  console.log(`torch forward                 ${share(forwardFlop, torch.forward_s, torch.matmul_gflops)}`);
-  console.log(`torch forward+backward        ${share(3 * forwardFlop, torch.step_s, torch.matmul_gflops)}`);
+  console.log(`engine   ${backend.name} backend, ${backend.threads} thread${backend.threads === 1 ? '' : 's'};  matmul 1024² ${matmul.toFixed(1)} GFLOP/s`);
+  if (torch !== undefined) {
+    const row = (label: string, e: number, t: number) => `${label.padEnd(30)}${e.toPrecision(3).padStart(12)}${t.toPrecision(3).padStart(14)}${(e / t).toFixed(2).padStart(14)}`;
+    console.log(`torch    ${torch.version} ${torch.threads} thread (float32, BLAS_INFO=${torch.blas})`);
+    console.log(`${''.padEnd(30)}${'engine'.padStart(12)}${'torch'.padStart(14)}${'engine/torch'.padStart(14)}`);
+    console.log(row('forward tokens/s', tokens / forward, tokens / torch.forward_s));
+    console.log(row('forward+backward tokens/s', tokens / step, tokens / torch.step_s));
+    console.log(row('matmul GFLOP/s (1024²)', matmul, torch.matmul_gflops));
+    console.log(`loss                          ${engine.loss.toFixed(6).padStart(12)}${torch.loss.toFixed(6).padStart(14)}   |Δ| ${Math.abs(engine.loss - torch.loss).toExponential(1)}`);
+    console.log(`torch forward                 ${rate(forwardFlop, torch.forward_s, torch.matmul_gflops)}`);
+    console.log(`torch forward+backward        ${rate(3 * forwardFlop, torch.step_s, torch.matmul_gflops)}`);
+  }
+  for (const e of engines) {
+    const [f, s] = [median(e.forward), median(e.step)];
+    console.log(`${e.label}: forward ${f.toFixed(2)} CPU s, forward+backward ${s.toFixed(2)} CPU s, loss ${e.loss.toFixed(7)}`);
+    console.log(`  forward            ${rate(forwardFlop, f, matmul)}`);
+    console.log(`  forward+backward   ${rate(3 * forwardFlop, s, matmul)}`);
+  }
+  for (const e of engines.slice(1)) console.log(`CPU time ${engine.label} / ${e.label}: forward ${(forward / median(e.forward)).toFixed(2)}, forward+backward ${(step / median(e.step)).toFixed(2)}`);
 } finally {
   await rm(root, { recursive: true, force: true });
+}
+
+function runTorch(dir: string, tokensPath: string): TorchResult {
+  const out = execFileSync(TORCH_PYTHON, [join(import.meta.dirname, 'bench_analysis_torch.py'), dir, tokensPath, String(runs)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  return JSON.parse(out.trim().split('\n').pop() as string) as TorchResult;
 }
