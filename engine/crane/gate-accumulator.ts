@@ -19,6 +19,7 @@
  * may arrive in any order relative to other tensors. Only tensors inside decoder layers are
  * scored (the spec: gradients exist only for layer parameters); adding another throws.
  */
+import { taylorSums } from './gate-sums-kernel.ts';
 import type { LayerGroup, TensorClass } from './tensor-classification.ts';
 
 export interface GateSums {
@@ -90,22 +91,7 @@ export function gateSums(inputs: GateInputs): GateSums {
   if (thetaI.length !== n || gradR.length !== n || gradA.length !== n) {
     throw new RangeError(`gate inputs differ in length: θ_I ${thetaI.length}, δ ${n}, g_R ${gradR.length}, g_A ${gradA.length}`);
   }
-  let positive = 0, reasoning = 0, agent = 0, thetaSquared = 0, deltaSquared = 0, conflictMass = 0, totalMass = 0;
-  for (let j = 0; j < n; j++) {
-    const d = delta[j] as number;
-    const sR = -(gradR[j] as number) * d;
-    const sA = -(gradA[j] as number) * d;
-    positive += Math.max(0, Math.min(sR, sA));
-    reasoning += sR;
-    agent += sA;
-    const theta = thetaI[j] as number;
-    thetaSquared += theta * theta;
-    deltaSquared += d * d;
-    const mass = Math.abs(sR) + Math.abs(sA);
-    totalMass += mass;
-    if (sR * sA < 0) conflictMass += mass;
-  }
-  return { count: n, positive, reasoning, agent, thetaSquared, deltaSquared, conflictMass, totalMass };
+  return { count: n, ...taylorSums(thetaI, delta, gradR, gradA) };
 }
 
 export class GateAccumulator {

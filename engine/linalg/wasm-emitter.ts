@@ -41,6 +41,7 @@ export function signedLeb(value: number): number[] {
 }
 
 const I32 = 0x7f;
+const F64 = 0x7c;
 const V128 = 0x7b;
 const VOID_BLOCK = 0x40;
 const simd = (code: number): number[] => [0xfd, ...unsignedLeb(code)];
@@ -65,21 +66,30 @@ export const op = {
   f64Store: (offset: number) => [0x39, ...memarg(3, offset)],
   f64Add: [0xa0],
   v128Load: (offset: number) => [...simd(0x00), ...memarg(3, offset)],
+  /** Two float32 at the address into the low half, zeros above. */
+  v128Load64Zero: (offset: number) => [...simd(0x5d), ...memarg(3, offset)],
   v128Load64Splat: (offset: number) => [...simd(0x0a), ...memarg(3, offset)],
   v128Store: (offset: number) => [...simd(0x0b), ...memarg(3, offset)],
   v128Zero: [...simd(0x0c), ...new Array<number>(16).fill(0)],
   f64x2Splat: simd(0x14),
   f64x2ExtractLane: (lane: 0 | 1) => [...simd(0x21), lane],
+  f64x2PromoteLowF32x4: simd(0x5f),
+  f64x2Lt: simd(0x49),
+  v128And: simd(0x4e),
+  f64x2Abs: simd(0xec),
+  f64x2Neg: simd(0xed),
   f64x2Add: simd(0xf0),
   f64x2Mul: simd(0xf2),
+  f64x2Min: simd(0xf4),
+  f64x2Max: simd(0xf5),
 } as const;
 
 export interface WasmFunction {
   readonly name: string;
   /** Number of i32 parameters (locals 0 … params−1). */
   readonly params: number;
-  /** Extra locals after the parameters: the i32 ones first, then the v128 ones. */
-  readonly locals: { readonly i32: number; readonly v128: number };
+  /** Extra locals after the parameters: the i32 ones first, then the f64 ones, then the v128 ones. */
+  readonly locals: { readonly i32: number; readonly f64?: number; readonly v128: number };
   /** The instructions, without the final `end`. */
   readonly body: Bytes;
 }
@@ -92,7 +102,7 @@ export function wasmModule(functions: readonly WasmFunction[], pages = 1): Uint8
     ...functions.map((f, index) => [...name(f.name), 0x00, ...unsignedLeb(index)]),
   ];
   const codes = functions.map((f) => {
-    const locals = vector([[...unsignedLeb(f.locals.i32), I32], [...unsignedLeb(f.locals.v128), V128]]);
+    const locals = vector([[...unsignedLeb(f.locals.i32), I32], [...unsignedLeb(f.locals.f64 ?? 0), F64], [...unsignedLeb(f.locals.v128), V128]]);
     const code = [...locals, ...f.body, ...op.end];
     return [...unsignedLeb(code.length), ...code];
   });
