@@ -2,10 +2,11 @@
  * OrderedGradientFold: batches delivered out of order (as parallel workers deliver them) are
  * stored exactly as the same batches added one after another.
  */
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withTempDir } from '../io/testing/fixtures.ts';
-import { OrderedGradientFold } from './gradient-fold.ts';
+import { FoldAbandonedError, OrderedGradientFold } from './gradient-fold.ts';
 import { GradientStore } from './gradient-store.ts';
 
 /** A float32 sum that depends on the order: in batch order 3.5, in reverse order 0 (3.5 − 1e8 rounds to −1e8). */
@@ -42,5 +43,22 @@ describe('ordered gradient fold', () => {
     }));
     expect(store.batchesDone).toBe(3);
     expect((await store.readLayer(0)).get('w')).toEqual(Float32Array.of(3));
+  }));
+
+  it('abandoned, rejects the steps waiting for a batch that never arrives and keeps the last commit', () => withTempDir(async (dir) => {
+    const store = await GradientStore.open(dir);
+    const fold = new OrderedGradientFold(new Map([['reasoning', store]]));
+    await fold.addLayer({ set: 'reasoning', batch: 0 }, 0, BATCHES[0] as Map<string, Float32Array>);
+    await fold.commit({ set: 'reasoning', batch: 0 });
+    // batch 1 never comes (its worker failed): batch 2's layer and commit wait for it
+    const layer = fold.addLayer({ set: 'reasoning', batch: 2 }, 0, BATCHES[2] as Map<string, Float32Array>);
+    const commit = fold.commit({ set: 'reasoning', batch: 2 });
+    fold.abandon();
+    await expect(layer).rejects.toBeInstanceOf(FoldAbandonedError);
+    await expect(commit).rejects.toBeInstanceOf(FoldAbandonedError);
+    await expect(fold.addLayer({ set: 'reasoning', batch: 1 }, 0, BATCHES[1] as Map<string, Float32Array>)).rejects.toBeInstanceOf(FoldAbandonedError);
+    expect(store.batchesDone).toBe(1);
+    expect((await readdir(dir)).sort()).toEqual(['layer_0@1.safetensors', 'progress.json']);
+    expect((await store.readLayer(0)).get('w')).toEqual(Float32Array.of(1e8));
   }));
 });

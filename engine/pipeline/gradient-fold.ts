@@ -9,8 +9,12 @@
  *
  * Every layer sum is therefore ((B₀ + B₁) + B₂) + … in batch order, each batch's sum computed
  * by one model pass in sequence order: the stored files are bit-identical for any number of
- * workers. A caller that awaits addLayer before producing the next layer (the workers' ack)
- * keeps at most one waiting layer per worker in memory.
+ * workers. A caller that awaits addLayer before producing the next layers (the workers' ack)
+ * keeps at most that many waiting layers per worker in memory.
+ *
+ *   fold.abandon()      a failed or cancelled run: every wait for a batch that will never
+ *                       arrive rejects (FoldAbandonedError), so the run can settle; folds and
+ *                       commits already past their wait finish (the stores stay consistent)
  */
 import type { GradientStore } from './gradient-store.ts';
 
@@ -21,8 +25,14 @@ export interface BatchRef {
   readonly batch: number;
 }
 
+/** A fold step gave up waiting for an earlier batch: the run was abandoned. */
+export class FoldAbandonedError extends Error {
+  override readonly name = 'FoldAbandonedError';
+}
+
 export class OrderedGradientFold {
   private readonly events = new Map<string, Deferred>();
+  private abandoned = false;
 
   /** `stores` by set name; each store's committed batches count as folded and committed. */
   constructor(private readonly stores: ReadonlyMap<string, GradientStore>) {}
@@ -42,9 +52,15 @@ export class OrderedGradientFold {
     this.event(unit.set, unit.batch, 'commit').resolve();
   }
 
+  abandon(): void {
+    this.abandoned = true;
+    for (const event of this.events.values()) event.reject(new FoldAbandonedError('gradient fold abandoned: the run stopped before an earlier batch arrived'));
+  }
+
   /** Waits for the same step of the set's previous batch, unless that batch was committed before. */
   private async after(unit: BatchRef, step: string): Promise<void> {
     if (unit.batch > this.store(unit).batchesDone) await this.event(unit.set, unit.batch - 1, step).promise;
+    if (this.abandoned) throw new FoldAbandonedError(`gradient fold abandoned before ${step} of ${unit.set} batch ${unit.batch}`);
   }
 
   private store(unit: BatchRef): GradientStore {
@@ -67,10 +83,17 @@ export class OrderedGradientFold {
 interface Deferred {
   readonly promise: Promise<void>;
   readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
 }
 
 function deferred(): Deferred {
   let resolve: () => void = () => undefined;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
+  let reject: (error: Error) => void = () => undefined;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // nobody may wait on a rejected event; that is not an unhandled rejection
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
 }

@@ -9,20 +9,24 @@
  *   await GradientStore.readCommitted(dir, layer, names)   some tensors, read-only (views after the analysis)
  *
  * Files are generations: `layer_{l}@{n}.safetensors` holds the sum over the first n batches.
- * A batch reads generation n and writes n+1; only after every layer is written does
- * progress.json move to n+1 (an atomic rename), and generation n is deleted. A crash or cancel
+ * A batch reads generation n and writes n+1; only after every layer is written and flushed to
+ * disk does progress.json move to n+1 (an atomic rename), and generation n is deleted. The
+ * flush is at the commit, all of the batch's layer files at once, not as each is written: a
+ * layer's write then costs a copy into the page cache (the kernel writes it back meanwhile)
+ * instead of an fsync of tens of MB that the worker producing the next layer waited for. A crash or cancel
  * mid-batch therefore leaves generation n intact and some stray n+1 files, which open() removes:
  * the store is never half-added. Only one layer's gradients are in memory at a time.
  * Batches computed in parallel (gradients-stage.ts) add layer l of batch b + 1 once batch b's
  * layer l is written, and commit in batch order, so several generations may exist until then.
  */
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readJsonFile } from '../io/json-file.ts';
 import { SafetensorsFile } from '../io/safetensors-reader.ts';
-import { writeSafetensors } from '../io/safetensors-writer.ts';
+import { buildHeader, guardWrite } from '../io/safetensors-writer.ts';
 import { writeFileAtomic } from '../io/atomic-file.ts';
+import type { TensorSpec } from '../io/tensor-encoding.ts';
 
 const PROGRESS_FILE = 'progress.json';
 const progressSchema = z.strictObject({ batchesDone: z.int().nonnegative() });
@@ -57,11 +61,13 @@ export class GradientStore {
     });
     const path = this.file(layer, batch + 1);
     await rm(path, { force: true });
-    await writeSafetensors(path, tensors);
+    await writeUnflushed(path, tensors);
   }
 
   async commitBatch(): Promise<void> {
     const previous = this.done;
+    const written = (await readdir(this.dir)).filter((file) => Number(LAYER_FILE.exec(file)?.[2]) === previous + 1);
+    await Promise.all(written.map((file) => flushFile(join(this.dir, file))));
     await writeFileAtomic(join(this.dir, PROGRESS_FILE), JSON.stringify({ batchesDone: previous + 1 }));
     this.done = previous + 1;
     for (const file of await readdir(this.dir)) {
@@ -99,5 +105,39 @@ export class GradientStore {
 
   private file(layer: number, generation: number): string {
     return layerFile(this.dir, layer, generation);
+  }
+}
+
+/**
+ * A safetensors file of F32 tensors written from the callers' arrays, not yet flushed to disk
+ * (commitBatch flushes it). A failed write removes the file; open() would remove it anyway.
+ */
+async function writeUnflushed(path: string, tensors: readonly { spec: TensorSpec; data: Float32Array }[]): Promise<void> {
+  const chunks = [buildHeader(tensors.map((t) => t.spec)), ...tensors.map(({ data }) => new Uint8Array(data.buffer, data.byteOffset, data.byteLength))];
+  const handle = await guardWrite(path, undefined, () => open(path, 'wx'));
+  try {
+    let position = 0;
+    for (const chunk of chunks) {
+      // one write(2) may write less than asked (over 2 GiB): continue where it stopped
+      for (let done = 0; done < chunk.length;) {
+        const { bytesWritten } = await guardWrite(path, undefined, () => handle.write(chunk, done, chunk.length - done, position + done));
+        done += bytesWritten;
+      }
+      position += chunk.length;
+    }
+  } catch (error) {
+    await handle.close();
+    await rm(path, { force: true });
+    throw error;
+  }
+  await handle.close();
+}
+
+async function flushFile(path: string): Promise<void> {
+  const handle = await guardWrite(path, undefined, () => open(path, 'r+'));
+  try {
+    await guardWrite(path, undefined, () => handle.datasync());
+  } finally {
+    await handle.close();
   }
 }

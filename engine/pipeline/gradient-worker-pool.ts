@@ -3,11 +3,14 @@
  *
  *   await runJobsOnWorkers(jobs, { setup, workers, sink, signal })
  *
- * Jobs are handed out in list order to whichever worker is free. Each job's layers go to
- * `sink.onLayer` (awaited before the worker may post its next layer) and its end to
+ * Every worker starts at once and reads its part of the shared tensors (shared-weights.ts); jobs
+ * are handed out once all are ready, then in list order to whichever worker is free. Each job's
+ * layers go to `sink.onLayer` (acked when it resolves; a worker waits for an ack only with
+ * MAX_UNFOLDED_LAYERS layers unacked) and its end to
  * `sink.onDone` (in the background: the worker takes the next job at once). The first failure —
  * an error inside a worker, a worker that dies, a sink that throws, or the signal — terminates
- * every worker, waits for the sink calls in progress, and rejects: a GradientWorkerError naming
+ * every worker, abandons the sink (`sink.abandon`), waits for the sink calls in progress, and
+ * rejects: a GradientWorkerError naming
  * the worker and the job, or CancelledError.
  *
  * Workers are TypeScript modules: each starts from a one-line bootstrap that registers tsx
@@ -18,7 +21,7 @@ import { Worker } from 'node:worker_threads';
 import type { LayerGradsOptions, LossSequence } from '../model/layer-grads.ts';
 import { BackendError } from '../tensor/backend.ts';
 import type { BatchRef } from './gradient-fold.ts';
-import { unpackLayer, type FromWorker, type GradientWorkerSetup, type ToWorker, type UnitSequence } from './gradient-worker-protocol.ts';
+import { unpackLayer, type FromWorker, type GradientWorkerData, type GradientWorkerSetup, type ToWorker, type UnitSequence } from './gradient-worker-protocol.ts';
 import { CancelledError } from './progress.ts';
 
 export interface GradientJob {
@@ -32,6 +35,11 @@ export interface GradientJob {
 export interface JobSink {
   onLayer(job: GradientJob, layer: number, grads: Map<string, Float32Array>): Promise<void>;
   onDone(job: GradientJob): Promise<void>;
+  /**
+   * The run failed: sink calls waiting for a job that will never finish must reject now (the
+   * run waits for every sink call in progress before it rejects).
+   */
+  abandon?(): void;
 }
 
 export interface WorkerRunOptions {
@@ -64,6 +72,8 @@ export function runJobsOnWorkers(jobs: readonly GradientJob[], options: WorkerRu
     const { sink, signal } = options;
     const inFlight = new Set<Promise<unknown>>();
     const workers: Worker[] = [];
+    const count = Math.min(options.workers, jobs.length);
+    const waiting: (() => void)[] = [];
     let next = 0;
     let finished = 0;
     let failure: unknown;
@@ -73,6 +83,7 @@ export function runJobsOnWorkers(jobs: readonly GradientJob[], options: WorkerRu
       closed = true;
       signal?.removeEventListener('abort', onAbort);
       for (const worker of workers) void worker.terminate();
+      if (failure !== undefined) sink.abandon?.();
       void Promise.allSettled([...inFlight]).then(() => (failure === undefined ? resolve() : reject(failure)));
     };
     const fail = (error: unknown): void => {
@@ -87,7 +98,8 @@ export function runJobsOnWorkers(jobs: readonly GradientJob[], options: WorkerRu
     };
 
     const startWorker = (id: number): void => {
-      const worker = new Worker(bootstrap(options.workerModule ?? DEFAULT_WORKER), { eval: true, workerData: options.setup });
+      const workerData: GradientWorkerData = { ...options.setup, part: { index: id - 1, count } };
+      const worker = new Worker(bootstrap(options.workerModule ?? DEFAULT_WORKER), { eval: true, workerData });
       workers.push(worker);
       let job: GradientJob | undefined;
       let chain: Promise<unknown> = Promise.resolve();
@@ -102,7 +114,11 @@ export function runJobsOnWorkers(jobs: readonly GradientJob[], options: WorkerRu
       };
       worker.on('message', (message: FromWorker) => {
         if (closed) return;
-        if (message.type === 'ready') dispatch();
+        if (message.type === 'ready') {
+          // each worker needs every part of the shared tensors: start when the last is read
+          waiting.push(dispatch);
+          if (waiting.length === count) for (const start of waiting) start();
+        }
         else if (message.type === 'failed') fail(new GradientWorkerError(`${name()} failed: ${message.message}`));
         else if (message.type === 'layer') {
           const current = job as GradientJob;
@@ -126,6 +142,6 @@ export function runJobsOnWorkers(jobs: readonly GradientJob[], options: WorkerRu
     if (signal?.aborted === true) return reject(new CancelledError('gradients'));
     if (jobs.length === 0) return resolve();
     signal?.addEventListener('abort', onAbort);
-    for (let id = 1; id <= Math.min(options.workers, jobs.length); id++) startWorker(id);
+    for (let id = 1; id <= count; id++) startWorker(id);
   });
 }

@@ -2,19 +2,36 @@
  * Messages between the gradients stage (main thread) and its worker threads
  * (gradient-worker.ts), and the packing of a layer's gradients for a zero-copy transfer.
  *
- *   main → worker   workerData: GradientWorkerSetup, then 'unit' (one batch) and 'ack' (a layer
- *                   was folded: the worker may post the next one)
- *   worker → main   'ready' once its backend and checkpoint are open, then per unit one 'layer'
- *                   per decoder layer (top down) and 'done'; 'failed' with the error's text
+ *   main → worker   workerData: GradientWorkerData, then 'unit' (one batch) and 'ack' (a layer
+ *                   was folded); a worker posts at most MAX_UNFOLDED_LAYERS layers not yet acked
+ *   worker → main   'ready' once its backend and checkpoint are open and its part of the shared
+ *                   tensors is read (shared-weights.ts), then per unit one 'layer' per decoder
+ *                   layer (top down) and 'done'; 'failed' with the error's text
+ *
+ * The pool posts a unit only when every worker is ready (each needs the whole shared embedding).
  */
 import type { BackendName } from '../tensor/backend.ts';
 import type { LayerGradsOptions } from '../model/layer-grads.ts';
 
-/** A checkpoint tensor read once by the main thread and shared read-only with every worker. */
+/** A checkpoint tensor as float32, held once and shared read-only by every worker. */
 export interface SharedTensor {
   readonly name: string;
   readonly buffer: SharedArrayBuffer;
 }
+
+/** Which share of the shared tensors a worker reads: part `index` (0-based) of `count`. */
+export interface SharedPart {
+  readonly index: number;
+  readonly count: number;
+}
+
+/**
+ * Layers a worker may have posted that the main thread has not folded yet. Two, not one: a fold
+ * that must wait for the previous batch's same layer (gradient-fold.ts) or a slow disk then
+ * stalls the worker only when it lags by a whole layer. The main thread holds at most this many
+ * layer maps per worker.
+ */
+export const MAX_UNFOLDED_LAYERS = 2;
 
 export interface GradientWorkerSetup {
   readonly checkpointDir: string;
@@ -23,6 +40,11 @@ export interface GradientWorkerSetup {
   /** The main thread's memory budget (model/memory-plan.ts): the same chunk sizes, the same sums. */
   readonly memoryBudget: number;
   readonly shared: readonly SharedTensor[];
+}
+
+/** What one worker starts with: the common setup and the part of the shared tensors it reads. */
+export interface GradientWorkerData extends GradientWorkerSetup {
+  readonly part: SharedPart;
 }
 
 /** A loss sequence as structured clone carries it. */

@@ -30,7 +30,7 @@ import { GradientStore } from './gradient-store.ts';
 import { runJobsOnWorkers, type GradientJob, type JobSink } from './gradient-worker-pool.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { throwIfCancelled, type StageClock } from './progress.ts';
-import { shareTensors } from './shared-weights.ts';
+import { allocateSharedTensors } from './shared-weights.ts';
 import type { StageKey } from './stage-store.ts';
 import { defaultGradientWorkers } from './worker-count.ts';
 
@@ -52,13 +52,14 @@ export async function runGradients(ctx: PipelineContext, clock: StageClock): Pro
       await fold.commit(job.ref);
       clock.report(++finished / total, job.label);
     },
+    abandon: () => fold.abandon(),
   };
   const workers = Math.min(ctx.settings.workers ?? defaultGradientWorkers(ctx.instruct, jobs.map((job) => job.sequences)), jobs.length);
   if (workers > 1) {
     ctx.callbacks.onLog?.(`gradients: ${jobs.length} batches on ${workers} worker threads`);
     const backend = activeBackend()?.name;
     if (backend === undefined) throw new BackendError('no backend is active: call initBackend before running the gradients stage');
-    const setup = { checkpointDir: ctx.instruct.dir, backend, memoryBudget: memoryBudget(), shared: await shareTensors(ctx.instruct, [EMBED_NAME]) };
+    const setup = { checkpointDir: ctx.instruct.dir, backend, memoryBudget: memoryBudget(), shared: allocateSharedTensors(ctx.instruct, [EMBED_NAME]) };
     await runJobsOnWorkers(jobs, { setup, workers, sink, signal: ctx.callbacks.signal });
   } else {
     await runJobsHere(ctx, jobs, sink);

@@ -1,27 +1,75 @@
 /**
- * Checkpoint tensors read once and shared read-only between worker threads.
+ * Checkpoint tensors held once, as float32 in SharedArrayBuffers, for every gradient worker.
  *
- *   shareTensors(checkpoint, names) → SharedTensor[]      main thread: float32 in SharedArrayBuffers
- *   withSharedTensors(source, shared) → WeightSource      worker: those names served from shared memory
+ *   allocateSharedTensors(checkpoint, names) → SharedTensor[]     main thread: zeroed, not read
+ *   fillSharedPart(checkpoint, shared, part)                      worker `part.index` of `part.count`:
+ *                                                                 its share of every tensor, read
+ *   withSharedTensors(source, shared) → WeightSource              worker: those names from shared memory
  *
  * Each gradient worker would otherwise cache its own float32 copy of the embedding (vocab ×
- * hidden: 622 MB at Qwen3-0.6B shapes, also the tied lm_head). Decoder layers are streamed
- * from disk one at a time and are not worth sharing. The runtime only reads the embedding
- * (row gathers, head chunk uploads), so one copy serves every thread.
+ * hidden: 622 MB at Qwen3-0.6B shapes, also the tied lm_head). The workers read it themselves,
+ * each an equal contiguous range of values straight into the shared buffer (F16/BF16 widened in
+ * place), while the others do the same and start their backends: the read is split over the
+ * cores, the main thread holds no second copy, and the workers start at once instead of after
+ * the main thread's whole read (which was 10–20 s of a single busy core). The pool hands out
+ * work only after every worker has filled its part. Decoder layers are streamed from disk one at
+ * a time and are not worth sharing; the runtime only reads the embedding (row gathers, head
+ * chunk uploads), so one copy serves every thread.
  */
+import { CheckpointError } from '../io/checkpoint-error.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
+import { DTYPE_BYTES } from '../io/dtype.ts';
+import { widenInPlace } from '../io/half-float.ts';
+import { openRegularFile } from '../io/input-file.ts';
+import { readInto } from '../io/safetensors-reader.ts';
 import type { WeightSource } from '../model/weights.ts';
-import type { SharedTensor } from './gradient-worker-protocol.ts';
+import type { SharedPart, SharedTensor } from './gradient-worker-protocol.ts';
 
-export async function shareTensors(checkpoint: Pick<Checkpoint, 'readFloat32'>, names: readonly string[]): Promise<SharedTensor[]> {
-  const shared: SharedTensor[] = [];
-  for (const name of names) {
-    const values = await checkpoint.readFloat32(name);
-    const buffer = new SharedArrayBuffer(values.byteLength);
-    new Float32Array(buffer).set(values);
-    shared.push({ name, buffer });
+const FLOAT32_BYTES = 4;
+
+export function allocateSharedTensors(checkpoint: Pick<Checkpoint, 'dir' | 'tensor'>, names: readonly string[]): SharedTensor[] {
+  return names.map((name) => {
+    const info = checkpoint.tensor(name);
+    if (info.dtype !== 'F32' && info.dtype !== 'F16' && info.dtype !== 'BF16' && info.dtype !== 'F64') {
+      throw new CheckpointError('dtype', checkpoint.dir, `is ${info.dtype}, not a floating type (F64, F32, F16, BF16)`, name);
+    }
+    const count = (info.end - info.begin) / DTYPE_BYTES[info.dtype];
+    return { name, buffer: new SharedArrayBuffer(count * FLOAT32_BYTES) };
+  });
+}
+
+/** Values [start, end) of `count` that part `index` of `parts` reads: contiguous, in part order, covering all. */
+export function partRange(count: number, part: SharedPart): { start: number; end: number } {
+  return { start: Math.floor((count * part.index) / part.count), end: Math.floor((count * (part.index + 1)) / part.count) };
+}
+
+export async function fillSharedPart(checkpoint: Pick<Checkpoint, 'tensor' | 'location'>, shared: readonly SharedTensor[], part: SharedPart): Promise<void> {
+  for (const { name, buffer } of shared) {
+    const { dtype } = checkpoint.tensor(name);
+    const values = new Float32Array(buffer);
+    const { start, end } = partRange(values.length, part);
+    const slice = values.subarray(start, end);
+    const width = DTYPE_BYTES[dtype];
+    const { path, position } = checkpoint.location(name);
+    const handle = await openRegularFile(path);
+    try {
+      const at = position + start * width;
+      const bytes = (end - start) * width;
+      if (dtype === 'F16' || dtype === 'BF16') {
+        // the patterns go into the upper half of the part's float32 slots (io/half-float.ts)
+        await readInto(handle, path, at, new Uint8Array(buffer, slice.byteOffset + bytes, bytes), name);
+        widenInPlace(dtype, slice);
+      } else if (dtype === 'F64') {
+        const wide = new Float64Array(end - start);
+        await readInto(handle, path, at, new Uint8Array(wide.buffer), name);
+        slice.set(wide);
+      } else {
+        await readInto(handle, path, at, new Uint8Array(buffer, slice.byteOffset, bytes), name);
+      }
+    } finally {
+      await handle.close();
+    }
   }
-  return shared;
 }
 
 export function withSharedTensors(source: WeightSource, shared: readonly SharedTensor[]): WeightSource {
