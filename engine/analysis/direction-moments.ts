@@ -144,7 +144,7 @@ export function projectedMoments(rows: ThresholdedRows, projector: GspProjector)
       const r = gradR[j] as number;
       const a = gradA[j] as number;
       const d = delta[j] as number;
-      const t = Math.abs(d) > threshold ? Math.fround(d * rescale) : 0;
+      const t = Math.fround(d * rescale) * Number(Math.abs(d) > threshold); // branch-free: thresholdOf
       laidOut[q] = r;
       laidOut[q + 1] = a;
       laidOut[q + 2] = t;

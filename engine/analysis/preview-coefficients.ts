@@ -3,6 +3,7 @@
  *
  *   const builder = new PreviewCoefficientBuilder(keepQuantile, projectorLookup);
  *   builder.add(classifyTensor(name), shape, { delta, gradR, gradA });   // every scored layer tensor
+ *   builder.addMoments(tensor, previewMoments(tensor, shape, inputs, q, lookup))   // the same, computed elsewhere
  *   builder.build() → PreviewCoefficients
  *
  * Tensors are summed into entries, one per (fine block, projector key): every tensor of an
@@ -25,7 +26,7 @@
 import { gateBlock } from '../crane/gate-accumulator.ts';
 import type { GspProjector } from '../crane/gsp-projector.ts';
 import { projectorKey, type LayerGroup, type TensorClass } from '../crane/tensor-classification.ts';
-import { MOMENTS, tensorMoments, type MomentInputs } from './tensor-moments.ts';
+import { MOMENTS, tensorMoments, type MomentInputs, type TensorMoments } from './tensor-moments.ts';
 
 export interface CoefficientEntry {
   readonly group: LayerGroup;
@@ -62,6 +63,26 @@ interface PendingEntry {
   readonly directions: Float64Array | null;
 }
 
+/** One tensor's moments and the projector key they were taken against (null: not projected). */
+export interface PreviewMoments {
+  readonly projector: string | null;
+  readonly coordinates: number;
+  readonly moments: TensorMoments;
+}
+
+/** The moments PreviewCoefficientBuilder.add sums for one tensor; no builder state, so any thread may compute them. */
+export function previewMoments(
+  tensor: TensorClass, shape: readonly number[], inputs: MomentInputs, keepQuantile: number, projectorOf: (key: string) => GspProjector | undefined,
+): PreviewMoments {
+  if (tensor.layer === null || tensor.rule !== 'crane') {
+    throw new RangeError(`${tensor.name}: only crane-rule tensors inside decoder layers have preview coefficients`);
+  }
+  const key = tensor.gspKey === null ? null : projectorKey(tensor.layer, tensor.gspKey);
+  const projector = key === null ? undefined : projectorOf(key);
+  const projected = projector !== undefined && shape[shape.length - 1] === projector.dim ? projector : undefined;
+  return { projector: projected === undefined ? null : key, coordinates: inputs.delta.length, moments: tensorMoments(inputs, keepQuantile, projected) };
+}
+
 export class PreviewCoefficientBuilder {
   private readonly entries = new Map<string, PendingEntry>();
   private readonly spectra = new Map<string, Float64Array>();
@@ -72,14 +93,14 @@ export class PreviewCoefficientBuilder {
   ) {}
 
   add(tensor: TensorClass, shape: readonly number[], inputs: MomentInputs): void {
-    if (tensor.layer === null || tensor.rule !== 'crane') {
-      throw new RangeError(`${tensor.name}: only crane-rule tensors inside decoder layers have preview coefficients`);
-    }
-    const key = tensor.gspKey === null ? null : projectorKey(tensor.layer, tensor.gspKey);
-    const projector = key === null ? undefined : this.projector(key);
-    const projected = projector !== undefined && shape[shape.length - 1] === projector.dim ? projector : undefined;
-    const moments = tensorMoments(inputs, this.keepQuantile, projected);
-    const projectedKey = projected === undefined ? null : (key as string);
+    this.addMoments(tensor, previewMoments(tensor, shape, inputs, this.keepQuantile, this.projector));
+  }
+
+  /** A tensor's moments computed elsewhere (previewMoments, e.g. on a worker thread), summed into its entry. */
+  addMoments(tensor: TensorClass, { projector: projectedKey, coordinates, moments }: PreviewMoments): void {
+    if (tensor.layer === null) throw new RangeError(`${tensor.name}: only tensors inside decoder layers have preview coefficients`);
+    const projected = projectedKey === null ? undefined : this.projector(projectedKey);
+    if (projectedKey !== null && projected === undefined) throw new RangeError(`${tensor.name}: no projector ${projectedKey}`);
     if (projected !== undefined) this.spectra.set(projectedKey as string, spectrumRatios(projected.sigma));
     const entryKey = `${tensor.group}.${gateBlock(tensor)}@${tensor.layer}|${projectedKey ?? ''}`;
     let entry = this.entries.get(entryKey);
@@ -88,7 +109,7 @@ export class PreviewCoefficientBuilder {
       this.entries.set(entryKey, entry);
     }
     entry.tensors++;
-    entry.coordinates += inputs.delta.length;
+    entry.coordinates += coordinates;
     addInto(entry.scalars, moments.scalars);
     if (entry.directions !== null) addInto(entry.directions, moments.directions as Float64Array);
   }

@@ -54,7 +54,7 @@ function scalarMoments({ gradR, gradA, delta, threshold, rescale }: ThresholdedR
     const r = gradR[j] as number;
     const a = gradA[j] as number;
     const d = delta[j] as number;
-    const t = Math.abs(d) > threshold ? Math.fround(d * rescale) : 0;
+    const t = Math.fround(d * rescale) * Number(Math.abs(d) > threshold); // branch-free: thresholdOf
     rt += r * t;
     at += a * t;
     tt += t * t;

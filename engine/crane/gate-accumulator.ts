@@ -3,6 +3,7 @@
  *
  *   const acc = new GateAccumulator();
  *   acc.add(classifyTensor(name), { thetaI, delta, gradR, gradA });   // any number of times
+ *   acc.addSums(classifyTensor(name), gateSums(inputs))              // the same, the sums computed elsewhere
  *   acc.blocks()   → every block's GateSums, coarse (group, layer) and fine (group.block, layer;
  *                    a routed expert's block is the expert, see gateBlock)
  *
@@ -98,10 +99,14 @@ export class GateAccumulator {
   private readonly sums = new Map<string, { id: BlockId; sums: GateSums }>();
 
   add(tensor: TensorClass, inputs: GateInputs): void {
+    this.addSums(tensor, gateSums(inputs));
+  }
+
+  /** A slice's sums computed elsewhere (gateSums, e.g. on a worker thread). */
+  addSums(tensor: TensorClass, slice: GateSums): void {
     if (tensor.layer === null || !isLayerGroup(tensor.group)) {
       throw new RangeError(`${tensor.name} is outside the decoder layers; only layer parameters are scored`);
     }
-    const slice = gateSums(inputs);
     this.merge({ group: tensor.group, block: null, layer: tensor.layer }, slice);
     this.merge({ group: tensor.group, block: gateBlock(tensor), layer: tensor.layer }, slice);
   }
