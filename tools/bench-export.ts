@@ -15,7 +15,7 @@
  *
  * --before REV also runs both engine rows with the engine as it was at commit REV (its tree
  * extracted by `git archive` into the temp folder, sharing this node_modules), in the same run
- * and on the same warm pair, and compares that task arithmetic output with today's bit for bit:
+ * and on the same warm pair, and compares its task arithmetic and CRANE outputs with today's bit for bit:
  * before/after figures of an export change measured under one machine load.
  */
 import { execFileSync } from 'node:child_process';
@@ -99,9 +99,10 @@ try {
   const engines = values.before === undefined ? [{ label: '', crane: CRANE }] : [{ label: ` @${values.before}`, crane: await craneAt(values.before) }, { label: ' now', crane: CRANE }];
   for (const { label, crane } of engines) {
     await run(`engine task arithmetic${label}`, join(root, `engine${label}`), [process.execPath, crane, 'merge', instruct, thinking, '--out', join(root, `engine${label}`), '--method', 'task_arithmetic', '--alpha', LAMBDA], true);
-    await run(`engine crane (no gate, no GSP)${label}`, join(root, 'crane'), [process.execPath, crane, 'merge', instruct, thinking, '--out', join(root, 'crane'), '--method', 'crane', '--no-gate', '--no-gsp']);
+    await run(`engine crane (no gate, no GSP)${label}`, join(root, `crane${label}`), [process.execPath, crane, 'merge', instruct, thinking, '--out', join(root, `crane${label}`), '--method', 'crane', '--no-gate', '--no-gsp'], values.before !== undefined);
   }
-  const latest = join(root, `engine${(engines.at(-1) as { label: string }).label}`);
+  const latestLabel = (engines.at(-1) as { label: string }).label;
+  const latest = join(root, `engine${latestLabel}`);
   const agreement = compare(latest, join(root, 'numpy'));
 
   const mb = (b: number) => (b / 2 ** 20).toFixed(0);
@@ -116,6 +117,8 @@ try {
   if (values.before !== undefined) {
     const same = compare(latest, join(root, `engine @${values.before}`));
     console.log(`task arithmetic now vs @${values.before}: ${same.differing} of ${same.values} BF16 values differ over ${same.tensors} tensors`);
+    const sameCrane = compare(join(root, `crane${latestLabel}`), join(root, `crane @${values.before}`));
+    console.log(`crane now vs @${values.before}: ${sameCrane.differing} of ${sameCrane.values} BF16 values differ over ${sameCrane.tensors} tensors`);
   }
 } finally {
   await rm(root, { recursive: true, force: true });

@@ -19,7 +19,7 @@
 import { sigmoidWeights } from '../protocol/gsp-mask.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { projectInputSide, type GspProjector } from './gsp-projector.ts';
-import { magnitudeThreshold } from './magnitude-threshold.ts';
+import { thresholdOf } from './magnitude-threshold.ts';
 import { expertParts, isFusedExpertTensor, partOf } from './expert-parts.ts';
 import { bf16AddDelta, bf16ScaleInPlace, bf16TaskVector, bf16ThresholdInPlace, toBf16 } from './reference-arithmetic.ts';
 import { resolveScale, type GateTable, type ScaleChoice } from './gate-scales.ts';
@@ -100,11 +100,23 @@ function fusedCraneDelta(
   return { delta, scale, expertScales: parts.map((part) => part.scale), projectedWith, ...(note === undefined ? {} : { note }) };
 }
 
-/** α·S·T(δ) in float32 (the studio's arithmetic), in one array: θ_T's when handed over, else a fresh one. */
+/**
+ * α·S·T(δ) in float32 (the studio's arithmetic), in one array: θ_T's when handed over, else a fresh one.
+ * T(δ) and the scaling share one pass over δ (an export's tensors are this loop's main cost): each
+ * survivor is rounded to float32 after ×1/(1−q), as magnitudeThreshold stores it, then scaled, so
+ * the values are those of thresholding and scaling in turn.
+ */
 function f32ScaledDelta(thetaI: Float32Array, thetaT: Float32Array, factor: number, settings: CraneDeltaSettings, handedOver: boolean): Float32Array {
-  const raw = taskVector(thetaI, thetaT, handedOver ? thetaT : undefined);
-  const delta = settings.stages.threshold ? magnitudeThreshold(raw, settings.keepQuantile, raw).values : raw;
-  for (let i = 0; i < delta.length; i++) delta[i] = factor * (delta[i] as number);
+  const delta = taskVector(thetaI, thetaT, handedOver ? thetaT : undefined);
+  if (!settings.stages.threshold) {
+    for (let i = 0; i < delta.length; i++) delta[i] = factor * (delta[i] as number);
+    return delta;
+  }
+  const { threshold, rescale } = thresholdOf(delta, settings.keepQuantile);
+  for (let i = 0; i < delta.length; i++) {
+    const v = delta[i] as number;
+    delta[i] = factor * (Math.abs(v) > threshold ? Math.fround(v * rescale) : 0);
+  }
   return delta;
 }
 

@@ -33,7 +33,7 @@ import type { RecipeMethod } from './recipe.ts';
 
 /** Largest tensor an edit worker takes: 16 MiB a side as float32 (a 30B MoE's experts are 6 MiB). */
 export const OFFLOAD_MAX_VALUES = 4 * 1024 ** 2;
-const AHEAD_BYTES = 64 * 1024 ** 2;
+const AHEAD_BYTES = 32 * 1024 ** 2;
 const MIN_BUFFER_BYTES = 64 * 1024;
 /** Below this many stored bytes of worker-sized tensors, starting workers costs more than it saves. */
 const MIN_OFFLOAD_BYTES = 32 * 1024 ** 2;
@@ -83,10 +83,14 @@ export class ParallelEdits {
     return new ParallelEdits(plan, instruct, thinking, options.edit, exportBuffers(plan, instruct, thinking), pool);
   }
 
-  /** All cores but none when the worker-sized tensors are too few to pay for starting workers. */
+  /**
+   * One worker per core but the one this thread keeps busy with reads, writes and the large tensors
+   * (at least one, at most 4: each costs its heap and a loader thread); none when the worker-sized
+   * tensors are too few to pay for starting one.
+   */
   static defaultWorkers(plan: readonly PlannedTensor[]): number {
     const bytes = plan.filter(offloadable).reduce((sum, p) => sum + (p.instruct?.bytes ?? 0) + (p.thinking?.bytes ?? 0), 0);
-    return bytes < MIN_OFFLOAD_BYTES ? 0 : Math.min(4, availableParallelism());
+    return bytes < MIN_OFFLOAD_BYTES ? 0 : Math.max(1, Math.min(4, availableParallelism() - 1));
   }
 
   async produce(spec: TensorSpec): Promise<TensorPayload> {
