@@ -21,6 +21,7 @@ import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { editTokenRows } from './checkpoint-tokenizer.ts';
 import { ANCHOR_ALPHAS, loadCurvature } from './curvature-stage.ts';
+import { DeltaStore } from './delta-store.ts';
 import { DirectionalGradients } from './directional-gradients.ts';
 import { editedWeightSource } from './edited-source.ts';
 import { pipelinePaths, readPipelineRecord } from './pipeline-folder.ts';
@@ -135,7 +136,7 @@ describe('curvature stage', () => {
 
 describe('curvature stage at scale', () => {
   it('stops a pass at the next weight read once cancelled', async () => {
-    const along = new DirectionalGradients(instruct, thinking, basis);
+    const along = new DirectionalGradients(instruct, thinking, basis, await DeltaStore.open());
     const controller = new AbortController();
     const reads: string[] = [];
     const counted = {

@@ -52,6 +52,7 @@ import { lossBatch, readSequences } from './calibration-sequences.ts';
 import { editTokenRows } from './checkpoint-tokenizer.ts';
 import { DEFAULT_CURVATURE_PROBES } from './analysis-settings.ts';
 import { curvatureProbes, EPSILON_FLOOR } from './curvature-probes.ts';
+import { DeltaStore } from './delta-store.ts';
 import { DirectionalGradients, type DirectionalPass } from './directional-gradients.ts';
 import { editFor } from './edit-method.ts';
 import { cancellableSource, editedWeightSource } from './edited-source.ts';
@@ -68,6 +69,8 @@ const LOW_RANK = 64;
 const ESTIMATOR = { version: 3, method: 'forward-difference-gradients', epsilonFloor: EPSILON_FLOOR, anchors: ANCHOR_ALPHAS } as const;
 const SETS = ['reasoning', 'agent'] as const;
 const PASSES_FILE = 'passes.json';
+/** Δ_b beyond what memory keeps, for the passes' dots (delta-store.ts); deleted when the passes are done. */
+const DELTA_SCRATCH_FILE = 'deltas.scratch';
 
 const passesSchema = z.record(z.string(), z.strictObject({ loss: z.number(), dots: z.array(z.number()) }));
 
@@ -93,26 +96,30 @@ export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArti
   const batches = { reasoning: lossBatch(sequences, 'reasoning', 'train'), agent: lossBatch(sequences, 'agent', 'train') };
   const done = await PassLog.open(join(ctx.paths.curvature, PASSES_FILE));
   const routerNames = editedRouters(ctx);
-  const along = new DirectionalGradients(ctx.instruct, ctx.thinking, basis, routerNames);
+  const store = await DeltaStore.open(join(ctx.paths.curvature, DELTA_SCRATCH_FILE));
+  const along = new DirectionalGradients(ctx.instruct, ctx.thinking, basis, store, routerNames);
   const total = SETS.length * (plan.probes.length + 1) + SETS.length * (ANCHOR_ALPHAS.length + 1) / 3; // a forward pass ≈ a third of a backward one
   let finished = 0;
   const step = (message: string, weight = 1) => clock.report((finished += weight) / total, message);
-  await along.prepare(signal);
-
   const firstOrder = { reasoning: [] as number[], agent: [] as number[] };
   const columns: Record<(typeof SETS)[number], Float64Array[]> = { reasoning: [], agent: [] };
   const routerDots: Record<(typeof SETS)[number], Float64Array> = { reasoning: new Float64Array(), agent: new Float64Array() };
-  for (const set of SETS) {
-    const pass = (name: string, weights: WeightSource) => done.run(`${set}:${name}`, () => along.pass(weights, batches[set], ctx.settings.batchSequences, signal));
-    const base = await pass('base', ctx.instruct);
-    step(`g_${set === 'reasoning' ? 'R' : 'A'}·Δ at θ_I`);
-    for (const [j, probe] of plan.probes.entries()) {
-      const moved = await pass(probe.name, along.moved(probe.steps, signal));
-      columns[set].push(moved.dots.subarray(0, B).map((d, b) => d - (base.dots[b] as number)));
-      step(`H_${set === 'reasoning' ? 'R' : 'A'}·Δ ${j + 1}/${plan.probes.length}${plan.dense ? ` (${(basis.directions[j] as EditDirection).key})` : ''}`);
+  try {
+    await along.prepare(signal);
+    for (const set of SETS) {
+      const pass = (name: string, weights: WeightSource) => done.run(`${set}:${name}`, () => along.pass(weights, batches[set], ctx.settings.batchSequences, signal));
+      const base = await pass('base', ctx.instruct);
+      step(`g_${set === 'reasoning' ? 'R' : 'A'}·Δ at θ_I`);
+      for (const [j, probe] of plan.probes.entries()) {
+        const moved = await pass(probe.name, along.moved(probe.steps, signal));
+        columns[set].push(moved.dots.subarray(0, B).map((d, b) => d - (base.dots[b] as number)));
+        step(`H_${set === 'reasoning' ? 'R' : 'A'}·Δ ${j + 1}/${plan.probes.length}${plan.dense ? ` (${(basis.directions[j] as EditDirection).key})` : ''}`);
+      }
+      firstOrder[set] = Array.from(base.dots.subarray(0, B));
+      routerDots[set] = base.dots.subarray(B);
     }
-    firstOrder[set] = Array.from(base.dots.subarray(0, B));
-    routerDots[set] = base.dots.subarray(B);
+  } finally {
+    await store.close();
   }
 
   const anchors = [];

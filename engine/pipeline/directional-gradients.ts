@@ -2,7 +2,7 @@
  * Gradients along the edit's directions, without keeping a gradient: one backward pass of a set's
  * loss at some weights, dotted with every unit direction Δ_b as the layers stream by.
  *
- *   const along = new DirectionalGradients(instruct, thinking, basis, probes?)
+ *   const along = new DirectionalGradients(instruct, thinking, basis, store, probes?)   store: delta-store.ts
  *   along.moved(steps) → WeightSource                θ_I + Σ_b steps[b]·Δ_b
  *   await along.pass(weights, batch, batchSize, signal) → { loss, dots }   dots[b] = ∇L(weights)·Δ_b
  *
@@ -13,10 +13,10 @@
  * final norm are dotted like the layer tensors; with tied embeddings the embedding's gradient is
  * the sum of its two uses, which is what moving its think rows does to the loss.
  * The unit directions are the same for every pass, so each tensor's Δ_b is computed once and
- * kept while they fit in DELTA_CACHE_BYTES (the demo's all do), recomputed per pass beyond it.
- * A Δ that is zero on most rows (the think rows of a 151,936-row embedding) is kept as its
- * nonzero rows only, and the special tensors' Δ are computed before the first pass (`prepare`),
- * while no model is loaded: they are the largest tensors, and their Δ the cheapest to keep.
+ * kept by the DeltaStore (in memory, or in its scratch file). A Δ that is zero on most rows (the
+ * think rows of a 151,936-row embedding) is kept as its nonzero rows only, and the special
+ * tensors' Δ are computed before the first pass (`prepare`), while no model is loaded: they are
+ * the largest tensors, and computing theirs reads both sides whole.
  * `moved` edits only the tensors whose directions have a nonzero step (the others are θ_I as
  * read), with the same cached Δ the dots use: a probe that moves one layer group costs that
  * group's Δ, not the whole edit.
@@ -30,9 +30,8 @@ import { loadCausalLM } from '../model/causal-lm.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
 import type { WeightSource } from '../model/weights.ts';
 import { cancellableSource } from './edited-source.ts';
+import type { DeltaStore, TensorDelta } from './delta-store.ts';
 import { throwIfCancelled } from './progress.ts';
-
-const DELTA_CACHE_BYTES = 512 * 2 ** 20;
 
 export interface DirectionalPass {
   /** The set's objective at these weights (mean over sequences of the per-sequence mean CE). */
@@ -40,21 +39,10 @@ export interface DirectionalPass {
   readonly dots: Float64Array;
 }
 
-/** Δ of one tensor along one direction: whole, or (`rows` set) only those rows, `width` values each. */
-interface TensorDelta {
-  readonly direction: number;
-  readonly values: Float32Array;
-  readonly rows?: Int32Array;
-  readonly width?: number;
-}
-
 export class DirectionalGradients {
-  private readonly cache = new Map<string, TensorDelta[]>();
-  private cachedBytes = 0;
-
   private readonly probes: ReadonlyMap<string, number>;
 
-  constructor(private readonly instruct: Checkpoint, private readonly thinking: Checkpoint, private readonly basis: DirectionBasis, probes: readonly string[] = []) {
+  constructor(private readonly instruct: Checkpoint, private readonly thinking: Checkpoint, private readonly basis: DirectionBasis, private readonly store: DeltaStore, probes: readonly string[] = []) {
     this.probes = new Map(probes.map((name, i) => [name, basis.directions.length + 2 * i]));
   }
 
@@ -104,25 +92,19 @@ export class DirectionalGradients {
   }
 
   private async deltasOf(name: string): Promise<TensorDelta[]> {
-    const cached = this.cache.get(name);
-    if (cached !== undefined) return cached;
     if (!this.thinking.tensors.has(name)) return []; // copied from Instruct: the edit does not move it
     const { shape } = this.instruct.tensor(name);
     const thinkingShape = this.thinking.tensor(name).shape;
     if (thinkingShape.length !== shape.length || thinkingShape.some((d, i) => d !== shape[i])) return []; // θ_I kept (editPair)
     const probe = this.probes.get(name);
     if (probe === undefined && this.basis.directionsOf(name).length === 0) return [];
-    const thetaI = await this.instruct.readFloat32(name);
-    const thetaT = await this.thinking.readFloat32(name);
-    const deltas = probe === undefined
-      ? this.basis.deltasOf(name, shape, thetaI, thetaT).map(({ direction, delta }) => sparseRows(direction, delta, shape))
-      : [{ direction: probe, values: thetaI }, { direction: probe + 1, values: thetaT }];
-    const bytes = deltas.reduce((sum, d) => sum + d.values.byteLength, 0);
-    if (this.cachedBytes + bytes <= DELTA_CACHE_BYTES) {
-      this.cache.set(name, deltas);
-      this.cachedBytes += bytes;
-    }
-    return deltas;
+    return this.store.get(name, async () => {
+      const thetaI = await this.instruct.readFloat32(name);
+      const thetaT = await this.thinking.readFloat32(name);
+      return probe === undefined
+        ? this.basis.deltasOf(name, shape, thetaI, thetaT).map(({ direction, delta }) => sparseRows(direction, delta, shape))
+        : [{ direction: probe, values: thetaI }, { direction: probe + 1, values: thetaT }];
+    });
   }
 }
 
