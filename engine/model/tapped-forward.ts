@@ -4,7 +4,7 @@
  * serve several of them at once (each layer read from disk once for all).
  *
  *   await forwardTapped(ctx, [{ ids, tap }, …], { to?, onLayerDone? })
- *   bothTaps(a, b)     one sequence read by two taps, a's delivery first
+ *   allTaps([a, b, …])   one sequence read by several taps, deliveries in that order
  *
  * A tap runs inside the layer's tidy, with the layer's output tensors alive, and returns a
  * delivery holding only plain values (or nothing); deliveries run after the layer has gone
@@ -28,8 +28,8 @@ export interface TappedSequence {
 export interface TappedForwardOptions {
   /** Stop after this many layers of the first pass (default: all layers of every pass). */
   readonly to?: number;
-  /** Called after each layer's deliveries (progress, cancellation). */
-  readonly onLayerDone?: (layer: number, pass: number) => void;
+  /** Called (and awaited) after each layer's deliveries. */
+  readonly onLayerDone?: (layer: number, pass: number) => void | Promise<void>;
 }
 
 export async function forwardTapped(ctx: ModelContext, sequences: readonly TappedSequence[], options: TappedForwardOptions = {}): Promise<void> {
@@ -46,19 +46,18 @@ export async function forwardTapped(ctx: ModelContext, sequences: readonly Tappe
       const ready = pending;
       pending = [];
       for (const deliver of ready) await deliver();
-      options.onLayerDone?.(layer, pass);
+      await options.onLayerDone?.(layer, pass);
     },
   });
 }
 
-export function bothTaps(first: LayerTap, second: LayerTap): LayerTap {
+/** One sequence read by several taps; their deliveries run in the taps' order. */
+export function allTaps(taps: readonly LayerTap[]): LayerTap {
   return (output, layer, pass) => {
-    const a = first(output, layer, pass);
-    const b = second(output, layer, pass);
-    if (a === undefined || b === undefined) return a ?? b;
+    const deliveries = taps.flatMap((tap) => tap(output, layer, pass) ?? []);
+    if (deliveries.length === 0) return undefined;
     return async () => {
-      await a();
-      await b();
+      for (const deliver of deliveries) await deliver();
     };
   };
 }

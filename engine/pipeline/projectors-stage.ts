@@ -12,7 +12,8 @@
  *
  * The three measurements share their passes (shared-forward.ts): every layer is read and
  * widened once per batchSequences sequences for all of them, a format chat counted by the
- * router statistics goes through once; the accumulators persist across passes. Memory: the runtime holds one batch's hidden states
+ * router statistics goes through once; on two cores a worker thread computes part of each pass
+ * (lane-count.ts decides); the accumulators persist across passes. Memory: the runtime holds one batch's hidden states
  * and one layer's weights; the accumulators are 2·L·d² float64 (for d = 2048 and 48 layers,
  * 3 GiB — the one place where the analysis is not layer-sized; a per-layer spill is possible
  * but unnecessary at the sizes the studio's runtime handles today). A looped model's captures
@@ -30,9 +31,10 @@ import { passCount } from '../model/loop-config.ts';
 import { PASS_SPECTRA_FILE, writePassSpectra } from '../analysis/pass-metrics.ts';
 import { writeAimImportance } from '../crane/aim-importance-file.ts';
 import { ROUTER_STATS_FILE, writeRouterStats } from '../analysis/router-stats.ts';
-import { activationTap } from '../model/activations.ts';
 import { AIM_IMPORTANCE_FILE, aimImportanceMeasurement, aimPrompts } from './aim-importance.ts';
 import { readSequences } from './calibration-sequences.ts';
+import { activationRequest } from './forward-requests.ts';
+import { forwardLanes } from './lane-count.ts';
 import { routerStatsMeasurement } from './router-stats-measure.ts';
 import { runSharedForward } from './shared-forward.ts';
 import { PassSpectra } from './pass-spectra.ts';
@@ -65,19 +67,18 @@ export async function runProjectors(ctx: PipelineContext, clock: StageClock): Pr
     if (!grams.has(key)) grams.set(key, new GramAccumulator(d));
     grams.get(key)?.addRows(rows);
   };
-  const formatRequests = sequences.map((s, i) => ({
-    ids: s.ids,
-    tap: activationTap(s.ids, s.positions, i, (a) => {
-      feed(projectorKey(a.layer, 'attn_input'), a.attnInput);
-      feed(projectorKey(a.layer, 'ffn_input'), a.ffnInput);
-      perPass?.add(a);
-    }),
+  const formatRequests = sequences.map((s, i) => activationRequest(s.ids, s.positions, i, (a) => {
+    feed(projectorKey(a.layer, 'attn_input'), a.attnInput);
+    feed(projectorKey(a.layer, 'ffn_input'), a.ffnInput);
+    perPass?.add(a);
   }));
   const aim = aimImportanceMeasurement(aimPrompts(calibration));
   const router = routerStatsMeasurement(model.spec, calibration);
   // Router first: its format chats are GSP's too, and share their forward only in that order.
-  await runSharedForward(model, [...(router === undefined ? [] : [router.requests]), formatRequests, aim.requests], {
+  const measurements = [...(router === undefined ? [] : [router.requests]), formatRequests, aim.requests];
+  await runSharedForward(model, measurements, {
     batch: ctx.settings.batchSequences,
+    lanes: forwardLanes(ctx.instruct, measurements.flat()),
     onProgress: (fraction, text) => {
       throwIfCancelled(ctx.callbacks.signal, 'projectors');
       clock.report(fraction * FORWARD_SHARE, text);

@@ -9,8 +9,9 @@
  * progress is reported after each layer of each pass as "LABEL pass i/n, layer l".
  */
 import type { CausalLM } from '../model/causal-lm.ts';
-import { linearInputTap, type LinearInputMeans, type LinearInputStatistic } from '../model/linear-inputs.ts';
-import { runSharedForward, type ForwardRequest } from './shared-forward.ts';
+import type { LinearInputMeans, LinearInputStatistic } from '../model/linear-inputs.ts';
+import { meansRequest, type ForwardRequest } from './forward-requests.ts';
+import { runSharedForward } from './shared-forward.ts';
 
 export interface PromptPassOptions {
   /** Prompts per forward pass (each pass reads every layer once). */
@@ -22,7 +23,7 @@ export interface PromptPassOptions {
 type MeansVisitor = (means: LinearInputMeans, prompt: readonly number[]) => void;
 
 export function linearInputRequests(prompts: readonly (readonly number[])[], statistic: LinearInputStatistic, visit: MeansVisitor): ForwardRequest[] {
-  return prompts.map((ids, i) => ({ ids, tap: linearInputTap(ids, i, statistic, (m) => visit(m, ids)) }));
+  return prompts.map((ids, i) => meansRequest(ids, statistic, i, (m) => visit(m, ids)));
 }
 
 export async function forEachLinearInputMean(

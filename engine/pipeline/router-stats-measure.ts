@@ -9,8 +9,8 @@
  */
 import { RouterStatsAccumulator, type RouterStats } from '../analysis/router-stats.ts';
 import type { ModelSpec } from '../model/config.ts';
-import { routingTap } from '../model/router-capture.ts';
 import type { CalibrationSequence } from './calibration-sequences.ts';
+import { routingRequest } from './forward-requests.ts';
 import type { ForwardMeasurement } from './shared-forward.ts';
 
 /** The positions of a sequence that count for its set. */
@@ -27,7 +27,7 @@ export function routerStatsMeasurement(spec: ModelSpec, calibration: readonly Ca
     .filter((s) => s.split === 'train' && countedPositions(s).length > 0)
     .map((s, i) => {
       const positions = countedPositions(s);
-      return { ids: s.ids, tap: routingTap(i, ({ layer, routing }) => stats.add(s.set, layer, routing, positions)) };
+      return routingRequest(s.ids, i, ({ layer, routing }) => stats.add(s.set, layer, routing, positions));
     });
   return { requests, result: () => stats.json() };
 }

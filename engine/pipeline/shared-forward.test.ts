@@ -1,19 +1,20 @@
 /**
  * runSharedForward on the committed tiny Qwen3-MoE checkpoint: the projectors stage's three
  * measurements (format captures, AIM importance, router statistics) in one shared pass against
- * a pass each — bit-identical results, each layer read once instead of three times — and the
- * order rule that keeps each measurement's sequences in its own order.
+ * a pass each — bit-identical results, each layer read once instead of three times, also with
+ * a worker lane computing part of the pass — and the order rule that keeps each measurement's
+ * sequences in its own order.
  */
 import { describe, expect, it } from 'vitest';
 import type { RouterStats } from '../analysis/router-stats.ts';
-import { activationTap } from '../model/activations.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import { moeGolden, useMoeCheckpoint } from '../model/testing/moe-golden.ts';
 import type { WeightSource } from '../model/weights.ts';
 import { aimImportanceMeasurement, aimPrompts } from './aim-importance.ts';
 import type { CalibrationSequence } from './calibration-sequences.ts';
 import { routerStatsMeasurement } from './router-stats-measure.ts';
-import { runSharedForward, type ForwardMeasurement, type ForwardRequest } from './shared-forward.ts';
+import { activationRequest, type ForwardRequest } from './forward-requests.ts';
+import { runSharedForward, type ForwardMeasurement } from './shared-forward.ts';
 
 const openCheckpoint = useMoeCheckpoint();
 const COUNTED = 'model.layers.0.input_layernorm.weight';
@@ -50,7 +51,7 @@ function formatMeasurement(sequences: readonly CalibrationSequence[]): ForwardMe
   const rows: string[] = [];
   const requests = sequences
     .filter((s) => s.set === 'format')
-    .map((s, i) => ({ ids: s.ids, tap: activationTap(s.ids, s.formatPositions ?? [], i, (a) => void rows.push(`${a.layer}/${a.sequence}:${a.attnInput.join()}|${a.ffnInput.join()}`)) }));
+    .map((s, i) => activationRequest(s.ids, s.formatPositions ?? [], i, (a) => void rows.push(`${a.layer}/${a.sequence}:${a.attnInput.join()}|${a.ffnInput.join()}`)));
   return { requests, result: () => rows };
 }
 
@@ -60,7 +61,7 @@ interface Measured {
   readonly router: RouterStats;
 }
 
-async function measure(shared: boolean): Promise<{ measured: Measured; reads: number }> {
+async function measure(shared: boolean, lanes: 1 | 2 = 1): Promise<{ measured: Measured; reads: number }> {
   const { source, reads } = countingSource();
   const model = loadCausalLM(source);
   const sequences = calibration();
@@ -69,7 +70,7 @@ async function measure(shared: boolean): Promise<{ measured: Measured; reads: nu
   const router = routerStatsMeasurement(model.spec, sequences);
   if (router === undefined) throw new Error('the MoE checkpoint has no router');
   const all = [router.requests, format.requests, aim.requests];
-  if (shared) await runSharedForward(model, all, { batch: 8 });
+  if (shared) await runSharedForward(model, all, { batch: 8, lanes });
   else for (const requests of all) await runSharedForward(model, [requests], { batch: 1 });
   return { measured: { rows: format.result(), importance: aim.result(), router: router.result() }, reads: reads() };
 }
@@ -89,13 +90,23 @@ describe('runSharedForward', () => {
     expect(JSON.stringify(shared.measured.router)).toBe(JSON.stringify(separate.measured.router));
   });
 
+  it('gives the same bits with a worker lane taking part of the pass', async () => {
+    const one = await measure(true);
+    const two = await measure(true, 2);
+    // The lane reads with its own checkpoint handle: this thread read layer 0 once, for its part.
+    expect(two.reads).toBe(1);
+    expect(two.measured.rows).toEqual(one.measured.rows);
+    for (const [module, values] of one.measured.importance) expect(two.measured.importance.get(module)).toEqual(values);
+    expect(JSON.stringify(two.measured.router)).toBe(JSON.stringify(one.measured.router));
+  });
+
   it('runs a sequence again rather than deliver a measurement\'s sequences out of its order', async () => {
     const { source, reads } = countingSource();
     const model = loadCausalLM(source);
     const [a, b] = moeGolden.sequences as [number[], number[]];
     const seen: Record<'first' | 'second', string[]> = { first: [], second: [] };
     const requests = (who: 'first' | 'second', order: number[][]): ForwardRequest[] =>
-      order.map((ids, i) => ({ ids, tap: activationTap(ids, [0], i, (x) => void seen[who].push(`${x.layer}:${ids === a ? 'a' : 'b'}`)) }));
+      order.map((ids, i) => activationRequest(ids, [0], i, (x) => void seen[who].push(`${x.layer}:${ids === a ? 'a' : 'b'}`)));
     // One sequence a pass: b is shared (second meets it first), a must run again after it.
     await runSharedForward(model, [requests('first', [a, b]), requests('second', [b, a])], { batch: 1 });
     expect(reads()).toBe(3);

@@ -2,25 +2,24 @@
  * Forward passes over the Instruct model that serve several measurements at once (the
  * projectors stage's format captures, AIM importance and router statistics): every layer is
  * read from disk, widened and uploaded once per pass for all of them, instead of once per
- * measurement.
+ * measurement — and, with two lanes, each pass's sequences split between this thread and a
+ * worker thread (forward-lane.ts) that run the layers side by side.
  *
- *   await runSharedForward(model, [measurementA.requests, measurementB.requests, …], { batch, onProgress })
+ *   await runSharedForward(model, [measurementA.requests, measurementB.requests, …], { batch, lanes?, onProgress? })
  *
- * A request is a sequence and the tap that reads it (model/tapped-forward.ts). Requests with the
- * same token ids share one forward (a format chat is both a GSP sequence and a router-statistics
+ * A request is a sequence and what to read of it (forward-requests.ts). Requests with the same
+ * token ids share one forward (a format chat is both a GSP sequence and a router-statistics
  * sequence) as long as each measurement still meets its sequences in its own order; the shared
  * sequences go through the model `batch` at a time. A sequence's layer outputs do not depend on
- * which other sequences share its pass, and each measurement gets its deliveries per layer in
- * its request order, so every accumulator sums in the same order as in a pass of its own: the
- * results are bit-identical to separate passes.
+ * which other sequences share its pass nor on the thread that computes them (same backend, same
+ * memory plan), and each layer's readings are delivered in sequence order — this thread's part of
+ * the batch, then the lane's — so every accumulator sums in the same order as in a pass of its
+ * own: the results are bit-identical to separate passes, with one lane or two.
  */
 import type { CausalLM } from '../model/causal-lm.ts';
-import { bothTaps, forwardTapped, type LayerTap, type TappedSequence } from '../model/tapped-forward.ts';
-
-export interface ForwardRequest {
-  readonly ids: readonly number[];
-  readonly tap: LayerTap;
-}
+import { allTaps, forwardTapped, type TappedSequence } from '../model/tapped-forward.ts';
+import { ForwardLane, type LaneRun } from './forward-lane.ts';
+import { tapOf, type ForwardRequest } from './forward-requests.ts';
 
 /** What a measurement reads (its requests) and what it made of them, after the pass. */
 export interface ForwardMeasurement<R> {
@@ -29,12 +28,20 @@ export interface ForwardMeasurement<R> {
 }
 
 export interface SharedForwardOptions {
-  /** Sequences per forward pass (each pass reads every layer once). */
+  /** Sequences per forward pass (each pass reads every layer once per lane). */
   readonly batch: number;
+  /** 2: a worker thread takes part of each pass (default 1: this thread alone). */
+  readonly lanes?: 1 | 2;
   /** Called after each layer of each pass with the fraction done. */
   readonly onProgress?: (fraction: number, text: string) => void;
   /** Names the passes in progress texts ("LABEL pass i/n, layer l"); default "model". */
   readonly label?: string;
+}
+
+/** One forward: the sequence and every request it serves, in request order. */
+interface SharedSequence {
+  readonly ids: readonly number[];
+  readonly requests: ForwardRequest[];
 }
 
 export async function runSharedForward(model: CausalLM, measurements: readonly (readonly ForwardRequest[])[], options: SharedForwardOptions): Promise<void> {
@@ -43,11 +50,43 @@ export async function runSharedForward(model: CausalLM, measurements: readonly (
   const sequences = shareSequences(measurements);
   const passes = Math.ceil(sequences.length / options.batch);
   const { numLayers } = model.spec;
-  for (let pass = 0; pass < passes; pass++) {
-    await forwardTapped(model.context, sequences.slice(pass * options.batch, (pass + 1) * options.batch), {
-      onLayerDone: (layer) => options.onProgress?.((pass + (layer + 1) / numLayers) / passes, `${options.label ?? 'model'} pass ${pass + 1}/${passes}, layer ${layer}`),
-    });
+  const lane = options.lanes === 2 && Math.min(options.batch, sequences.length) >= 2 ? await ForwardLane.start(model.context.checkpoint.dir) : undefined;
+  try {
+    for (let pass = 0; pass < passes; pass++) {
+      const batch = sequences.slice(pass * options.batch, (pass + 1) * options.batch);
+      const cut = lane === undefined ? batch.length : balancedCut(batch);
+      const own = batch.slice(0, cut);
+      const theirs = batch.slice(cut);
+      const remote: LaneRun | undefined = theirs.length === 0 ? undefined : lane?.run(theirs.map((s) => ({ ids: s.ids, reads: s.requests.map((r) => r.read) })));
+      await forwardTapped(model.context, own.map(tapped), {
+        onLayerDone: async (layer, loopPass) => {
+          for (const { sequence, request, record } of (await remote?.layer(layer, loopPass)) ?? []) await (theirs[sequence] as SharedSequence).requests[request]?.deliver(record);
+          options.onProgress?.((pass + (layer + 1) / numLayers) / passes, `${options.label ?? 'model'} pass ${pass + 1}/${passes}, layer ${layer}`);
+        },
+      });
+      await remote?.done();
+    }
+  } finally {
+    await lane?.close();
   }
+}
+
+function tapped(s: SharedSequence): TappedSequence {
+  return { ids: s.ids, tap: allTaps(s.requests.map((r) => tapOf(s.ids, r.read, r.deliver))) };
+}
+
+/** Where to split a batch (this thread takes the first part): equal tokens on each side, at least one sequence here. */
+function balancedCut(batch: readonly SharedSequence[]): number {
+  const total = batch.reduce((n, s) => n + s.ids.length, 0);
+  let best = 1;
+  let bestGap = Infinity;
+  let before = 0;
+  batch.forEach((s, i) => {
+    before += s.ids.length;
+    const gap = Math.abs(2 * before - total);
+    if (gap < bestGap) [best, bestGap] = [i + 1, gap];
+  });
+  return best;
 }
 
 /**
@@ -55,23 +94,21 @@ export async function runSharedForward(model: CausalLM, measurements: readonly (
  * if that sequence comes after the measurement's previous one: each measurement's sequences stay
  * in its request order across passes (the order its sums run in).
  */
-function shareSequences(measurements: readonly (readonly ForwardRequest[])[]): TappedSequence[] {
-  const sequences: TappedSequence[] = [];
+function shareSequences(measurements: readonly (readonly ForwardRequest[])[]): SharedSequence[] {
+  const sequences: SharedSequence[] = [];
   const byIds = new Map<string, number[]>();
   for (const requests of measurements) {
     let previous = -1;
-    for (const { ids, tap } of requests) {
-      const key = ids.join(',');
+    for (const request of requests) {
+      const key = request.ids.join(',');
       const same = byIds.get(key) ?? [];
       let index = same.find((i) => i > previous);
       if (index === undefined) {
         index = sequences.length;
-        sequences.push({ ids, tap });
+        sequences.push({ ids: request.ids, requests: [] });
         byIds.set(key, [...same, index]);
-      } else {
-        const shared = sequences[index] as TappedSequence;
-        sequences[index] = { ids: shared.ids, tap: bothTaps(shared.tap, tap) };
       }
+      sequences[index]?.requests.push(request);
       previous = index;
     }
   }

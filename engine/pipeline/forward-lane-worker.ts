@@ -1,0 +1,48 @@
+/**
+ * The worker thread of a forward lane (forward-lane.ts): its own backend (the caller's, with the
+ * caller's memory budget) and checkpoint handle; each batch goes through forwardTapped with the
+ * taps its readings describe (forward-requests.ts tapOf), and each layer's records are posted
+ * as soon as the layer is done.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { Checkpoint } from '../io/checkpoint.ts';
+import { loadCausalLM, type CausalLM } from '../model/causal-lm.ts';
+import { setMemoryBudget } from '../model/memory-plan.ts';
+import { allTaps, forwardTapped } from '../model/tapped-forward.ts';
+import { initBackend } from '../tensor/backend.ts';
+import type { FromLane, LaneRecord, LaneSetup, ToLane } from './forward-lane-protocol.ts';
+import { tapOf } from './forward-requests.ts';
+
+const port = parentPort;
+if (port === null) throw new Error('forward-lane-worker.ts runs as a worker thread (forward-lane.ts starts it)');
+const post = (message: FromLane): void => port.postMessage(message);
+
+async function start(setup: LaneSetup): Promise<CausalLM> {
+  const [checkpoint] = await Promise.all([Checkpoint.open(setup.checkpointDir), initBackend(setup.backend)]);
+  setMemoryBudget(setup.memoryBudget);
+  return loadCausalLM(checkpoint);
+}
+
+async function runBatch(model: CausalLM, batch: ToLane): Promise<void> {
+  let records: LaneRecord[] = [];
+  const sequences = batch.sequences.map((s, sequence) => ({
+    ids: s.ids,
+    tap: allTaps(s.reads.map((read, request) => tapOf(s.ids, read, (record) => void records.push({ sequence, request, record })))),
+  }));
+  await forwardTapped(model.context, sequences, {
+    onLayerDone: (layer, pass) => {
+      post({ type: 'layer', layer, pass, records });
+      records = [];
+    },
+  });
+  post({ type: 'done' });
+}
+
+const fail = (error: unknown): void => post({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+
+const model = start(workerData as LaneSetup);
+model.then(() => post({ type: 'ready' }), fail);
+let queue: Promise<void> = Promise.resolve();
+port.on('message', (message: ToLane) => {
+  queue = queue.then(async () => runBatch(await model, message)).catch(fail);
+});

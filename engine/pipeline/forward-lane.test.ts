@@ -1,0 +1,49 @@
+/**
+ * ForwardLane on the committed tiny Qwen3-MoE checkpoint: a worker thread's readings of a batch
+ * are the calling thread's, bit for bit (activations, Linear-input means, routing), delivered
+ * layer by layer; a lane that cannot open its checkpoint fails with a ForwardLaneError.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadCausalLM } from '../model/causal-lm.ts';
+import { allTaps, forwardTapped } from '../model/tapped-forward.ts';
+import { moeGolden, useMoeCheckpoint } from '../model/testing/moe-golden.ts';
+import { ForwardLane, ForwardLaneError } from './forward-lane.ts';
+import type { LaneRecord, LaneSequence } from './forward-lane-protocol.ts';
+import { tapOf } from './forward-requests.ts';
+
+const openCheckpoint = useMoeCheckpoint();
+
+const batch: LaneSequence[] = moeGolden.sequences.map((ids, i) => ({
+  ids,
+  reads: [
+    { kind: 'activations', sequence: i, positions: [0, ids.length - 1] },
+    { kind: 'means', sequence: i, statistic: 'abs' },
+    { kind: 'routing', sequence: i },
+  ],
+}));
+
+describe('ForwardLane', () => {
+  it('reads a batch in a worker thread exactly as this thread does, layer by layer', async () => {
+    const model = loadCausalLM(openCheckpoint());
+    const here: LaneRecord[][] = [];
+    const layerRecords: LaneRecord[] = [];
+    const sequences = batch.map((s, sequence) => ({ ids: s.ids, tap: allTaps(s.reads.map((read, request) => tapOf(s.ids, read, (record) => void layerRecords.push({ sequence, request, record })))) }));
+    await forwardTapped(model.context, sequences, { onLayerDone: () => void here.push(layerRecords.splice(0)) });
+
+    const lane = await ForwardLane.start(openCheckpoint().dir);
+    try {
+      const run = lane.run(batch);
+      for (let layer = 0; layer < model.spec.numLayers; layer++) expect(await run.layer(layer, 0)).toEqual(here[layer]);
+      await run.done();
+    } finally {
+      await lane.close();
+    }
+    // Every sequence gives activations and means at every layer, and routing at the sparse ones.
+    expect(here.flat().filter((r) => r.record.kind === 'routing').length).toBeGreaterThan(0);
+    expect(here.flat().filter((r) => r.record.kind === 'means')).toHaveLength(batch.length * model.spec.numLayers);
+  });
+
+  it('fails with a ForwardLaneError when the worker cannot open the checkpoint', async () => {
+    await expect(ForwardLane.start('/nonexistent/checkpoint')).rejects.toThrow(ForwardLaneError);
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * A second lane for shared forward passes: a worker thread (forward-lane-worker.ts) with its own
+ * backend and its own handle on the checkpoint runs part of each batch, layer by layer beside the
+ * calling thread, and posts each layer's readings back as plain records.
+ *
+ *   const lane = await ForwardLane.start(checkpointDir)
+ *   const run = lane.run(sequences)            // the worker starts on them at once
+ *   await run.layer(layer, pass)               // that layer's records, in sequence and request order
+ *   await run.done()
+ *   await lane.close()
+ *
+ * The worker reads the layers itself (a decoder layer is not worth sharing, shared-weights.ts),
+ * so the two lanes overlap their reads as well as their compute. A worker that fails or dies
+ * rejects every wait with a ForwardLaneError naming what it was doing.
+ */
+import { Worker } from 'node:worker_threads';
+import { memoryBudget } from '../model/memory-plan.ts';
+import { activeBackend, BackendError } from '../tensor/backend.ts';
+import type { LaneRecord, LaneSequence, LaneSetup, FromLane } from './forward-lane-protocol.ts';
+
+export class ForwardLaneError extends BackendError {
+  override readonly name = 'ForwardLaneError';
+}
+
+const WORKER = new URL('./forward-lane-worker.ts', import.meta.url);
+const TSX_API = import.meta.resolve('tsx/esm/api');
+const BOOTSTRAP = `import(${JSON.stringify(TSX_API)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER.href)}); });`;
+
+export interface LaneRun {
+  layer(layer: number, pass: number): Promise<readonly LaneRecord[]>;
+  done(): Promise<void>;
+}
+
+/** Messages in arrival order; a wait takes the next one, a failure rejects every wait. */
+class Inbox {
+  private readonly queue: FromLane[] = [];
+  private readonly waiting: { resolve: (m: FromLane) => void; reject: (e: Error) => void }[] = [];
+  private failure: Error | undefined;
+
+  push(message: FromLane): void {
+    const next = this.waiting.shift();
+    if (next === undefined) this.queue.push(message);
+    else next.resolve(message);
+  }
+
+  fail(error: Error): void {
+    this.failure ??= error;
+    for (const w of this.waiting.splice(0)) w.reject(this.failure);
+  }
+
+  next(): Promise<FromLane> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    const message = this.queue.shift();
+    if (message !== undefined) return Promise.resolve(message);
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+  }
+}
+
+export class ForwardLane {
+  private constructor(private readonly worker: Worker, private readonly inbox: Inbox) {}
+
+  static async start(checkpointDir: string): Promise<ForwardLane> {
+    const backend = activeBackend()?.name;
+    if (backend === undefined) throw new BackendError('no backend is active: call initBackend before a shared forward pass');
+    const setup: LaneSetup = { checkpointDir, backend, memoryBudget: memoryBudget() };
+    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: setup });
+    const inbox = new Inbox();
+    worker.on('message', (message: FromLane) => (message.type === 'failed' ? inbox.fail(new ForwardLaneError(`forward lane failed: ${message.message}`)) : inbox.push(message)));
+    worker.on('error', (error) => inbox.fail(new ForwardLaneError(`forward lane crashed: ${error.message}`)));
+    worker.on('exit', (code) => inbox.fail(new ForwardLaneError(`forward lane exited with code ${code}`)));
+    const lane = new ForwardLane(worker, inbox);
+    try {
+      await lane.expect('ready');
+    } catch (error) {
+      await lane.close();
+      throw error;
+    }
+    return lane;
+  }
+
+  run(sequences: readonly LaneSequence[]): LaneRun {
+    this.worker.postMessage({ type: 'batch', sequences });
+    return {
+      layer: async (layer, pass) => {
+        const message = await this.expect('layer');
+        if (message.layer !== layer || message.pass !== pass) throw new ForwardLaneError(`forward lane sent layer ${message.layer} (pass ${message.pass}) where layer ${layer} (pass ${pass}) was due`);
+        return message.records;
+      },
+      done: async () => void (await this.expect('done')),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.worker.removeAllListeners('exit');
+    await this.worker.terminate();
+  }
+
+  private async expect<T extends FromLane['type']>(type: T): Promise<Extract<FromLane, { type: T }>> {
+    const message = await this.inbox.next();
+    if (message.type !== type) throw new ForwardLaneError(`forward lane sent '${message.type}' where '${type}' was due`);
+    return message as Extract<FromLane, { type: T }>;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * How many lanes a shared forward pass (shared-forward.ts) runs on: two — this thread and a
+ * worker — when the machine has two cores, the pass is worth a worker's start, and the worker
+ * fits in free memory; else one.
+ *
+ *   forwardLanes(checkpoint, sequences, machine?) → 1 | 2
+ *   laneCount(work, machine) → 1 | 2       (the rule, on the measured quantities)
+ *
+ * A lane takes seconds to start (its module graph through tsx, a wasm backend, its own float32
+ * copy of the embedding), so a pass under MIN_LANE_FLOPS (a forward is ≈ 2 FLOPs per decoder
+ * parameter per token; ≈ 4 s on one core) stays in this thread. The worker holds the embedding,
+ * one decoder layer in two layouts (stored and compute) and a thread's base.
+ */
+import type { Checkpoint } from '../io/checkpoint.ts';
+import { EMBED_NAME } from '../model/weights.ts';
+import { machineResources, type MachineResources } from './worker-count.ts';
+
+export const MIN_LANE_FLOPS = 1e11;
+const FLOAT_BYTES = 4;
+/** The JS engine, tfjs and the wasm module of one thread, before any tensor. */
+const LANE_BASE_BYTES = 128 * 2 ** 20;
+
+export interface LaneWork {
+  readonly flops: number;
+  readonly laneBytes: number;
+}
+
+export function laneCount(work: LaneWork, machine: MachineResources): 1 | 2 {
+  return machine.cores >= 2 && work.flops >= MIN_LANE_FLOPS && machine.freeBytes >= work.laneBytes ? 2 : 1;
+}
+
+export function forwardLanes(checkpoint: Pick<Checkpoint, 'tensors'>, sequences: readonly { readonly ids: ArrayLike<number> }[], machine = machineResources()): 1 | 2 {
+  const size = (shape: readonly number[]): number => shape.reduce((a, b) => a * b, 1);
+  const layerParams = new Map<string, number>();
+  for (const [name, info] of checkpoint.tensors) {
+    const layer = /^model\.layers\.(\d+)\./.exec(name)?.[1];
+    if (layer !== undefined) layerParams.set(layer, (layerParams.get(layer) ?? 0) + size(info.shape));
+  }
+  const decoderParams = [...layerParams.values()].reduce((a, b) => a + b, 0);
+  const largestLayer = Math.max(0, ...layerParams.values());
+  const tokens = sequences.reduce((n, s) => n + s.ids.length, 0);
+  const embedding = checkpoint.tensors.get(EMBED_NAME);
+  const laneBytes = LANE_BASE_BYTES + ((embedding === undefined ? 0 : size(embedding.shape)) + 2 * largestLayer) * FLOAT_BYTES;
+  return laneCount({ flops: 2 * decoderParams * tokens, laneBytes }, machine);
+}
