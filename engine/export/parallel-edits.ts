@@ -14,12 +14,14 @@
  * payloads in plan order, so the files are byte for byte those of the single-thread export.
  *
  * Reads are issued in plan order, one after the other, so each side's read-ahead sees the order it
- * was planned for. Tensors after the one the writer asks for are started while their buffers fit
- * AHEAD_BYTES (float32 bytes of both sides, rounded up to the buffer sizes); a large tensor is
- * started only when the writer asks for it, and edited once the tensors read ahead of it are on
- * their way to the workers, so they are edited while it is. Memory on top of the two arrays:
- * AHEAD_BYTES of buffers in flight and as many kept for reuse, and each worker's heap. Two large
- * tensors are never in flight at once (issue 14's bound: 2 × the largest tensor + 256 MB).
+ * was planned for. While the writer asks for a worker's tensor, the worker tensors after it are
+ * started as long as their buffers fit AHEAD_BYTES (float32 bytes of both sides, rounded up to the
+ * buffer sizes), so this thread reads and writes while the workers edit. A large tensor is started
+ * only when the writer asks for it, and nothing is read ahead of it: the buffers kept for reuse
+ * are dropped first, so its peak is the single-thread export's plus the workers' heaps (≈40 MB
+ * each with their loader thread), within issue 14's bound of 2 × the largest tensor + 256 MB
+ * where the single-thread export was. Between large tensors the extra is at most the head tensor,
+ * AHEAD_BYTES in flight, AHEAD_BYTES / 2 kept for reuse and the heaps.
  */
 import { availableParallelism } from 'node:os';
 import type { Checkpoint, CheckpointTensor } from '../io/checkpoint.ts';
@@ -31,8 +33,8 @@ import type { EditJob, PackedSide } from './edit-worker-protocol.ts';
 import type { PlannedTensor } from './export-plan.ts';
 import type { RecipeMethod } from './recipe.ts';
 
-/** Largest tensor an edit worker takes: 16 MiB a side as float32 (a 30B MoE's experts are 6 MiB). */
-export const OFFLOAD_MAX_VALUES = 4 * 1024 ** 2;
+/** Largest tensor an edit worker takes: 8 MiB a side as float32 (a 30B MoE's experts are 6 MiB), so two fit AHEAD_BYTES. */
+export const OFFLOAD_MAX_VALUES = 2 * 1024 ** 2;
 const AHEAD_BYTES = 32 * 1024 ** 2;
 const MIN_BUFFER_BYTES = 64 * 1024;
 /** Below this many stored bytes of worker-sized tensors, starting workers costs more than it saves. */
@@ -100,7 +102,8 @@ export class ParallelEdits {
     const index = this.order.get(spec.name);
     if (index === undefined || (index < this.next && !this.started.has(index))) throw new RangeError(`${spec.name}: not planned, or asked for twice`);
     while (this.next <= index) this.start(this.next++);
-    this.startAhead();
+    if (this.pool !== null && offloadable(this.plan[index] as PlannedTensor)) this.startAhead();
+    else this.dropSpare();
     const produced = await (this.started.get(index) as Promise<Produced>);
     this.started.delete(index);
     if (produced.note !== undefined) this.notes.push(produced.note);
@@ -115,7 +118,7 @@ export class ParallelEdits {
   }
 
   private startAhead(): void {
-    while (this.pool !== null && this.next < this.plan.length) {
+    while (this.next < this.plan.length) {
       const planned = this.plan[this.next] as PlannedTensor;
       if (!offloadable(planned) || this.aheadBytes + packedCost(planned) > AHEAD_BYTES) return;
       this.start(this.next++);
@@ -143,7 +146,6 @@ export class ParallelEdits {
       return { payload, ...(notes[0] === undefined ? {} : { note: notes[0] }) };
     }
     const sides = await this.afterReads(() => readSides(planned, this.instruct, this.thinking, this.buffers));
-    await this.reads; // the tensors read ahead of this one go to the workers before this thread edits
     const { instruct, thinking } = this.buffers;
     return editedPayload(planned.spec, sides.instruct, sides.thinking, this.edit, (v) => v.buffer === instruct.buffer || v.buffer === thinking.buffer);
   }
@@ -186,9 +188,14 @@ export class ParallelEdits {
 
   private giveBack(buffer: ArrayBuffer): void {
     const size = buffer.byteLength;
-    if (this.spareBytes + size > AHEAD_BYTES) return; // enough kept: this one goes to the GC
+    if (this.spareBytes + size > AHEAD_BYTES / 2) return; // enough kept: this one goes to the GC
     this.spare.set(size, [...(this.spare.get(size) ?? []), buffer]);
     this.spareBytes += size;
+  }
+
+  private dropSpare(): void {
+    this.spare.clear();
+    this.spareBytes = 0;
   }
 }
 
