@@ -56,8 +56,9 @@ ${memoryBudgetHelp(31)}
   --q Q                        keep quantile the preview coefficients are computed at (default 0.5)
   --batch N                    sequences per model pass (default 8; memory only)
   --workers N                  worker threads computing the gradients, one batch each (default: the CPU
-                               cores, fewer when free memory is short, 1 for small work); the gradient
-                               files are bit-identical for any N
+                               cores, fewer when free memory is short, 1 for small work), and scoring
+                               the gates stage's layers, one layer each; the gradient files, gate table
+                               and preview coefficients are bit-identical for any N
   --curvature-probes N         backward passes per set the curvature stage makes beyond its base pass
                                (default ${DEFAULT_CURVATURE_PROBES}, at least 2): one per edit direction while they fit,
                                else a sketch from N probes, exact along the default edit

@@ -1,0 +1,30 @@
+/**
+ * A gates worker thread (started by gates-workers.ts): its own handles on both checkpoints and
+ * both gradient stores, one LayerScorer, and one layer at a time — each scored layer is posted
+ * back as plain data and merged by the main thread in layer order.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { Checkpoint } from '../io/checkpoint.ts';
+import { LayerScorer } from './gates-layer.ts';
+import type { FromGatesWorker, GatesWorkerData, ToGatesWorker } from './gates-workers.ts';
+import { GradientStore } from './gradient-store.ts';
+
+const port = parentPort;
+if (port === null) throw new Error('gates-worker.ts runs as a worker thread (gates-workers.ts starts it)');
+const post = (message: FromGatesWorker): void => port.postMessage(message);
+
+async function start(setup: GatesWorkerData): Promise<LayerScorer> {
+  const projectors = new Map(setup.projectors);
+  const [instruct, thinking, reasoning, agent] = await Promise.all([
+    Checkpoint.open(setup.instruct), Checkpoint.open(setup.thinking),
+    GradientStore.open(setup.reasoning), GradientStore.open(setup.agent),
+  ]);
+  return new LayerScorer({ instruct, thinking, reasoning, agent }, setup.keepQuantile, (key) => projectors.get(key));
+}
+
+const scorer = start(workerData as GatesWorkerData);
+let queue: Promise<void> = Promise.resolve();
+port.on('message', (message: ToGatesWorker) => {
+  queue = queue.then(async () => post({ type: 'scored', scored: await (await scorer).score(message.layer) }))
+    .catch((error: unknown) => post({ type: 'failed', message: error instanceof Error ? error.message : String(error) }));
+});

@@ -1,0 +1,103 @@
+/**
+ * The gates stage's layers scored on worker threads (gates-worker.ts), handed back in layer order.
+ *
+ *   gatesWorkerCount(ctx, layers) → threads to use (1: score in the calling thread)
+ *   await scoreLayersOnWorkers(setup, layers, workers, onLayer, signal?)
+ *
+ * Each worker scores one whole layer at a time (its own reads of g_R, g_A, θ_I and θ_T, its own
+ * kernels) and takes the next unscored layer when it posts one; the results wait until every
+ * earlier layer is merged, so onLayer sees layers 0, 1, 2, … exactly as the single-thread loop
+ * does and the gate table and coefficients are bit-identical for any worker count. While one
+ * thread waits on its reads the other computes. A worker holds one layer's gradients and two
+ * tensor-sized arrays; at most one finished layer per worker waits to be merged.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { GspProjector } from '../crane/gsp-projector.ts';
+import type { ScoredLayer } from './gates-layer.ts';
+import type { PipelineContext } from './pipeline-context.ts';
+import { CancelledError } from './progress.ts';
+import { tsxWorkerSource } from './worker-bootstrap.ts';
+
+export interface GatesWorkerData {
+  readonly instruct: string;
+  readonly thinking: string;
+  /** The two gradient store folders. */
+  readonly reasoning: string;
+  readonly agent: string;
+  readonly keepQuantile: number;
+  readonly projectors: readonly (readonly [string, GspProjector])[];
+}
+
+export interface ToGatesWorker {
+  readonly type: 'layer';
+  readonly layer: number;
+}
+
+export type FromGatesWorker = { readonly type: 'scored'; readonly scored: ScoredLayer } | { readonly type: 'failed'; readonly message: string };
+
+/**
+ * Scoring parameters below this stays in the calling thread: a worker takes a second or two to
+ * start (its module graph through tsx), about what scoring 20 M parameters takes on one core.
+ */
+export const MIN_PARALLEL_PARAMETERS = 20_000_000;
+
+const WORKER = new URL('./gates-worker.ts', import.meta.url);
+
+/** settings.workers when given (the same --workers as the gradients), else the cores for a model worth it. */
+export function gatesWorkerCount(ctx: PipelineContext, layers: number): number {
+  const parameters = [...ctx.instruct.tensors.values()].reduce((sum, t) => sum + t.shape.reduce((a, b) => a * b, 1), 0);
+  const wanted = ctx.settings.workers ?? (parameters < MIN_PARALLEL_PARAMETERS ? 1 : availableParallelism());
+  return Math.max(1, Math.min(wanted, layers));
+}
+
+export function scoreLayersOnWorkers(
+  setup: GatesWorkerData, layers: number, workers: number, onLayer: (scored: ScoredLayer) => void, signal?: AbortSignal,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const threads: Worker[] = [];
+    const finished = new Map<number, ScoredLayer>();
+    let next = 0;
+    let merged = 0;
+    let closed = false;
+    const close = (error?: unknown): void => {
+      if (closed) return;
+      closed = true;
+      signal?.removeEventListener('abort', onAbort);
+      for (const thread of threads) void thread.terminate();
+      if (error === undefined) resolve();
+      else reject(error instanceof Error ? error : new Error(String(error)));
+    };
+    const onAbort = (): void => close(new CancelledError('gates'));
+    const dispatch = (thread: Worker): void => {
+      if (next < layers) thread.postMessage({ type: 'layer', layer: next++ } satisfies ToGatesWorker);
+    };
+    const mergeReady = (): void => {
+      for (let scored = finished.get(merged); scored !== undefined; scored = finished.get(merged)) {
+        finished.delete(merged++);
+        onLayer(scored);
+      }
+    };
+    if (signal?.aborted === true) return onAbort();
+    signal?.addEventListener('abort', onAbort);
+    for (let id = 1; id <= Math.min(workers, layers); id++) {
+      const thread = new Worker(tsxWorkerSource(WORKER), { eval: true, workerData: setup });
+      threads.push(thread);
+      thread.on('message', (message: FromGatesWorker) => {
+        if (closed) return;
+        if (message.type === 'failed') return close(new Error(`gates worker ${id}: ${message.message}`));
+        finished.set(message.scored.layer, message.scored);
+        dispatch(thread);
+        try {
+          mergeReady();
+        } catch (error) {
+          return close(error);
+        }
+        if (merged === layers) close();
+      });
+      thread.on('error', (error) => close(new Error(`gates worker ${id} crashed: ${error.message}`)));
+      thread.on('exit', (code) => close(new Error(`gates worker ${id} exited with code ${code} before its layers were scored`)));
+      dispatch(thread);
+    }
+  });
+}
