@@ -1,8 +1,7 @@
 /**
  * The row-chunked SwiGLU MLP against the plain tfjs expression under tf.grads (what the
  * unchunked path differentiates): output and the gradient of every input — x, the three weights
- * and their biases — for chunks that do and do not divide T, with and without the stored [out, in]
- * copies. Then a whole tiny model whose MLP is wide enough that the smallest memory budget
+ * (as stored, [out, in]) and their biases — for chunks that do and do not divide T. Then a whole tiny model whose MLP is wide enough that the smallest memory budget
  * forces several row chunks: its loss and every parameter gradient against the whole-graph
  * autodiff pass (no chunks anywhere) and against the same backward at a budget with one chunk.
  */
@@ -14,7 +13,7 @@ import { SeededRandom } from '../protocol/seeded-random.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { maxRelativeError } from '../tensor/testing/relative-error.ts';
 import { loadCausalLM } from './causal-lm.ts';
-import { chunkedSwiglu, type MlpWeights, type StoredMlpWeights } from './chunked-mlp.ts';
+import { chunkedSwiglu, type MlpWeights } from './chunked-mlp.ts';
 import type { LossSequence } from './layer-grads.ts';
 import { DEFAULT_MEMORY_BUDGET, mlpRowChunk, planMemory, setMemoryBudget } from './memory-plan.ts';
 import { swigluHidden } from './ops.ts';
@@ -37,7 +36,7 @@ describe('chunkedSwiglu', () => {
   };
   const names = ['x', 'gate', 'up', 'down', 'gateBias', 'upBias', 'downBias'] as const;
   const shapes: Record<(typeof names)[number], number[]> = {
-    x: [t, hidden], gate: [hidden, inner], up: [hidden, inner], down: [inner, hidden], gateBias: [inner], upBias: [inner], downBias: [hidden],
+    x: [t, hidden], gate: [inner, hidden], up: [inner, hidden], down: [hidden, inner], gateBias: [inner], upBias: [inner], downBias: [hidden],
   };
 
   /** Output and gradients of Σ dy ∘ mlp(x) with respect to every input, as plain arrays. */
@@ -57,7 +56,8 @@ describe('chunkedSwiglu', () => {
   let plain: { out: Float32Array; grads: Float32Array[] };
   beforeAll(() => {
     plain = run((x, w) => {
-      const linear = (input: tf.Tensor2D, weight: tf.Tensor2D, bias?: tf.Tensor1D): tf.Tensor2D => tf.add(tf.matMul(input, weight), bias as tf.Tensor1D);
+      // Autodiff of x·Wᵀ + b with tfjs's own transposeB flag: independent of ops.ts linear.
+      const linear = (input: tf.Tensor2D, weight: tf.Tensor2D, bias?: tf.Tensor1D): tf.Tensor2D => tf.add(tf.matMul(input, weight, false, true), bias as tf.Tensor1D);
       return linear(swigluHidden(x, (name, input) => (name === 'gate_proj' ? linear(input, w.gate, w.gateBias) : linear(input, w.up, w.upBias))), w.down, w.downBias);
     });
   });
@@ -68,24 +68,11 @@ describe('chunkedSwiglu', () => {
     names.forEach((name, i) => expect(maxRelativeError(chunked.grads[i] as Float32Array, plain.grads[i] as Float32Array), name).toBeLessThan(1e-6));
   });
 
-  it('uses the stored [out, in] copies for the input gradients when given them', () => {
-    // Made outside the differentiated function, as the layer backward reads them beside the weights.
-    const stored: StoredMlpWeights = tf.tidy(() => ({
-      gate: tf.transpose(tf.tensor2d(values.gate, [hidden, inner])), up: tf.transpose(tf.tensor2d(values.up, [hidden, inner])), down: tf.transpose(tf.tensor2d(values.down, [inner, hidden])),
-    }));
-    try {
-      const chunked = run((x, w) => chunkedSwiglu(x, w, 4, stored));
-      names.forEach((name, i) => expect(maxRelativeError(chunked.grads[i] as Float32Array, plain.grads[i] as Float32Array), name).toBeLessThan(1e-6));
-    } finally {
-      tf.dispose(Object.values(stored));
-    }
-  });
-
   it('leaves nothing in tfjs memory and refuses a chunk that is not a positive integer', () => {
     const before = tf.memory().numTensors;
     run((x, w) => chunkedSwiglu(x, w, 3));
     expect(tf.memory().numTensors).toBe(before);
-    expect(() => tf.tidy(() => chunkedSwiglu(tf.zeros([2, hidden]), { gate: tf.zeros([hidden, inner]), up: tf.zeros([hidden, inner]), down: tf.zeros([inner, hidden]) }, 0)))
+    expect(() => tf.tidy(() => chunkedSwiglu(tf.zeros([2, hidden]), { gate: tf.zeros([inner, hidden]), up: tf.zeros([inner, hidden]), down: tf.zeros([hidden, inner]) }, 0)))
       .toThrow(/MLP row chunk 0 must be a positive integer/);
   });
 });

@@ -6,21 +6,23 @@
  * [T, intermediate] — at Qwen3-4B shapes and 2,048 tokens five 80 MB matrices on the tape, and as
  * many again while their gradients are formed: with the layer's weights and their packed copies
  * that ran out of wasm's 4 GiB heap. Here the op saves only x; forward and backward walk the rows
- * `rowChunk` at a time (memory-plan.ts picks it), so at most one chunk's intermediates exist:
+ * `rowChunk` at a time (memory-plan.ts picks it), so at most one chunk's intermediates exist.
  *
- *   g = x·Wg + bg,  u = x·Wu + bu,  s = sigmoid(g),  h = g·s·u,  y = h·Wd + bd
- *   dWd += hᵀ·dy,  dh = dy·Wdᵀ,  dU = dh ∘ g·s,  dG = dh ∘ u ∘ s ∘ (1 + g(1 − s))
- *   dWg += xᵀ·dG,  dWu += xᵀ·dU,  dx = dG·Wgᵀ + dU·Wuᵀ   (biases: column sums of dG, dU, dy)
+ * The weights are as stored, [out, in] (W_g, W_u [intermediate, hidden], W_d [hidden, intermediate]),
+ * so the forward's products are x·Wᵀ = (W·xᵀ)ᵀ (ops.ts storedProduct: the weight on the left, a
+ * chunk-sized operand transposed) and the input gradients plain products with W; the weight
+ * gradients come out in W's layout, dW = dᵀ·a. No weight is ever transposed.
  *
- * Products with a transposed weight use the stored [out, in] copy when the layer keeps one, and
- * otherwise put the weight on the left, (W·aᵀ)ᵀ: that transposes a chunk-sized operand, never the
- * weight (a transposed weight would be a second copy plus XNNPACK's packed copy of it).
+ *   g = x·W_gᵀ + b_g,  u = x·W_uᵀ + b_u,  s = sigmoid(g),  h = g·s·u,  y = h·W_dᵀ + b_d
+ *   dW_d += dyᵀ·h,  dh = dy·W_d,  dU = dh ∘ g·s,  dG = dh ∘ u ∘ s ∘ (1 + g(1 − s))
+ *   dW_g += dGᵀ·x,  dW_u += dUᵀ·x,  dx = dG·W_g + dU·W_u   (biases: column sums of dG, dU, dy)
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { matMul } from '../tensor/matmul.ts';
 import { accumulate } from './head.ts';
+import { storedProduct } from './ops.ts';
 
-/** The MLP's weights in compute layout [in, out]; biases where the model has them. */
+/** The MLP's weights as stored, [out, in]; biases where the model has them. */
 export interface MlpWeights {
   readonly gate: tf.Tensor2D;
   readonly up: tf.Tensor2D;
@@ -30,17 +32,10 @@ export interface MlpWeights {
   readonly downBias?: tf.Tensor1D;
 }
 
-/** The same weights as stored, [out, in], when the layer keeps them (transpose-free input gradients). */
-export interface StoredMlpWeights {
-  readonly gate?: tf.Tensor2D;
-  readonly up?: tf.Tensor2D;
-  readonly down?: tf.Tensor2D;
-}
-
 const BIAS_KEYS = ['gateBias', 'upBias', 'downBias'] as const;
 
 /** down(silu(gate(x)) ∘ up(x)) for x [T, hidden], `rowChunk` rows at a time. */
-export function chunkedSwiglu(x: tf.Tensor2D, weights: MlpWeights, rowChunk: number, stored: StoredMlpWeights = {}): tf.Tensor2D {
+export function chunkedSwiglu(x: tf.Tensor2D, weights: MlpWeights, rowChunk: number): tf.Tensor2D {
   if (!(Number.isInteger(rowChunk) && rowChunk > 0)) throw new RangeError(`MLP row chunk ${rowChunk} must be a positive integer`);
   const biases = BIAS_KEYS.filter((key) => weights[key] !== undefined);
   const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
@@ -51,7 +46,7 @@ export function chunkedSwiglu(x: tf.Tensor2D, weights: MlpWeights, rowChunk: num
     save([input]);
     return {
       value: forward(input, w, rowChunk),
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => backward(saved[0] as tf.Tensor2D, dy as tf.Tensor2D, w, rowChunk, stored, biases),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => backward(saved[0] as tf.Tensor2D, dy as tf.Tensor2D, w, rowChunk, biases),
     };
   });
   return op(x, weights.gate, weights.up, weights.down, ...biases.map((key) => weights[key] as tf.Tensor1D)) as tf.Tensor2D;
@@ -69,7 +64,7 @@ interface ChunkActivations {
 
 function activations(x: tf.Tensor2D, w: MlpWeights): ChunkActivations {
   const affine = (weight: tf.Tensor2D, bias: tf.Tensor1D | undefined): tf.Tensor2D => {
-    const y = tf.matMul<tf.Tensor2D>(x, weight);
+    const y = storedProduct(x, weight);
     return bias === undefined ? y : tf.add<tf.Tensor2D>(y, bias);
   };
   const g = affine(w.gate, w.gateBias);
@@ -89,7 +84,7 @@ function forward(x: tf.Tensor2D, w: MlpWeights, rowChunk: number): tf.Tensor2D {
     for (let first = 0; first < x.shape[0]; first += rowChunk) {
       const count = Math.min(rowChunk, x.shape[0] - first);
       parts.push(tf.tidy(() => {
-        const y = tf.matMul<tf.Tensor2D>(activations(rowsOf(x, first, count), w).hidden, w.down);
+        const y = storedProduct(activations(rowsOf(x, first, count), w).hidden, w.down);
         return w.downBias === undefined ? y : tf.add<tf.Tensor2D>(y, w.downBias);
       }));
     }
@@ -99,13 +94,8 @@ function forward(x: tf.Tensor2D, w: MlpWeights, rowChunk: number): tf.Tensor2D {
   }
 }
 
-/** a·Wᵀ for W [in, out] in compute layout: a·stored when the stored copy is kept, else (W·aᵀ)ᵀ. */
-function timesTransposed(a: tf.Tensor2D, weight: tf.Tensor2D, stored: tf.Tensor2D | undefined): tf.Tensor2D {
-  return stored !== undefined ? tf.matMul(a, stored) : tf.transpose(tf.matMul(weight, tf.transpose(a)));
-}
-
 /** Gradients for [x, gate, up, down, ...biases present]. */
-function backward(x: tf.Tensor2D, dy: tf.Tensor2D, w: MlpWeights, rowChunk: number, stored: StoredMlpWeights, biases: readonly (typeof BIAS_KEYS)[number][]): tf.Tensor[] {
+function backward(x: tf.Tensor2D, dy: tf.Tensor2D, w: MlpWeights, rowChunk: number, biases: readonly (typeof BIAS_KEYS)[number][]): tf.Tensor[] {
   const dx: tf.Tensor2D[] = [];
   // Sums over chunks, in the op's input order after x: gate, up, down, then the biases present.
   let sums: (tf.Tensor | undefined)[] = [];
@@ -116,7 +106,7 @@ function backward(x: tf.Tensor2D, dy: tf.Tensor2D, w: MlpWeights, rowChunk: numb
         const xc = rowsOf(x, first, count);
         const dyc = rowsOf(dy, first, count);
         const a = activations(xc, w);
-        const dh = timesTransposed(dyc, w.down, stored.down);
+        const dh = tf.matMul<tf.Tensor2D>(dyc, w.down);
         const dU = tf.mul<tf.Tensor2D>(dh, a.silu);
         // d silu / dg = s + g·s(1 − s) = s·(1 + g(1 − s)).
         const dG = tf.mul<tf.Tensor2D>(tf.mul(dh, a.u), tf.mul(a.sig, tf.add(1, tf.mul(a.g, tf.sub(1, a.sig)))));
@@ -124,8 +114,8 @@ function backward(x: tf.Tensor2D, dy: tf.Tensor2D, w: MlpWeights, rowChunk: numb
           gateBias: () => tf.sum(dG, 0), upBias: () => tf.sum(dU, 0), downBias: () => tf.sum(dyc, 0),
         };
         return [
-          tf.add(timesTransposed(dG, w.gate, stored.gate), timesTransposed(dU, w.up, stored.up)),
-          matMul(xc, dG, true, false), matMul(xc, dU, true, false), matMul(a.hidden, dyc, true, false),
+          tf.add(tf.matMul(dG, w.gate), tf.matMul(dU, w.up)),
+          matMul(dG, xc, true, false), matMul(dU, xc, true, false), matMul(dyc, a.hidden, true, false),
           ...biases.map((key) => grads[key]()),
         ];
       });

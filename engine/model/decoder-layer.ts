@@ -11,10 +11,10 @@
  * optional KV cache (`past`) holds
  * keys/values of earlier positions for incremental decoding.
  *
- * Linear weights in `p` are in compute layout [in, out]. The layer-wise backward recomputes the
- * layer with `recompute`: its `stored` optionally carries the same weights as [out, in] for a
- * transpose-free backward (see ops.ts linear), and a dense MLP then runs in token-row chunks as
- * one op that keeps none of its [T, intermediate] activations for the gradient (chunked-mlp.ts).
+ * Projection weights in `p` are as stored, [out, in] (ops.ts linear); the MoE router and experts
+ * are held transposed (weights.ts heldTransposed). The layer-wise backward recomputes the layer
+ * with `recompute`: a dense MLP then runs in token-row chunks as one op that keeps none of its
+ * [T, intermediate] activations for the gradient (chunked-mlp.ts).
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { causalAttention } from './chunked-attention.ts';
@@ -54,18 +54,13 @@ export interface LayerOutput {
   readonly attentionProbs: () => tf.Tensor3D[];
 }
 
-/** How the layer-wise backward runs a layer under tf.grads. */
-export interface LayerRecompute {
-  /** Linear weights as stored, [out, in]: those present give transpose-free input gradients. */
-  readonly stored: LayerParams;
-}
-
-/** Runs the layer on x [T, hidden] at positions past.length … past.length+T−1. */
-export function decoderLayer(spec: ModelSpec, p: LayerParams, x: tf.Tensor2D, rope: RopeTables, past?: KvEntry, recompute?: LayerRecompute): LayerOutput {
+/**
+ * Runs the layer on x [T, hidden] at positions past.length … past.length+T−1. `recompute`: the
+ * layer-wise backward's run under tf.grads (the dense MLP in row chunks, no mlpHidden).
+ */
+export function decoderLayer(spec: ModelSpec, p: LayerParams, x: tf.Tensor2D, rope: RopeTables, past?: KvEntry, recompute = false): LayerOutput {
   const eps = spec.rmsNormEps;
-  const stored = recompute?.stored;
-  const proj = (name: string, input: tf.Tensor2D): tf.Tensor2D =>
-    linear(input, param(p, `${name}.weight`), optionalParam(p, `${name}.bias`), stored === undefined ? undefined : optionalParam(stored, `${name}.weight`));
+  const proj = (name: string, input: tf.Tensor2D): tf.Tensor2D => linear(input, param(p, `${name}.weight`), optionalParam(p, `${name}.bias`));
   const attnInput = rmsNorm(x, param(p, 'input_layernorm.weight'), eps);
   const { context: attnContext, kv, probs: attentionProbs } = attention(spec, p, attnInput, rope, proj, past);
   const attnOut = proj('self_attn.o_proj', attnContext);
@@ -75,8 +70,8 @@ export function decoderLayer(spec: ModelSpec, p: LayerParams, x: tf.Tensor2D, ro
     const moe = moeBlock(spec.moe, p, ffnInput);
     return { out: tf.add<tf.Tensor2D>(h, moe.out), attnInput, ffnInput, attnContext, moe, kv, attentionProbs };
   }
-  if (recompute !== undefined) {
-    const mlp = recomputedMlp(spec, p, ffnInput, recompute.stored);
+  if (recompute) {
+    const mlp = recomputedMlp(spec, p, ffnInput);
     return { out: tf.add<tf.Tensor2D>(h, mlp), attnInput, ffnInput, attnContext, kv, attentionProbs };
   }
   const mlpHidden = swigluHidden(ffnInput, (name, input) => proj(`mlp.${name}`, input));
@@ -85,13 +80,12 @@ export function decoderLayer(spec: ModelSpec, p: LayerParams, x: tf.Tensor2D, ro
 }
 
 /** The dense MLP in row chunks sized by the memory plan (a [T, intermediate] tape does not fit wasm's heap at 4B shapes). */
-function recomputedMlp(spec: ModelSpec, p: LayerParams, x: tf.Tensor2D, stored: LayerParams): tf.Tensor2D {
+function recomputedMlp(spec: ModelSpec, p: LayerParams, x: tf.Tensor2D): tf.Tensor2D {
   const weight = (name: string): tf.Tensor2D => param(p, `mlp.${name}.weight`);
   const bias = (name: string): tf.Tensor1D | undefined => optionalParam(p, `mlp.${name}.bias`);
-  const kept = (name: string): tf.Tensor2D | undefined => optionalParam(stored, `mlp.${name}.weight`);
   const gate = weight('gate_proj');
   const weights = { gate, up: weight('up_proj'), down: weight('down_proj'), gateBias: bias('gate_proj'), upBias: bias('up_proj'), downBias: bias('down_proj') };
-  return chunkedSwiglu(x, weights, mlpRowChunk(planMemory(spec), gate.shape[1], x.shape[0]), { gate: kept('gate_proj'), up: kept('up_proj'), down: kept('down_proj') });
+  return chunkedSwiglu(x, weights, mlpRowChunk(planMemory(spec), gate.shape[0], x.shape[0]));
 }
 
 type Projection = (name: string, input: tf.Tensor2D) => tf.Tensor2D;

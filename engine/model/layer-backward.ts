@@ -1,17 +1,15 @@
 /**
- * backwardLayer: one step of the layer-wise backward. Reads decoder layer `layer` from disk
- * (with its stored-layout copies for transpose-free input gradients when the memory plan has
- * room for them: keepsStoredWeights), recomputes it on each
- * sequence's stashed input under tf.grads with the incoming output gradient (the MLP in row
- * chunks that recompute their activations: chunked-mlp.ts), and returns the
- * input gradients (for the layer below) and the parameter gradients summed over sequences, in
+ * backwardLayer: one step of the layer-wise backward. Reads decoder layer `layer` from disk (its
+ * projections as stored, [out, in], which the input gradients multiply directly: ops.ts linear),
+ * recomputes it on each sequence's stashed input under tf.grads with the incoming output
+ * gradient (the MLP in row chunks that recompute their activations: chunked-mlp.ts), and returns
+ * the input gradients (for the layer below) and the parameter gradients summed over sequences, in
  * the checkpoint's names and layouts. Everything in tfjs memory is released before returning.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { decoderLayer } from './decoder-layer.ts';
 import type { ModelContext, RopeCache } from './forward.ts';
 import { accumulate } from './head.ts';
-import { keepsStoredWeights } from './memory-plan.ts';
 import { checkpointLayerGrads, disposeLayer, readLayer } from './weights.ts';
 
 export interface LayerBackward {
@@ -30,7 +28,7 @@ export async function backwardLayer(
 ): Promise<LayerBackward> {
   const { spec } = ctx;
   const width = spec.hiddenSize;
-  const weights = await readLayer(ctx.checkpoint, spec, layer, keepsStoredWeights(spec, layer));
+  const weights = await readLayer(ctx.checkpoint, spec, layer);
   const keys = Object.keys(weights.params);
   const sums = new Map<string, tf.Tensor>();
   const dInputs: Float32Array[] = [];
@@ -40,7 +38,7 @@ export async function backwardLayer(
       const [dx, ...dParams] = tf.tidy(() => {
         const f = (x: tf.Tensor, ...ps: tf.Tensor[]): tf.Tensor => {
           const named = Object.fromEntries(keys.map((k, i) => [k, ps[i] as tf.Tensor]));
-          return decoderLayer(spec, named, x as tf.Tensor2D, ropes.get(length), undefined, { stored: weights.stored }).out;
+          return decoderLayer(spec, named, x as tf.Tensor2D, ropes.get(length), undefined, true).out;
         };
         const x = tf.tensor2d(input, [length, width]);
         const dy = tf.tensor2d(dOutputs[s] as Float32Array, [length, width]);

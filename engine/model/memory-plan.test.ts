@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseModelSpec } from './config.ts';
 import {
-  DEFAULT_MEMORY_BUDGET, MEMORY_BUDGET_ENV, attentionChunkBytes, attentionQueryChunk, keepsStoredWeights, loopPartBytes, memoryBudget, mlpRowChunk,
+  DEFAULT_MEMORY_BUDGET, MEMORY_BUDGET_ENV, attentionChunkBytes, attentionQueryChunk, loopPartBytes, memoryBudget, mlpRowChunk,
   passPartHoldBytes, planMemory, setMemoryBudget, stashedActivationBytes,
 } from './memory-plan.ts';
 
@@ -67,19 +66,6 @@ describe('mlpRowChunk', () => {
   it('takes the whole sequence when it fits, and at least 16 rows when nothing does', () => {
     expect(mlpRowChunk(planMemory(QWEN3_4B, 3 * GiB), 9728, 256)).toBe(256);
     expect(mlpRowChunk(planMemory(QWEN3_4B, 256 * 1024 ** 2), 10_000_000, 4096)).toBe(16);
-  });
-});
-
-describe('keepsStoredWeights', () => {
-  const config = (hidden: number, intermediate: number, heads: number) => parseModelSpec({
-    architectures: ['Qwen3ForCausalLM'], hidden_size: hidden, intermediate_size: intermediate, num_attention_heads: heads, num_key_value_heads: 8,
-    head_dim: 128, num_hidden_layers: 1, vocab_size: 151_936, rms_norm_eps: 1e-6, rope_theta: 1e6, max_position_embeddings: 40960,
-  });
-
-  it('keeps both layouts of a 0.6B-shaped layer (4 × 63 MB) but not of a 4B-shaped one (4 × 404 MB) at the default budget', () => {
-    expect(keepsStoredWeights(config(1024, 3072, 16), 0)).toBe(true);
-    expect(keepsStoredWeights(config(2560, 9728, 32), 0)).toBe(false);
-    expect(keepsStoredWeights(config(2560, 9728, 32), 0, planMemory(QWEN3_4B, 4 * GiB))).toBe(true);
   });
 });
 

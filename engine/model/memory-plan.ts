@@ -22,7 +22,6 @@
  */
 import type { ModelSpec } from './config.ts';
 import { passCount } from './loop-config.ts';
-import { layerParamShapes } from './weights.ts';
 
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
@@ -72,19 +71,6 @@ export function planMemory(spec: Pick<ModelSpec, 'hiddenSize' | 'vocabSize'>, bu
   const perVocabId = (3 * spec.hiddenSize + 3 * HEAD_ROWS) * F32;
   const vocabChunk = Math.min(spec.vocabSize, Math.max(1024, Math.floor(budgetBytes / 4 / perVocabId / 1024) * 1024));
   return { budgetBytes, vocabChunk, headRows: HEAD_ROWS, attentionBytes: Math.floor(budgetBytes / 8), mlpBytes: Math.floor(budgetBytes / 8) };
-}
-
-/**
- * Whether the backward of decoder layer `layer` may keep its linear weights twice ([in, out] and
- * the stored [out, in], for transpose-free input gradients). tfjs-backend-wasm keeps XNNPACK's
- * packed copy of every matmul right operand for as long as that tensor lives, so the two layouts
- * cost four times the layer's weights; they must fit in half the budget (a Qwen3-4B layer, 404 MB
- * of f32 weights, does not at 3 GiB: its backward then transposes per product instead).
- */
-export function keepsStoredWeights(spec: ModelSpec, layer: number, plan = planMemory(spec)): boolean {
-  let elements = 0;
-  for (const shape of layerParamShapes(spec, layer).values()) elements += shape.reduce((a, b) => a * b, 1);
-  return 4 * elements * F32 <= plan.budgetBytes / 2;
 }
 
 /** Query rows per attention chunk for `queries` queries over `keys` keys, `group` query heads per KV head. */

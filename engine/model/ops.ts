@@ -1,10 +1,10 @@
 /**
  * The differentiable building blocks of a Llama-family decoder, as plain tfjs expressions (so
  * tf.grads can differentiate any composition of them): RMSNorm, linear layers on weights in
- * compute layout [in, out], SwiGLU, and rotate-half RoPE from precomputed half-width cos/sin tables.
+ * stored layout [out, in], SwiGLU, and rotate-half RoPE from precomputed half-width cos/sin tables.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { matMul } from '../tensor/matmul.ts';
+import { materialisesTransposes, matMul } from '../tensor/matmul.ts';
 
 /** HF RMSNorm over the last axis: w · x / sqrt(mean(x²) + eps). */
 export function rmsNorm<T extends tf.Tensor>(x: T, weight: tf.Tensor1D, eps: number): T {
@@ -13,25 +13,38 @@ export function rmsNorm<T extends tf.Tensor>(x: T, weight: tf.Tensor1D, eps: num
 }
 
 /**
- * y = x·W (+ b) with W in compute layout [in, out] (the checkpoint's [out, in] transposed once
- * at load: plain products are what wasm runs fast). `wOut`, the same weight as stored [out, in],
- * lets the backward compute dx = dy·wOut without transposing W on every call.
+ * y = x·Wᵀ (+ b) with W as stored, [out, in], computed as (W·xᵀ)ᵀ: a plain product — the only
+ * kind wasm runs fast — whose left operand is the weight, which XNNPACK uses as it is, while the
+ * right operand it packs per call is the small [in, T] xᵀ. So a layer read from disk is used
+ * without transposing its weights or packing them for the forward (issue 14 profile: at 1 × 64
+ * tokens the per-read [out, in] → [in, out] transposes and packs cost more than the layer's
+ * products). The gradient is written out: dx = dy·W (W packed once for the tensor's lifetime),
+ * dW = dyᵀ·x in W's own layout; autodiff of the product above would transpose W per call.
  */
-export function linear(x: tf.Tensor2D, w: tf.Tensor2D, bias?: tf.Tensor1D, wOut?: tf.Tensor2D): tf.Tensor2D {
-  const y: tf.Tensor2D = wOut === undefined ? tf.matMul(x, w) : productWithKnownTranspose(x, w, wOut);
+export function linear(x: tf.Tensor2D, w: tf.Tensor2D, bias?: tf.Tensor1D): tf.Tensor2D {
+  const y = timesStored(x, w);
   return bias === undefined ? y : tf.add<tf.Tensor2D>(y, bias);
 }
 
-function productWithKnownTranspose(x: tf.Tensor2D, w: tf.Tensor2D, wOut: tf.Tensor2D): tf.Tensor2D {
+/** x·Wᵀ for W [out, in] as stored, differentiable in x and W (see linear). */
+export function timesStored(x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D {
   const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const [xx, ww, save] = args as [tf.Tensor2D, tf.Tensor2D, tf.GradSaveFunc];
-    save([xx]);
+    save([xx, ww]);
     return {
-      value: tf.matMul(xx, ww),
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => [tf.matMul(dy as tf.Tensor2D, wOut), matMul(saved[0] as tf.Tensor2D, dy, true, false)],
+      value: storedProduct(xx, ww),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [input, weight] = saved as [tf.Tensor2D, tf.Tensor2D];
+        return [tf.matMul(dy as tf.Tensor2D, weight), matMul(dy, input, true, false)];
+      },
     };
   });
   return op(x, w) as tf.Tensor2D;
+}
+
+/** x·Wᵀ for W [out, in], not differentiated: (W·xᵀ)ᵀ where products with a transposed operand are slow (matmul.ts), else the flag. */
+export function storedProduct(x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D {
+  return materialisesTransposes() ? tf.transpose(tf.matMul(w, tf.transpose(x))) : tf.matMul(x, w, false, true);
 }
 
 /** SwiGLU MLP: down( silu(gate(x)) · up(x) ). */

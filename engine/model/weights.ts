@@ -73,42 +73,36 @@ export async function readChecked(checkpoint: WeightSource, name: string, shape:
   return checkpoint.readFloat32(name);
 }
 
-/** Linear (projection and router) weights are held transposed, [in, out], while in tfjs: the compute layout. */
-export function isLinearWeight(key: string): boolean {
-  return key.endsWith('_proj.weight') || key === ROUTER_KEY;
+/**
+ * Weights held transposed, [in, out], while in tfjs: the MoE router and the experts' projections
+ * (moe-block.ts, moe-experts.ts multiply x · W). Every other projection is held as stored,
+ * [out, in], and multiplied as (W · xᵀ)ᵀ (ops.ts linear), so reading it is an upload only.
+ */
+export function heldTransposed(key: string): boolean {
+  return key === ROUTER_KEY || (key.startsWith('mlp.experts.') && key.endsWith('_proj.weight'));
 }
 
 /** One decoder layer in memory. */
 export interface LayerWeights {
-  /** Every parameter, linear weights in compute layout [in, out]. What gradients are taken of. */
+  /** Every parameter, the router and expert weights transposed (heldTransposed). What gradients are taken of. */
   readonly params: LayerParams;
-  /** Linear weights as stored, [out, in] — only when read for training (fast input gradients). */
-  readonly stored: LayerParams;
   /** How the checkpoint stores this layer's experts; undefined for a dense MLP. */
   readonly experts?: ExpertLayout;
 }
 
-/**
- * Reads decoder layer `layer` from disk into fresh tensors (the caller disposes them with
- * disposeLayer). `keepStored` also keeps the [out, in] copies of the linear weights (2× their
- * memory) so the backward pass never transposes a weight.
- */
-export async function readLayer(checkpoint: WeightSource, spec: ModelSpec, layer: number, keepStored = false): Promise<LayerWeights> {
+/** Reads decoder layer `layer` from disk into fresh tensors (the caller disposes them with disposeLayer). */
+export async function readLayer(checkpoint: WeightSource, spec: ModelSpec, layer: number): Promise<LayerWeights> {
   const params: Record<string, tf.Tensor> = {};
-  const stored: Record<string, tf.Tensor> = {};
   const experts = isSparseLayer(spec.moe, layer)
     ? detectExpertLayout(checkpoint.tensors.keys(), layerTensorName(layer, ''), spec.moe, spec.hiddenSize, checkpoint.dir)
     : undefined;
   const put = (key: string, value: tf.Tensor): void => {
-    if (!isLinearWeight(key)) {
+    if (!heldTransposed(key)) {
       params[key] = value;
       return;
     }
     params[key] = tf.transpose(value);
-    // The expert backward (moe-experts.ts) never reads stored copies: at Qwen3-30B-A3B sizes
-    // they would double a layer's 2.4 GB of expert weights in the tfjs heap.
-    if (keepStored && !key.startsWith('mlp.experts.')) stored[key] = value;
-    else value.dispose();
+    value.dispose();
   };
   try {
     for (const [key, shape] of layerParamShapes(spec, layer)) {
@@ -127,24 +121,24 @@ export async function readLayer(checkpoint: WeightSource, spec: ModelSpec, layer
       }
     }
   } catch (error) {
-    tf.dispose([...Object.values(params), ...Object.values(stored)]);
+    tf.dispose(Object.values(params));
     throw error;
   }
-  return { params, stored, ...(experts === undefined ? {} : { experts }) };
+  return { params, ...(experts === undefined ? {} : { experts }) };
 }
 
 export function disposeLayer(weights: LayerWeights): void {
-  tf.dispose([...Object.values(weights.params), ...Object.values(weights.stored)]);
+  tf.dispose(Object.values(weights.params));
 }
 
-/** A gradient taken in compute layout, back in the checkpoint's layout. */
+/** A gradient taken of a parameter as readLayer holds it, in the checkpoint's layout. */
 export function toStoredLayout(key: string, grad: tf.Tensor): tf.Tensor {
-  return isLinearWeight(key) ? tf.transpose(grad) : grad;
+  return heldTransposed(key) ? tf.transpose(grad) : grad;
 }
 
 /**
- * Layer `layer`'s gradients (relative key → compute-layout tensor) under their full checkpoint
- * names and in the checkpoint's layouts: a fused-expert layer's per-expert gradients are fused.
+ * Layer `layer`'s gradients (relative key → gradient of the parameter as held) under their full
+ * checkpoint names and in the checkpoint's layouts: a fused-expert layer's per-expert gradients are fused.
  */
 export function checkpointLayerGrads(spec: ModelSpec, weights: LayerWeights, layer: number, grads: ReadonlyMap<string, tf.Tensor>): Map<string, Float32Array> {
   const byKey = new Map<string, Float32Array>();

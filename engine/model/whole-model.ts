@@ -4,8 +4,9 @@
  * the reference the layer-wise backward is tested against, and what the demo pair trains with.
  *
  * Parameters are taken by checkpoint name in the checkpoint's layout ([out, in] for linear
- * weights; they are transposed inside the graph). A looped model runs every pass over the same
- * parameters (loop-passes.ts), so each one's gradient is the sum over passes.
+ * weights; the router and expert weights are transposed inside the graph, as weights.ts
+ * heldTransposed says). A looped model runs every pass over the same parameters
+ * (loop-passes.ts), so each one's gradient is the sum over passes.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { ModelSpec } from './config.ts';
@@ -16,7 +17,7 @@ import { throughPasses } from './loop-passes.ts';
 import { rmsNorm } from './ops.ts';
 import type { LossSequence } from './layer-grads.ts';
 import { ropeTables } from './rope.ts';
-import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME, isLinearWeight, layerParamShapes, layerTensorName, type LayerParams } from './weights.ts';
+import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME, heldTransposed, layerParamShapes, layerTensorName, type LayerParams } from './weights.ts';
 
 /** Sees each layer's output inside the graph (MoE training adds a router loss from it). */
 export type LayerObserver = (layer: number, output: LayerOutput, params: LayerParams) => void;
@@ -45,7 +46,7 @@ export function wholeModelLoss(spec: ModelSpec, param: (name: string) => tf.Tens
     const x = throughPasses(spec, embedded, (input, _pass, l) => {
       const p = Object.fromEntries([...layerParamShapes(spec, l).keys()].map((k) => {
         const value = param(layerTensorName(l, k));
-        return [k, isLinearWeight(k) ? tf.transpose(value) : value];
+        return [k, heldTransposed(k) ? tf.transpose(value) : value];
       }));
       const output = decoderLayer(spec, p, input, rope);
       observe?.(l, output, p);
