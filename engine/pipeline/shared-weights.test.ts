@@ -1,0 +1,58 @@
+/**
+ * Shared tensors read in parts by several workers: together the parts are the tensor exactly as
+ * Checkpoint.readFloat32 reads it, for every float dtype, any part count, across shards.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Checkpoint } from '../io/checkpoint.ts';
+import type { DType } from '../io/dtype.ts';
+import { seededFloats, withTempDir, writeFixtureCheckpoint } from '../io/testing/fixtures.ts';
+import { allocateSharedTensors, fillSharedPart, partRange, withSharedTensors } from './shared-weights.ts';
+
+const DTYPES: readonly DType[] = ['BF16', 'F16', 'F32', 'F64'];
+/** 7 × 13 values: no part count used below divides it. */
+const SHAPE = [7, 13];
+
+async function checkpoint(dir: string): Promise<Checkpoint> {
+  // small shards: several files, and tensors that do not start their file's data
+  const tensors = DTYPES.map((dtype, i) => ({ spec: { name: `t.${dtype}`, dtype, shape: SHAPE }, data: seededFloats(91, i + 1) }));
+  return Checkpoint.open(await writeFixtureCheckpoint(join(dir, 'ck'), tensors, { maxShardBytes: 400 }));
+}
+
+describe('shared tensors read in parts', () => {
+  it('splits the values into contiguous parts in order that cover them all', () => {
+    for (const count of [1, 2, 3, 5]) {
+      const ranges = Array.from({ length: count }, (_, index) => partRange(91, { index, count }));
+      expect(ranges[0]?.start).toBe(0);
+      expect(ranges.at(-1)?.end).toBe(91);
+      ranges.slice(1).forEach((r, i) => expect(r.start).toBe(ranges[i]?.end));
+    }
+  });
+
+  it('gives every dtype exactly as readFloat32 does, whatever the number of parts', () => withTempDir(async (dir) => {
+    const ck = await checkpoint(dir);
+    try {
+      expect(new Set(DTYPES.map((d) => ck.tensor(`t.${d}`).shard)).size).toBeGreaterThan(1);
+      expect(DTYPES.some((d) => ck.tensor(`t.${d}`).begin > 0)).toBe(true);
+      const names = DTYPES.map((d) => `t.${d}`);
+      for (const count of [1, 2, 3]) {
+        const shared = allocateSharedTensors(ck, names);
+        await Promise.all(Array.from({ length: count }, (_, index) => fillSharedPart(ck, shared, { index, count })));
+        const source = withSharedTensors(ck, shared);
+        for (const name of names) expect(await source.readFloat32(name), `${name}, ${count} parts`).toEqual(await ck.readFloat32(name));
+      }
+    } finally {
+      await ck.close();
+    }
+  }));
+
+  it('refuses a tensor that is not floating point, naming it', () => withTempDir(async (dir) => {
+    const ids = { spec: { name: 'ids', dtype: 'I32' as const, shape: [4] }, data: Int32Array.of(1, 2, 3, 4) };
+    const ck = await Checkpoint.open(await writeFixtureCheckpoint(join(dir, 'ck'), [ids]));
+    try {
+      expect(() => allocateSharedTensors(ck, ['ids'])).toThrow(/ids.*I32, not a floating type/);
+    } finally {
+      await ck.close();
+    }
+  }));
+});
