@@ -8,8 +8,9 @@
  *   const scored = await scorer.score(layer)          → ScoredLayer (plain data: postMessage-able)
  *   mergeScoredLayer(scored, instruct, { gate, passGates, builder })
  *
- * Per tensor: θ_I and θ_T are read into two arrays the scorer keeps (sized to the largest tensor
- * so far: no fresh pages per tensor) and δ is formed in θ_T's; the raw δ feeds the gate sums (the
+ * Per tensor: θ_I, θ_T, g_R and g_A are read into arrays the scorer keeps (sized to the largest
+ * tensor so far: no fresh pages, no layer of gradients held at once) and δ is formed in θ_T's;
+ * the raw δ feeds the gate sums (the
  * CTG uses no thresholding) and, for crane-rule tensors, the preview moments (T(δ) at q,
  * projector lookups). A tensor missing on the Thinking side or of another shape has no δ: it
  * is not scored (editPair copies or keeps θ_I for it). A fused expert tensor is scored as the
@@ -25,7 +26,7 @@ import { classifyTensor } from '../crane/tensor-classification.ts';
 import { taskVector } from '../crane/tensor-pair.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import type { GradientStore } from './gradient-store.ts';
-import { splitPassParts } from './pass-gradients.ts';
+import { passPartName, splitPassParts } from './pass-gradients.ts';
 
 export interface ScoredPart {
   readonly gate: GateSums;
@@ -50,8 +51,8 @@ export interface LayerSources {
 }
 
 export class LayerScorer {
-  private thetaI = new Float32Array(0);
-  private thetaT = new Float32Array(0);
+  /** Kept across tensors and layers; replaced only by larger ones. */
+  private arrays = tensorArrays(0);
 
   constructor(
     private readonly sources: LayerSources,
@@ -61,30 +62,57 @@ export class LayerScorer {
 
   async score(layer: number): Promise<ScoredLayer> {
     const { instruct, thinking } = this.sources;
-    const partsR = splitPassParts(await this.sources.reasoning.readLayer(layer));
-    const partsA = splitPassParts(await this.sources.agent.readLayer(layer));
-    const tensors: ScoredLayer['tensors'][number][] = [];
-    for (const [name, gR] of partsR.combined) {
-      const gA = partsA.combined.get(name);
-      const side = thinking.tensors.get(name);
-      const { shape } = instruct.tensor(name);
-      if (gA === undefined || side === undefined || side.shape.join('x') !== shape.join('x')) continue;
-      const length = shape.reduce((a, b) => a * b, 1);
-      if (this.thetaI.length < length) [this.thetaI, this.thetaT] = [new Float32Array(length), new Float32Array(length)];
-      const thetaI = await instruct.readFloat32(name, this.thetaI);
-      const delta = taskVector(thetaI, await thinking.readFloat32(name, this.thetaT), this.thetaT.subarray(0, length));
-      const parts = expertParts(classifyTensor(name), shape).map((part): ScoredPart => {
-        const inputs = { thetaI: partOf(thetaI, part), delta: partOf(delta, part), gradR: partOf(gR, part), gradA: partOf(gA, part) };
-        const passes = partsR.passes.map((_, pass) => gateSums({
-          ...inputs, gradR: partOf(passPart(partsR.passes, pass, name), part), gradA: partOf(passPart(partsA.passes, pass, name), part),
-        }));
-        const preview = part.tensor.rule === 'crane' ? previewMoments(part.tensor, part.shape, inputs, this.keepQuantile, this.projectorOf) : null;
-        return { gate: gateSums(inputs), passes, preview };
-      });
-      tensors.push({ name, parts });
+    const [fileR, fileA] = await Promise.all([this.sources.reasoning.openLayer(layer), this.sources.agent.openLayer(layer)]);
+    try {
+      const namesR = splitPassParts(new Map([...fileR.tensors.keys()].map((stored) => [stored, stored])));
+      const tensors: ScoredLayer['tensors'][number][] = [];
+      for (const name of namesR.combined.keys()) {
+        const side = thinking.tensors.get(name);
+        const { shape } = instruct.tensor(name);
+        if (!fileA.tensors.has(name) || side === undefined || side.shape.join('x') !== shape.join('x')) continue;
+        const length = shape.reduce((a, b) => a * b, 1);
+        if (this.arrays.thetaI.length < length) this.arrays = tensorArrays(length);
+        const arrays = this.arrays;
+        const thetaI = await instruct.readFloat32(name, arrays.thetaI);
+        const delta = taskVector(thetaI, await thinking.readFloat32(name, arrays.thetaT), arrays.thetaT.subarray(0, length));
+        const [gR, gA] = await Promise.all([fileR.readFloat32(name, arrays.gradR), fileA.readFloat32(name, arrays.gradA)]);
+        const parts = expertParts(classifyTensor(name), shape);
+        const passes: GateSums[][] = parts.map(() => []);
+        // A looped model's per-pass parts, one pass at a time through the same two arrays.
+        for (let pass = 0; pass < namesR.passes.length; pass++) {
+          const stored = passPartName(pass, name);
+          const [pR, pA] = await Promise.all([fileR.readFloat32(stored, arrays.passR), fileA.readFloat32(stored, arrays.passA)]);
+          parts.forEach((part, k) => passes[k]?.push(gateSums({ thetaI: partOf(thetaI, part), delta: partOf(delta, part), gradR: partOf(pR, part), gradA: partOf(pA, part) })));
+        }
+        tensors.push({
+          name,
+          parts: parts.map((part, k): ScoredPart => {
+            const inputs = { thetaI: partOf(thetaI, part), delta: partOf(delta, part), gradR: partOf(gR, part), gradA: partOf(gA, part) };
+            const preview = part.tensor.rule === 'crane' ? previewMoments(part.tensor, part.shape, inputs, this.keepQuantile, this.projectorOf) : null;
+            return { gate: gateSums(inputs), passes: passes[k] as GateSums[], preview };
+          }),
+        });
+      }
+      return { layer, passCount: namesR.passes.length, tensors };
+    } finally {
+      await Promise.all([fileR.close(), fileA.close()]);
     }
-    return { layer, passCount: partsR.passes.length, tensors };
   }
+}
+
+/** θ_I, θ_T (then δ), g_R, g_A, and one pass part of each for a looped model. */
+interface TensorArrays {
+  readonly thetaI: Float32Array;
+  readonly thetaT: Float32Array;
+  readonly gradR: Float32Array;
+  readonly gradA: Float32Array;
+  readonly passR: Float32Array;
+  readonly passA: Float32Array;
+}
+
+function tensorArrays(length: number): TensorArrays {
+  const array = () => new Float32Array(length);
+  return { thetaI: array(), thetaT: array(), gradR: array(), gradA: array(), passR: array(), passA: array() };
 }
 
 export interface GateSinks {
@@ -107,10 +135,4 @@ export function mergeScoredLayer(scored: ScoredLayer, instruct: Checkpoint, sink
       if (part.preview !== null) builder.addMoments(tensor, part.preview);
     });
   }
-}
-
-function passPart(passes: readonly ReadonlyMap<string, Float32Array>[], pass: number, name: string): Float32Array {
-  const part = passes[pass]?.get(name);
-  if (part === undefined) throw new Error(`internal: the gradient store has no pass ${pass} part of ${name}`);
-  return part;
 }

@@ -6,6 +6,7 @@
  *   await store.addLayer(layer, grads, batch)        // a later batch whose predecessor's layer is written
  *   await store.commitBatch()                        // the batch is in every layer's sum
  *   await store.readLayer(layer) → Map<name, Float32Array>
+ *   await store.openLayer(layer) → SafetensorsFile          (the same sums, read tensor by tensor; close it)
  *   await GradientStore.readCommitted(dir, layer, names)   some tensors, read-only (views after the analysis)
  *
  * Files are generations: `layer_{l}@{n}.safetensors` holds the sum over the first n batches.
@@ -97,6 +98,11 @@ export class GradientStore {
   /** The summed gradients of one layer over every committed batch. */
   readLayer(layer: number): Promise<Map<string, Float32Array>> {
     return this.readGeneration(layer, this.done);
+  }
+
+  /** The same layer's file open, for a reader that reads its tensors one at a time into its own arrays (the gates stage). */
+  openLayer(layer: number): Promise<SafetensorsFile> {
+    return SafetensorsFile.open(this.file(layer, this.done));
   }
 
   private readGeneration(layer: number, generation: number): Promise<Map<string, Float32Array>> {

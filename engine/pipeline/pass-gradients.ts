@@ -34,16 +34,17 @@ export function keepPassParts(passes: number, onLayer: LayerGradsCallback): Pass
   });
 }
 
-export interface SplitLayer {
+/** T: the gradients, or anything else kept under the stored names (the gates stage splits the names alone). */
+export interface SplitLayer<T = Float32Array> {
   /** Tensor name → gradient summed over the passes (the only entries of a model without a loop). */
-  readonly combined: Map<string, Float32Array>;
+  readonly combined: Map<string, T>;
   /** passes[p]: tensor name → pass p's part; empty for a model without a loop. */
-  readonly passes: Map<string, Float32Array>[];
+  readonly passes: Map<string, T>[];
 }
 
-export function splitPassParts(grads: ReadonlyMap<string, Float32Array>): SplitLayer {
-  const combined = new Map<string, Float32Array>();
-  const passes: Map<string, Float32Array>[] = [];
+export function splitPassParts<T = Float32Array>(grads: ReadonlyMap<string, T>): SplitLayer<T> {
+  const combined = new Map<string, T>();
+  const passes: Map<string, T>[] = [];
   for (const [key, grad] of grads) {
     const part = PART_NAME.exec(key);
     if (part === null) {
