@@ -23,6 +23,8 @@ export type LayerTap = (output: LayerOutput, layer: number, pass: number) => Del
 export interface TappedSequence {
   readonly ids: ArrayLike<number>;
   readonly tap: LayerTap;
+  /** Its embedding rows ([T·hidden]) when the caller has them: a pass given every sequence's never reads the embedding. */
+  readonly embedded?: Float32Array;
 }
 
 export interface TappedForwardOptions {
@@ -33,8 +35,8 @@ export interface TappedForwardOptions {
 }
 
 export async function forwardTapped(ctx: ModelContext, sequences: readonly TappedSequence[], options: TappedForwardOptions = {}): Promise<void> {
-  const embedding = await ctx.embedding();
-  const hidden = sequences.map((s) => embedTokens(embedding, s.ids, ctx.spec.hiddenSize));
+  const embedding = sequences.every((s) => s.embedded !== undefined) ? undefined : await ctx.embedding();
+  const hidden = sequences.map((s) => s.embedded ?? embedTokens(embedding as Float32Array, s.ids, ctx.spec.hiddenSize));
   let pending: Delivery[] = [];
   await forwardLayers(ctx, hidden, {
     ...(options.to === undefined ? {} : { to: Math.min(options.to, ctx.spec.numLayers) }),

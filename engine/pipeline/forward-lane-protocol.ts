@@ -19,6 +19,8 @@ export interface LaneSetup {
 export interface LaneSequence {
   readonly ids: readonly number[];
   readonly reads: readonly LayerReading[];
+  /** Its embedding rows, gathered by the caller: the lane never reads the embedding itself. */
+  readonly embedded: Float32Array;
 }
 
 /** A reading of sequence `sequence` of the batch, for its request `request`. */

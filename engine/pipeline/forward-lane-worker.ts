@@ -1,6 +1,7 @@
 /**
  * The worker thread of a forward lane (forward-lane.ts): its own backend (the caller's, with the
- * caller's memory budget) and checkpoint handle; each batch goes through forwardTapped with the
+ * caller's memory budget) and checkpoint handle for the decoder layers (the embedding rows come
+ * with the batch); each batch goes through forwardTapped with the
  * taps its readings describe (forward-requests.ts tapOf), and each layer's records are posted
  * as soon as the layer is done.
  */
@@ -27,6 +28,7 @@ async function runBatch(model: CausalLM, batch: ToLane): Promise<void> {
   let records: LaneRecord[] = [];
   const sequences = batch.sequences.map((s, sequence) => ({
     ids: s.ids,
+    embedded: s.embedded,
     tap: allTaps(s.reads.map((read, request) => tapOf(s.ids, read, (record) => void records.push({ sequence, request, record })))),
   }));
   await forwardTapped(model.context, sequences, {

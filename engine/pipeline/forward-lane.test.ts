@@ -1,10 +1,11 @@
 /**
  * ForwardLane on the committed tiny Qwen3-MoE checkpoint: a worker thread's readings of a batch
  * are the calling thread's, bit for bit (activations, Linear-input means, routing), delivered
- * layer by layer; a lane that cannot open its checkpoint fails with a ForwardLaneError.
+ * layer by layer, from the embedding rows the batch brings; a lane that cannot open its checkpoint fails with a ForwardLaneError.
  */
 import { describe, expect, it } from 'vitest';
 import { loadCausalLM } from '../model/causal-lm.ts';
+import { embedTokens } from '../model/forward.ts';
 import { allTaps, forwardTapped } from '../model/tapped-forward.ts';
 import { moeGolden, useMoeCheckpoint } from '../model/testing/moe-golden.ts';
 import { ForwardLane, ForwardLaneError } from './forward-lane.ts';
@@ -13,18 +14,23 @@ import { tapOf } from './forward-requests.ts';
 
 const openCheckpoint = useMoeCheckpoint();
 
-const batch: LaneSequence[] = moeGolden.sequences.map((ids, i) => ({
-  ids,
-  reads: [
-    { kind: 'activations', sequence: i, positions: [0, ids.length - 1] },
-    { kind: 'means', sequence: i, statistic: 'abs' },
-    { kind: 'routing', sequence: i },
-  ],
-}));
+/** Each golden sequence with its embedding rows and all three readings. */
+function laneBatch(embedding: Float32Array, hidden: number): LaneSequence[] {
+  return moeGolden.sequences.map((ids, i) => ({
+    ids,
+    embedded: embedTokens(embedding, ids, hidden),
+    reads: [
+      { kind: 'activations', sequence: i, positions: [0, ids.length - 1] },
+      { kind: 'means', sequence: i, statistic: 'abs' },
+      { kind: 'routing', sequence: i },
+    ],
+  }));
+}
 
 describe('ForwardLane', () => {
   it('reads a batch in a worker thread exactly as this thread does, layer by layer', async () => {
     const model = loadCausalLM(openCheckpoint());
+    const batch = laneBatch(await model.context.embedding(), model.spec.hiddenSize);
     const here: LaneRecord[][] = [];
     const layerRecords: LaneRecord[] = [];
     const sequences = batch.map((s, sequence) => ({ ids: s.ids, tap: allTaps(s.reads.map((read, request) => tapOf(s.ids, read, (record) => void layerRecords.push({ sequence, request, record })))) }));

@@ -9,14 +9,15 @@
  *   await run.done()
  *   await lane.close()
  *
- * The worker reads the layers itself (a decoder layer is not worth sharing, shared-weights.ts),
- * so the two lanes overlap their reads as well as their compute. A worker that fails or dies
+ * The worker reads the decoder layers itself (a layer is not worth sharing, shared-weights.ts),
+ * so the two lanes overlap their reads as well as their compute; the embedding rows of its
+ * sequences come with the batch (transferred), so it never holds a copy of the embedding. A worker that fails or dies
  * rejects every wait with a ForwardLaneError naming what it was doing.
  */
 import { Worker } from 'node:worker_threads';
 import { memoryBudget } from '../model/memory-plan.ts';
 import { activeBackend, BackendError } from '../tensor/backend.ts';
-import type { LaneRecord, LaneSequence, LaneSetup, FromLane } from './forward-lane-protocol.ts';
+import type { FromLane, LaneRecord, LaneSequence, LaneSetup, ToLane } from './forward-lane-protocol.ts';
 
 export class ForwardLaneError extends BackendError {
   override readonly name = 'ForwardLaneError';
@@ -79,7 +80,7 @@ export class ForwardLane {
   }
 
   run(sequences: readonly LaneSequence[]): LaneRun {
-    this.worker.postMessage({ type: 'batch', sequences });
+    this.worker.postMessage({ type: 'batch', sequences } satisfies ToLane, sequences.map((s) => s.embedded.buffer as ArrayBuffer));
     return {
       layer: async (layer, pass) => {
         const message = await this.expect('layer');

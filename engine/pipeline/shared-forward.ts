@@ -18,7 +18,9 @@
  */
 import type { CausalLM } from '../model/causal-lm.ts';
 import { allTaps, forwardTapped, type TappedSequence } from '../model/tapped-forward.ts';
+import { embedTokens } from '../model/forward.ts';
 import { ForwardLane, type LaneRun } from './forward-lane.ts';
+import type { LaneSequence } from './forward-lane-protocol.ts';
 import { tapOf, type ForwardRequest } from './forward-requests.ts';
 
 /** What a measurement reads (its requests) and what it made of them, after the pass. */
@@ -57,7 +59,7 @@ export async function runSharedForward(model: CausalLM, measurements: readonly (
       const cut = lane === undefined ? batch.length : balancedCut(batch);
       const own = batch.slice(0, cut);
       const theirs = batch.slice(cut);
-      const remote: LaneRun | undefined = theirs.length === 0 ? undefined : lane?.run(theirs.map((s) => ({ ids: s.ids, reads: s.requests.map((r) => r.read) })));
+      const remote: LaneRun | undefined = lane === undefined || theirs.length === 0 ? undefined : lane.run(await laneSequences(model, theirs));
       await forwardTapped(model.context, own.map(tapped), {
         onLayerDone: async (layer, loopPass) => {
           for (const { sequence, request, record } of (await remote?.layer(layer, loopPass)) ?? []) await (theirs[sequence] as SharedSequence).requests[request]?.deliver(record);
@@ -69,6 +71,11 @@ export async function runSharedForward(model: CausalLM, measurements: readonly (
   } finally {
     await lane?.close();
   }
+}
+
+async function laneSequences(model: CausalLM, sequences: readonly SharedSequence[]): Promise<LaneSequence[]> {
+  const embedding = await model.context.embedding();
+  return sequences.map((s) => ({ ids: s.ids, reads: s.requests.map((r) => r.read), embedded: embedTokens(embedding, s.ids, model.spec.hiddenSize) }));
 }
 
 function tapped(s: SharedSequence): TappedSequence {
