@@ -133,8 +133,11 @@ describe('BF16', () => {
 });
 
 describe('widenInPlace', () => {
-  it.each(['BF16', 'F16'] as const)('gives decodeHalf\'s float32 bits for every one of the 65536 %s patterns, read from the upper half of the same array', (dtype) => {
-    const count = 0x10000;
+  it.each([
+    ['BF16', 0x10000], ['F16', 0x10000],
+    // An odd count: the patterns start 2 bytes off a uint32 boundary (BF16 widens its first one alone).
+    ['BF16', 0x10003], ['F16', 0x10003],
+  ] as const)('gives decodeHalf\'s float32 bits for every one of the 65536 %s patterns (%i values), read from the upper half of the same array', (dtype, count) => {
     // Inside a larger buffer at an offset, as a reused read buffer is.
     const values = new Float32Array(new ArrayBuffer(4 * (count + 8)), 16, count);
     const patterns = Uint16Array.from({ length: count }, (_, i) => (i * 40503) & 0xffff); // every pattern, shuffled

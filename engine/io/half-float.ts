@@ -87,13 +87,38 @@ export function decodeHalf(dtype: 'F16' | 'BF16', bits: Uint16Array): Float32Arr
 export function widenInPlace(dtype: 'F16' | 'BF16', values: Float32Array): Float32Array {
   const count = values.length;
   const patterns = new Uint16Array(values.buffer, values.byteOffset, 2 * count);
-  if (dtype === 'BF16') {
+  if (dtype === 'BF16' && LITTLE_ENDIAN) {
+    widenBf16Pairs(values);
+  } else if (dtype === 'BF16') {
     const wide = new Int32Array(values.buffer, values.byteOffset, count);
     for (let i = 0; i < count; i++) wide[i] = (patterns[count + i] as number) << 16;
   } else {
     for (let i = 0; i < count; i++) values[i] = f16BitsToF32(patterns[count + i] as number);
   }
   return values;
+}
+
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+/**
+ * BF16 widened two patterns per load: on a little-endian machine the uint32 over patterns i and
+ * i+1 holds i in its low half, so float i is its low half shifted up and float i+1 its high half
+ * masked — half the loads of one pattern at a time, about twice as fast. An odd count leaves
+ * the patterns 2 bytes off a uint32 boundary, so its first pattern is widened alone. Still in
+ * forward order: floats i, i+1 (bytes 4i…4i+7) are written after the pair at 2·count + 2i is
+ * read, and every pair still unread starts past byte 4i+7 (2·count + 2i + 4 > 4i + 7 for i ≤ count − 2).
+ */
+function widenBf16Pairs(values: Float32Array): void {
+  const count = values.length;
+  const wide = new Int32Array(values.buffer, values.byteOffset, count);
+  const head = count & 1;
+  if (head === 1) wide[0] = (new Uint16Array(values.buffer, values.byteOffset + 2 * count, 1)[0] as number) << 16;
+  const pairs = new Uint32Array(values.buffer, values.byteOffset + 2 * (count + head), (count - head) >> 1);
+  for (let k = 0, i = head; k < pairs.length; k++, i += 2) {
+    const pair = pairs[k] as number;
+    wide[i] = pair << 16;
+    wide[i + 1] = pair & 0xffff0000;
+  }
 }
 
 export function encodeHalf(dtype: 'F16' | 'BF16', values: Float32Array): Uint16Array {
