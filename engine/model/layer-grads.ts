@@ -29,7 +29,7 @@
 import { RopeCache, embedTokens, forwardLayers, type ModelContext } from './forward.ts';
 import { backwardLayer } from './layer-backward.ts';
 import { disposeHead, readHead, targetRows } from './head.ts';
-import { headLossAndGrads, type HeadGrads } from './head-loss.ts';
+import { headLossAndGrads, type HeadGradOptions, type HeadGrads, type HeadSequence } from './head-loss.ts';
 import { passCount } from './loop-config.ts';
 import { sumOverPasses, type PassGradsCallback } from './loop-grad-sums.ts';
 import { betweenPassesBackward } from './loop-passes.ts';
@@ -87,15 +87,7 @@ async function passGrads(ctx: ModelContext, batch: readonly LossSequence[], onPa
   });
   const scale = 1 / (options.sequenceCount ?? batch.length);
   const { embedding, hidden, stash } = await forwardWithStash(ctx, batch);
-
-  const head = await readHead(ctx);
-  let result: HeadGrads;
-  try {
-    const sequences = hidden.map((h, i) => ({ hidden: h, ...(seqs[i] as (typeof seqs)[number]) }));
-    result = headLossAndGrads(spec, head, sequences, { scale, chunkRows: options.headChunkRows ?? planMemory(spec).headRows, weightGrads: options.headGrads === true });
-  } finally {
-    disposeHead(head);
-  }
+  const result = await headPass(ctx, hidden.map((h, i) => ({ hidden: h, ...(seqs[i] as (typeof seqs)[number]) })), { scale, chunkRows: options.headChunkRows ?? planMemory(spec).headRows, weightGrads: options.headGrads === true });
 
   const { dEmbedOut, dNorms } = await backwardLayers(ctx, stash, result.dHidden, onPart);
   if (options.headGrads === true) {
@@ -105,6 +97,20 @@ async function passGrads(ctx: ModelContext, batch: readonly LossSequence[], onPa
   const { sequenceLosses } = result;
   const loss = sequenceLosses.reduce((a, b) => a + b, 0) * scale;
   return { loss, sequenceLosses, targetCounts: seqs.map((s) => s.rows.length) };
+}
+
+/**
+ * The head's loss and gradients in a frame of its own: an untied lm_head read for it (vocab ×
+ * hidden float32, 622 MB at Qwen3-0.6B shapes) is garbage once this returns, not kept alive
+ * through the whole backward by the caller's frame.
+ */
+async function headPass(ctx: ModelContext, sequences: readonly HeadSequence[], options: HeadGradOptions): Promise<HeadGrads> {
+  const head = await readHead(ctx);
+  try {
+    return headLossAndGrads(ctx.spec, head, sequences, options);
+  } finally {
+    disposeHead(head);
+  }
 }
 
 /**

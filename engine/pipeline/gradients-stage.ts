@@ -21,7 +21,7 @@ import { CalibrationError } from '../calibration/calibration-error.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import { passCount } from '../model/loop-config.ts';
 import { memoryBudget } from '../model/memory-plan.ts';
-import { EMBED_NAME } from '../model/weights.ts';
+import { EMBED_NAME, lmHeadName } from '../model/weights.ts';
 import { activeBackend, BackendError } from '../tensor/backend.ts';
 import { lossBatch, readSequences } from './calibration-sequences.ts';
 import { OrderedGradientFold } from './gradient-fold.ts';
@@ -59,7 +59,9 @@ export async function runGradients(ctx: PipelineContext, clock: StageClock): Pro
     ctx.callbacks.onLog?.(`gradients: ${jobs.length} batches on ${workers} worker threads`);
     const backend = activeBackend()?.name;
     if (backend === undefined) throw new BackendError('no backend is active: call initBackend before running the gradients stage');
-    const setup = { checkpointDir: ctx.instruct.dir, backend, memoryBudget: memoryBudget(), shared: allocateSharedTensors(ctx.instruct, [EMBED_NAME]) };
+    // the embedding and an untied lm_head (each vocab × hidden): one copy for all workers, not one each per batch
+    const shared = allocateSharedTensors(ctx.instruct, [...new Set([EMBED_NAME, lmHeadName(loadCausalLM(ctx.instruct).spec)])]);
+    const setup = { checkpointDir: ctx.instruct.dir, backend, memoryBudget: memoryBudget(), shared };
     await runJobsOnWorkers(jobs, { setup, workers, sink, signal: ctx.callbacks.signal });
   } else {
     await runJobsHere(ctx, jobs, sink);

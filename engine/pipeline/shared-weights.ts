@@ -6,15 +6,16 @@
  *                                                                 its share of every tensor, read
  *   withSharedTensors(source, shared) → WeightSource              worker: those names from shared memory
  *
- * Each gradient worker would otherwise cache its own float32 copy of the embedding (vocab ×
- * hidden: 622 MB at Qwen3-0.6B shapes, also the tied lm_head). The workers read it themselves,
+ * Each gradient worker would otherwise hold its own float32 copy of the embedding (vocab ×
+ * hidden: 622 MB at Qwen3-0.6B shapes, also the tied lm_head) and read an untied lm_head (as
+ * large) again for every batch. The workers read them themselves,
  * each an equal contiguous range of values straight into the shared buffer (F16/BF16 widened in
  * place), while the others do the same and start their backends: the read is split over the
  * cores, the main thread holds no second copy, and the workers start at once instead of after
  * the main thread's whole read (which was 10–20 s of a single busy core). The pool hands out
  * work only after every worker has filled its part. Decoder layers are streamed from disk one at
- * a time and are not worth sharing; the runtime only reads the embedding (row gathers, head
- * chunk uploads), so one copy serves every thread.
+ * a time and are not worth sharing; the runtime only reads the embedding and lm_head (row
+ * gathers, head chunk uploads), so one copy serves every thread.
  */
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
