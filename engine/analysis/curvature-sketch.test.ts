@@ -104,6 +104,13 @@ describe('probe cells', () => {
     expect(norms[0]).toEqual(Array.from({ length: 14 }, (_, l) => `norm@${l}`));
   });
 
+  it('splits the whole α part by layer range when the groups do not fit apart', () => {
+    const keys = probeCells(directions, 4).map((cell) => cell.map((b) => (directions[b] as EditDirection).key));
+    expect(keys.map((k) => k.length)).toEqual([1, 22, 21, 42]); // 85 α directions: 43 + 42, then the 43 as 22 + 21
+    expect(keys[0]).toEqual(['embed.think']);
+    expect(keys[3]).toContain('final_norm');
+  });
+
   it('refuses a budget below 2', () => {
     expect(() => probeCells(directions, 1)).toThrow(/at least 2 probes/);
   });

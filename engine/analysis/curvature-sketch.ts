@@ -9,8 +9,9 @@
  * rows and lm_head blend are α-free, everything else scales with α), so the first two cells are
  * those two parts: c(α) is in the probes' span at every α and the sketch is exact along it. The
  * remaining budget refines the cells the way the sliders move the edit: each special direction
- * alone, the final norm and each layer group (attention, ffn, norm, …) apart, then the largest
- * layer cell halved by layer range until the budget is used. A probe is the default coefficients
+ * alone, the final norm and each layer group (attention, ffn, norm, …) apart — each step only
+ * when all of it fits — then the largest cell with layer blocks halved by layer range until the
+ * budget is used. A probe is the default coefficients
  * restricted to its cell (curvature-stage.ts), so any setting that scales whole cells is in the
  * span too.
  *
@@ -49,14 +50,18 @@ export function probeCells(directions: readonly EditDirection[], budget: number)
     if (refined.length <= budget) cells = refined;
   }
   while (cells.length < budget) {
-    const widest = cells.reduce((best, cell, i) => (layered(cell, directions) && cell.length > (cells[best]?.length ?? 0) ? i : best), -1);
+    const widest = cells.reduce((best, cell, i) => (hasLayers(cell, directions) && cell.length > (cells[best]?.length ?? 0) ? i : best), -1);
     if (widest < 0 || (cells[widest]?.length ?? 0) < 2) break;
     const cell = cells[widest] as number[];
-    const sorted = [...cell].sort((a, b) => layerOf(directions[a] as EditDirection) - layerOf(directions[b] as EditDirection) || a - b);
+    const sorted = [...cell].sort((a, b) => compareLayers(layerOf(directions[a] as EditDirection), layerOf(directions[b] as EditDirection)) || a - b);
     const half = Math.ceil(sorted.length / 2);
     cells.splice(widest, 1, sorted.slice(0, half), sorted.slice(half));
   }
   return cells;
+}
+
+function compareLayers(a: number, b: number): number {
+  return a === b ? 0 : a < b ? -1 : 1;
 }
 
 function byGroup(cell: readonly number[], directions: readonly EditDirection[]): number[][] {
@@ -69,13 +74,15 @@ function byGroup(cell: readonly number[], directions: readonly EditDirection[]):
   return [...groups.values()];
 }
 
-/** A cell of layer blocks (`group@layer` keys) only: the ones a layer range can split. */
-function layered(cell: readonly number[], directions: readonly EditDirection[]): boolean {
-  return cell.every((b) => (directions[b] as EditDirection).key.includes('@'));
+/** A cell with layer blocks (`group@layer` keys): one a layer range can split. */
+function hasLayers(cell: readonly number[], directions: readonly EditDirection[]): boolean {
+  return cell.some((b) => (directions[b] as EditDirection).key.includes('@'));
 }
 
+/** A block's layer; the final norm (no layer) sorts after the last one, into the last range. */
 function layerOf(direction: EditDirection): number {
-  return Number(direction.key.slice(direction.key.lastIndexOf('@') + 1));
+  const at = direction.key.lastIndexOf('@');
+  return at < 0 ? Number.POSITIVE_INFINITY : Number(direction.key.slice(at + 1));
 }
 
 /**

@@ -110,6 +110,7 @@ describe('crane analyze / preview / verify / merge', () => {
     expect((await runCli(['preview', analysis, '--alpha', 'much'])).code).toBe(2);
     expect((await runCli([...analyzeArgs(), '--long-sequences', 'drop'])).err).toMatch(/--long-sequences must be one of cut, warn, refuse, got "drop"/);
     expect((await runCli([...analyzeArgs(), '--workers', '0'])).err).toMatch(/--workers must be an integer ≥ 1, got "0"/);
+    expect((await runCli([...analyzeArgs(), '--curvature-probes', '1'])).err).toMatch(/--curvature-probes must be an integer ≥ 2, got "1"/);
     expect((await runCli([...analyzeArgs(), '--tool-call-format', 'yaml'])).err).toMatch(/--tool-call-format must be xml or json, got "yaml"/);
     expect((await runCli(['preview', analysis, '--override', 'attention3=1'])).err).toMatch(/--override must look like/);
     expect((await runCli(['merge', project.instruct, project.thinking, '--out', join(root, 'x'), '--method', 'aim'])).code).toBe(2);

@@ -4,7 +4,7 @@
  * bars on a terminal, a per-stage summary (or --json), --export for the open artifacts and
  * --export-reference for the reference pipeline's two files (pipeline/reference-run.ts).
  */
-import { DEFAULT_CURVATURE_PROBES, defaultAnalysisSettings, type PipelineSettings } from '../pipeline/analysis-settings.ts';
+import { DEFAULT_SKETCH_PROBES, DENSE_CURVATURE_DIRECTIONS, defaultAnalysisSettings, type PipelineSettings } from '../pipeline/analysis-settings.ts';
 import { exportOpenArtifacts } from '../pipeline/open-artifacts.ts';
 import { exportReferenceRun } from '../pipeline/reference-run.ts';
 import { formatDuration, ProgressPrinter } from '../pipeline/progress-text.ts';
@@ -60,8 +60,9 @@ ${memoryBudgetHelp(31)}
                                the gates stage's layers, one layer each; the gradient files, gate table
                                and preview coefficients are bit-identical for any N
   --curvature-probes N         backward passes per set the curvature stage makes beyond its base pass
-                               (default ${DEFAULT_CURVATURE_PROBES}, at least 2): one per edit direction while they fit,
-                               else a sketch from N probes, exact along the default edit
+                               (at least 2): one per edit direction while they fit, else a sketch from
+                               N probes, exact along the default edit (default: one per direction up to
+                               ${DENSE_CURVATURE_DIRECTIONS} directions, else ${DEFAULT_SKETCH_PROBES} probes)
   --json                       machine-readable summary
   -h, --help`;
 
@@ -136,7 +137,7 @@ function settingsFromFlags(defaults: PipelineSettings, v: Flags): PipelineSettin
     keepQuantile: real(v.q, '--q', defaults.keepQuantile, (x) => x >= 0 && x < 1),
     batchSequences: int(v.batch, '--batch', defaults.batchSequences, 1),
     ...(v.workers === undefined ? {} : { workers: int(v.workers, '--workers', 1, 1) }),
-    ...(v['curvature-probes'] === undefined ? {} : { curvatureProbes: int(v['curvature-probes'], '--curvature-probes', DEFAULT_CURVATURE_PROBES, 2) }),
+    ...(v['curvature-probes'] === undefined ? {} : { curvatureProbes: int(v['curvature-probes'], '--curvature-probes', DEFAULT_SKETCH_PROBES, 2) }),
     analysis: {
       ...a,
       evaluation: analysisEvaluationFromFlags(v),

@@ -28,20 +28,24 @@ export interface PipelineSettings {
   /** Calibration sequences longer than the model's context: cut (when absent), warn or refuse. */
   readonly longSequences?: LongSequencePolicy;
   /**
-   * Backward passes per calibration set the curvature stage may make beyond its base pass
-   * (default DEFAULT_CURVATURE_PROBES): one per edit direction while they fit, else a sketch
-   * from this many probes (pipeline/curvature-stage.ts). Part of the curvature key when not the default.
+   * Backward passes per calibration set the curvature stage may make beyond its base pass: one
+   * per edit direction while they fit, else a sketch from this many probes
+   * (pipeline/curvature-probes.ts). Absent: dense up to DENSE_CURVATURE_DIRECTIONS directions,
+   * else DEFAULT_SKETCH_PROBES probes. Part of the curvature key when given.
    */
   readonly curvatureProbes?: number;
 }
 
 export const DEFAULT_BATCH_SEQUENCES = 8;
 /**
- * 16: every built-in demo pair (≤ 14 directions) keeps its dense curvature, while a 28-layer
- * model's 88 directions cost 17 passes per set instead of 89. The sketch is exact along the
- * default edit from 2 probes up; more probes only sharpen per-group slider moves.
+ * The curvature stage without --curvature-probes: dense while B ≤ 16 (every built-in demo pair,
+ * B ≤ 14, keeps its dense M), else 2 probes — the default edit's α-free and α parts, which make
+ * the sketch exact along the default edit at every α, the preview's main question. Each further
+ * probe costs a backward pass per set, at 0.6B shapes about what the whole gradients stage costs,
+ * for sharper per-group slider moves only: asked for with the flag, not by default.
  */
-export const DEFAULT_CURVATURE_PROBES = 16;
+export const DENSE_CURVATURE_DIRECTIONS = 16;
+export const DEFAULT_SKETCH_PROBES = 2;
 
 /** The reference analysis (protocol/settings-defaults.ts) of these calibration sets. */
 export function defaultAnalysisSettings(calibration: CalibrationSets): PipelineSettings {

@@ -1,9 +1,10 @@
 /**
  * Which backward passes the curvature stage makes: one per direction while B fits the budget
  * (the dense M, exactly as measured before sketches existed), else `budget` probes
- * (analysis/curvature-sketch.ts).
+ * (analysis/curvature-sketch.ts). No budget given: dense up to DENSE_CURVATURE_DIRECTIONS, else
+ * DEFAULT_SKETCH_PROBES (analysis-settings.ts says why).
  *
- *   curvatureProbes(directions, coefficients, budget) → { dense, probes: [{ name, steps }] }
+ *   curvatureProbes(directions, coefficients, budget?) → { dense, probes: [{ name, steps }] }
  *
  * A probe's `steps` are the edit it measures, in direction coordinates (θ_I + Σ_b steps[b]·Δ_b);
  * its pass gives the column Y = M·steps (forward difference of ∇L against the base pass).
@@ -14,6 +15,7 @@
  */
 import { probeCells } from '../analysis/curvature-sketch.ts';
 import type { EditDirection } from '../crane/edit-directions.ts';
+import { DEFAULT_SKETCH_PROBES, DENSE_CURVATURE_DIRECTIONS } from './analysis-settings.ts';
 
 export const EPSILON_FLOOR = 0.05;
 
@@ -23,9 +25,9 @@ export interface CurvatureProbe {
   readonly steps: Float64Array;
 }
 
-export function curvatureProbes(directions: readonly EditDirection[], coefficients: readonly number[], budget: number): { dense: boolean; probes: CurvatureProbe[] } {
+export function curvatureProbes(directions: readonly EditDirection[], coefficients: readonly number[], budget: number | undefined): { dense: boolean; probes: CurvatureProbe[] } {
   const size = directions.length;
-  if (size <= budget) {
+  if (size <= (budget ?? DENSE_CURVATURE_DIRECTIONS)) {
     return {
       dense: true,
       probes: coefficients.map((c, b) => {
@@ -37,7 +39,7 @@ export function curvatureProbes(directions: readonly EditDirection[], coefficien
   }
   return {
     dense: false,
-    probes: probeCells(directions, budget).map((cell, j) => {
+    probes: probeCells(directions, budget ?? DEFAULT_SKETCH_PROBES).map((cell, j) => {
       const steps = new Float64Array(size);
       const largest = cell.reduce((max, b) => Math.max(max, Math.abs(coefficients[b] as number)), 0);
       const scale = largest === 0 ? 0 : Math.max(1, EPSILON_FLOOR / largest);

@@ -9,20 +9,20 @@
  * Directions Δ_b: crane/edit-directions.ts at the default q, τ, k and toggles. Per loss K:
  *   g_K·Δ_b        from one backward pass at θ_I (head gradients included);
  *   M·w            ≈ Δᵀ(∇L_K(θ_I + Σ_b w_bΔ_b) − ∇L_K(θ_I)), one backward pass per probe w.
- * Dense (B ≤ the probe budget, `curvatureProbes`, default DEFAULT_CURVATURE_PROBES): one probe
- * per direction, w = ε_b·e_b, so row b of M is that difference / ε_b, then symmetrised — B+1
- * passes per set; the built-in demo pairs (B ≤ 14) are measured this way. The step ε_b is the
- * direction's coefficient at the default settings (floored at EPSILON_FLOOR): a secant over the
- * range the preview is mostly asked about, and for the α-independent think rows exactly the
- * trapezoid rule of the line integral to the default edit.
- * Sketched (B > the budget): `budget` probes, each the default edit restricted to a cell of
- * directions (curvature-probes.ts, analysis/curvature-sketch.ts) — the α-free part and the α part
- * of the default edit first, then special tensors, layer groups and layer ranges apart — and
- * M̃ = PM + MP − PMP on their span, stored in the low-rank form with the span. What is
- * approximated: M exactly (to the same finite differences) for any c in the probes' span, which
- * holds the default edit at every α and any setting that scales whole cells; off the span the
- * curvature between the parts no probe moved is left out (the preview's error bound says ∞
- * there). A 28-layer Qwen3 (B = 88) costs budget+1 passes per set instead of 89.
+ * Dense (B ≤ the probe budget `curvatureProbes`; without one, B ≤ 16): one probe per direction,
+ * w = ε_b·e_b, so row b of M is that difference / ε_b, then symmetrised — B+1 passes per set;
+ * the built-in demo pairs (B ≤ 14) are measured this way. The step ε_b is the direction's
+ * coefficient at the default settings (floored at EPSILON_FLOOR): a secant over the range the
+ * preview is mostly asked about, and for the α-independent think rows exactly the trapezoid rule
+ * of the line integral to the default edit.
+ * Sketched (B > the budget): `budget` probes (without one, 2), each the default edit restricted
+ * to a cell of directions (curvature-probes.ts, analysis/curvature-sketch.ts) — the α-free part
+ * and the α part of the default edit first, then special tensors, layer groups and layer ranges
+ * apart — and M̃ = PM + MP − PMP on their span, stored in the low-rank form with the span. What
+ * is approximated: M is exact (to the same finite differences) for any c in the probes' span,
+ * which holds the default edit at every α and any setting that scales whole cells; off the span
+ * the curvature between the parts no probe moved is left out (the preview's error bound says ∞
+ * there). A 28-layer Qwen3 (B = 88) costs 3 passes per set by default instead of 89.
  * Each probe pass edits only the tensors its steps move, with the Δ_b the dots use
  * (directional-gradients.ts); cancellation is checked per layer and per weight read.
  * Routers (MoE): no direction (SLERP is not c·Δ); the base pass also dots g_K with each router's
@@ -50,7 +50,6 @@ import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { lossBatch, readSequences } from './calibration-sequences.ts';
 import { editTokenRows } from './checkpoint-tokenizer.ts';
-import { DEFAULT_CURVATURE_PROBES } from './analysis-settings.ts';
 import { curvatureProbes, EPSILON_FLOOR } from './curvature-probes.ts';
 import { DeltaStore } from './delta-store.ts';
 import { DirectionalGradients, type DirectionalPass } from './directional-gradients.ts';
@@ -74,10 +73,10 @@ const DELTA_SCRATCH_FILE = 'deltas.scratch';
 
 const passesSchema = z.record(z.string(), z.strictObject({ loss: z.number(), dots: z.array(z.number()) }));
 
-/** A budget other than the default is part of the key (a sketch of other probes is another result); the default keeps the key results were made under. */
+/** A given probe budget is part of the key (another budget is another result); none keeps the key results were made under. */
 export function curvatureKey(ctx: Pick<PipelineContext, 'inputs' | 'settings'>): StageKey {
-  const budget = ctx.settings.curvatureProbes ?? DEFAULT_CURVATURE_PROBES;
-  return { result: resultKey(ctx.inputs, ctx.settings), estimator: budget === DEFAULT_CURVATURE_PROBES ? ESTIMATOR : { ...ESTIMATOR, probes: budget } };
+  const budget = ctx.settings.curvatureProbes;
+  return { result: resultKey(ctx.inputs, ctx.settings), estimator: budget === undefined ? ESTIMATOR : { ...ESTIMATOR, probes: budget } };
 }
 
 export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArtifacts, clock: StageClock): Promise<void> {
@@ -91,7 +90,7 @@ export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArti
   const coefficients = basis.directions.map((d) => defaultCoefficient(d, defaults, artifacts));
   const epsilon = coefficients.map((c) => Math.max(EPSILON_FLOOR, c));
   const B = basis.directions.length;
-  const plan = curvatureProbes(basis.directions, coefficients, ctx.settings.curvatureProbes ?? DEFAULT_CURVATURE_PROBES);
+  const plan = curvatureProbes(basis.directions, coefficients, ctx.settings.curvatureProbes);
   const sequences = await readSequences(ctx.paths.sequences);
   const batches = { reasoning: lossBatch(sequences, 'reasoning', 'train'), agent: lossBatch(sequences, 'agent', 'train') };
   const done = await PassLog.open(join(ctx.paths.curvature, PASSES_FILE));
