@@ -14,7 +14,8 @@
  * forward+backward = that loss and the gradients of every layer parameter (the engine's
  * lossAndLayerGrads, which recomputes each layer's forward during the backward; torch's
  * autograd keeps activations instead). GFLOP/s are model FLOPs (tools/model-flops.ts; backward
- * counted as 2× forward). "machine peak" is the faster of the two measured 1024² matmul rates.
+ * counted as 2× forward). The engine's own matmul rate (1024²) is measured after every timed run
+ * and its median taken; "machine peak" is the faster of it and torch's.
  * Medians of --runs after one warm-up each. Every rate is over CPU time, not wall time: both
  * sides run on one thread, so CPU time is their compute time, and a machine shared with other
  * jobs (descheduling) does not tilt the ratios.
@@ -117,17 +118,29 @@ async function openEngine(dir: string, rev: string | undefined, root: string): P
   return { label: rev === undefined ? 'engine' : `engine @${rev}`, model: open.loadCausalLM(checkpoint), close: () => checkpoint.close(), forward: [], step: [], loss: Number.NaN };
 }
 
-/** Warm-up, then --runs timed forwards and steps of every engine, interleaved so each sees the same machine load. */
-async function measureEngines(engines: readonly EngineRun[], batch: readonly LossSequence[]): Promise<void> {
+/**
+ * Warm-up, then --runs timed forwards and steps of every engine, interleaved so each sees the same
+ * machine load, with the matmul rate measured in every round too: its median is the yardstick
+ * taken under the same load (once at the end, on a loaded machine, it swung by half).
+ */
+async function measureEngines(engines: readonly EngineRun[], batch: readonly LossSequence[]): Promise<number> {
   const forward = async (e: EngineRun): Promise<void> => {
     const scores = await e.model.sequenceLosses(batch);
     e.loss = scores.reduce((sum, s) => sum + s.loss, 0) / scores.length;
   };
   const step = (e: EngineRun): Promise<unknown> => e.model.lossAndLayerGrads(batch, () => undefined);
+  const matmul: number[] = [];
   for (const e of engines) await forward(e);
-  for (let i = 0; i < runs; i++) for (const e of engines) e.forward.push(await cpuSeconds(() => forward(e)));
+  for (let i = 0; i < runs; i++) {
+    for (const e of engines) e.forward.push(await cpuSeconds(() => forward(e)));
+    matmul.push(await matmulCpuGflops());
+  }
   for (const e of engines) await step(e);
-  for (let i = 0; i < runs; i++) for (const e of engines) e.step.push(await cpuSeconds(() => step(e)));
+  for (let i = 0; i < runs; i++) {
+    for (const e of engines) e.step.push(await cpuSeconds(() => step(e)));
+    matmul.push(await matmulCpuGflops());
+  }
+  return median(matmul);
 }
 
 const backend = await initBackend();
@@ -142,12 +155,12 @@ try {
   const batch = ids.map((sequence) => ({ ids: sequence, targets: sequence.map(() => 1) }));
 
   const engines = [await openEngine(dir, undefined, root), ...(values.before === undefined ? [] : [await openEngine(dir, values.before, root)])];
+  let matmul: number;
   try {
-    await measureEngines(engines, batch);
+    matmul = await measureEngines(engines, batch);
   } finally {
     for (const e of engines) await e.close();
   }
-  const matmul = await matmulCpuGflops();
   const [engine] = engines as [EngineRun, ...EngineRun[]];
   const flops = forwardFlops(engine.model.spec, seq);
   const torch = values['no-torch'] ? undefined : runTorch(dir, tokensPath);
@@ -159,7 +172,7 @@ try {
   const [forward, step] = [median(engine.forward), median(engine.step)];
   console.log(`model    Qwen3-0.6B shapes (hidden 1024, 16/8 heads × 128, MLP 3072, tied head of ${vocab} rows), ${layers} layer${layers === 1 ? '' : 's'}, F32`);
   console.log(`tokens   ${batchSize} × ${seq} (seeded), median of ${runs} after a warm-up; every rate is over CPU time (single-threaded on both sides)`);
-  console.log(`engine   ${backend.name} backend, ${backend.threads} thread${backend.threads === 1 ? '' : 's'};  matmul 1024² ${matmul.toFixed(1)} GFLOP/s`);
+  console.log(`engine   ${backend.name} backend, ${backend.threads} thread${backend.threads === 1 ? '' : 's'};  matmul 1024² ${matmul.toFixed(1)} GFLOP/s (median of one per timed run)`);
   if (torch !== undefined) {
     const row = (label: string, e: number, t: number) => `${label.padEnd(30)}${e.toPrecision(3).padStart(12)}${t.toPrecision(3).padStart(14)}${(e / t).toFixed(2).padStart(14)}`;
     console.log(`torch    ${torch.version} ${torch.threads} thread (float32, BLAS_INFO=${torch.blas})`);
