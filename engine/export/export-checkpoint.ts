@@ -6,8 +6,9 @@
  *
  * Both go through one path: hash the inputs into a recipe (or check them against it), then
  * writeCheckpoint pulls tensor by tensor — read θ_I and θ_T of one tensor into two reusable
- * arrays, edit, emit (edited-tensor.ts) — so only one large tensor pair is held; small tensors
- * are edited on worker threads ahead of the writer, in its order (parallel-edits.ts). exportMerge hashes on
+ * arrays, edit, emit (edited-tensor.ts) — so only one large tensor pair is held; with
+ * `editWorkers`, small tensors are edited on worker threads ahead of the writer, in its order
+ * (parallel-edits.ts). exportMerge hashes on
  * a worker thread while the tensors are written (the recipe, a side file, waits for the hashes);
  * exportFromRecipe checks the hashes before it writes anything. The folder gets the shards (+ index), config.json (torch_dtype set to
  * the output dtype when converting), Instruct's tokenizer and generation files byte for byte,
@@ -55,9 +56,10 @@ export interface ExportRunOptions {
   /** Replace an existing outDir (swapped only once the new folder is complete). */
   readonly overwrite?: boolean;
   /**
-   * Edit worker threads (parallel-edits.ts); default: one per core (at most 4) when the pair has
-   * enough tensors small enough for them, else none. An edit that reads an analysis or importance
-   * files runs on the main thread whatever this says.
+   * Edit worker threads for the small tensors (parallel-edits.ts); default none. On the shared
+   * 2-core machine one worker made the Qwen3-30B-A3B-shaped export slower (60.8 → 89.5 CPU s, peak
+   * RSS over issue 14's bound; ARCHITECTURE, compute profile), so it is opt-in until it pays. An
+   * edit that reads an analysis or importance files runs on the main thread whatever this says.
    */
   readonly editWorkers?: number;
 }
@@ -191,7 +193,7 @@ async function writeExport(
   const edit = methodEdit(recipe.method, analysis?.context ?? null, importance?.values ?? null);
   const plan = planExport(instruct, thinking, recipe.output.dtype);
   // Workers rebuild the edit from the method alone; one that reads analysis or importance files stays here.
-  const workers = analysis === null && importance === null ? options.editWorkers ?? ParallelEdits.defaultWorkers(plan) : 0;
+  const workers = analysis === null && importance === null ? options.editWorkers ?? 0 : 0;
   const edits = ParallelEdits.open(plan, instruct, thinking, { edit, method: recipe.method, workers });
   const result = await writeCheckpoint(outDir, {
     specs: plan.map((p) => p.spec),

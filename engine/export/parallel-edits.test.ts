@@ -11,8 +11,7 @@ import { seededFloats, withTempDir, writeFixtureCheckpoint, type FixtureTensor }
 import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { exportMerge } from './export-checkpoint.ts';
-import type { PlannedTensor } from './export-plan.ts';
-import { OFFLOAD_MAX_VALUES, ParallelEdits } from './parallel-edits.ts';
+import { OFFLOAD_MAX_VALUES } from './parallel-edits.ts';
 import type { RecipeMethod } from './recipe.ts';
 
 const settings: ResolvedCraneSettings = { ...defaultResolvedSettings({ think: [3], special: [1] }), alpha: 0.4, stages: { threshold: true, gate: false, gsp: false } };
@@ -126,21 +125,4 @@ describe('ParallelEdits (through exportMerge)', () => {
     expect((error as Error).message).toMatch(/Infinity at flat index 7/);
     await expect(access(join(root, 'out'))).rejects.toThrow();
   }));
-});
-
-describe('ParallelEdits.defaultWorkers', () => {
-  const planned = (name: string, values: number): PlannedTensor => {
-    const side = { name, dtype: 'BF16' as const, shape: [values], begin: 0, end: 2 * values, shard: 'model.safetensors', bytes: 2 * values };
-    return { spec: { name, dtype: 'BF16', shape: [values] }, instruct: side, thinking: side };
-  };
-  const experts = Array.from({ length: 64 }, (_, i) => planned(`model.layers.0.mlp.experts.${i}.down_proj.weight`, OFFLOAD_MAX_VALUES / 2));
-
-  it('starts workers when worker-sized tensors hold most of the bytes (an MoE)', () => {
-    expect(ParallelEdits.defaultWorkers([planned('lm_head.weight', 4 * OFFLOAD_MAX_VALUES), ...experts])).toBeGreaterThan(0);
-  });
-
-  it('starts none when large tensors hold most of the bytes, or the small ones are too few to pay for a worker', () => {
-    expect(ParallelEdits.defaultWorkers([planned('lm_head.weight', 64 * OFFLOAD_MAX_VALUES), ...experts])).toBe(0);
-    expect(ParallelEdits.defaultWorkers(experts.slice(0, 2))).toBe(0);
-  });
 });

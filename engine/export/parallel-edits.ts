@@ -19,11 +19,12 @@
  * buffer sizes), so this thread reads and writes while the workers edit. A large tensor is started
  * only when the writer asks for it, and nothing is read ahead of it: the buffers kept for reuse
  * are dropped first, so its peak is the single-thread export's plus the workers' heaps (≈40 MB
- * each with their loader thread), within issue 14's bound of 2 × the largest tensor + 256 MB
- * where the single-thread export was. Between large tensors the extra is at most the head tensor,
- * AHEAD_BYTES in flight, AHEAD_BYTES / 2 kept for reuse and the heaps.
+ * each with their loader thread). Between large tensors the extra is at most the head tensor,
+ * AHEAD_BYTES in flight, AHEAD_BYTES / 2 kept for reuse and the heaps: 70–90 MiB measured with
+ * one worker, which takes a pair that met issue 14's bound (2 × the largest tensor + 256 MB) just
+ * over it. Workers are opt-in (exportMerge's editWorkers): on the shared 2-core machine one worker
+ * cost more CPU than it took off the main thread (ARCHITECTURE, compute profile).
  */
-import { availableParallelism } from 'node:os';
 import type { Checkpoint, CheckpointTensor } from '../io/checkpoint.ts';
 import type { TensorPayload, TensorSpec } from '../io/tensor-encoding.ts';
 import type { PairedEdit } from '../crane/tensor-pair.ts';
@@ -37,8 +38,6 @@ import type { RecipeMethod } from './recipe.ts';
 export const OFFLOAD_MAX_VALUES = 2 * 1024 ** 2;
 const AHEAD_BYTES = 32 * 1024 ** 2;
 const MIN_BUFFER_BYTES = 64 * 1024;
-/** Below this many stored bytes of worker-sized tensors, starting workers costs more than it saves. */
-const MIN_OFFLOAD_BYTES = 32 * 1024 ** 2;
 
 export interface ParallelEditOptions {
   readonly edit: PairedEdit;
@@ -83,19 +82,6 @@ export class ParallelEdits {
   static open(plan: readonly PlannedTensor[], instruct: Checkpoint, thinking: Checkpoint, options: ParallelEditOptions): ParallelEdits {
     const pool = options.workers > 0 && plan.some(offloadable) ? EditWorkerPool.start(options.workers, { method: options.method }) : null;
     return new ParallelEdits(plan, instruct, thinking, options.edit, exportBuffers(plan, instruct, thinking), pool);
-  }
-
-  /**
-   * One worker per core but the one this thread keeps busy with reads, writes and the large tensors
-   * (at least one, at most 4: each costs its heap and a loader thread). None when the worker-sized
-   * tensors are too few to pay for starting one, or hold under half the bytes: on a dense model
-   * the large tensors, edited here, set the time, and workers would only add their memory
-   * (measured on the 0.6B-shaped pair: same CPU, +88 MiB peak RSS, over issue 14's bound).
-   */
-  static defaultWorkers(plan: readonly PlannedTensor[]): number {
-    const bytes = (tensors: readonly PlannedTensor[]) => tensors.reduce((sum, p) => sum + (p.instruct?.bytes ?? 0) + (p.thinking?.bytes ?? 0), 0);
-    const offloaded = bytes(plan.filter(offloadable));
-    return offloaded < MIN_OFFLOAD_BYTES || 2 * offloaded < bytes(plan.filter(isEdited)) ? 0 : Math.max(1, Math.min(4, availableParallelism() - 1));
   }
 
   async produce(spec: TensorSpec): Promise<TensorPayload> {
