@@ -18,14 +18,13 @@ import { Worker } from 'node:worker_threads';
 import { memoryBudget } from '../model/memory-plan.ts';
 import { activeBackend, BackendError } from '../tensor/backend.ts';
 import type { FromLane, LaneRecord, LaneSequence, LaneSetup, ToLane } from './forward-lane-protocol.ts';
+import { tsxWorkerSource } from './worker-bootstrap.ts';
 
 export class ForwardLaneError extends BackendError {
   override readonly name = 'ForwardLaneError';
 }
 
 const WORKER = new URL('./forward-lane-worker.ts', import.meta.url);
-const TSX_API = import.meta.resolve('tsx/esm/api');
-const BOOTSTRAP = `import(${JSON.stringify(TSX_API)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER.href)}); });`;
 
 export interface LaneRun {
   layer(layer: number, pass: number): Promise<readonly LaneRecord[]>;
@@ -64,7 +63,7 @@ export class ForwardLane {
     const backend = activeBackend()?.name;
     if (backend === undefined) throw new BackendError('no backend is active: call initBackend before a shared forward pass');
     const setup: LaneSetup = { checkpointDir, backend, memoryBudget: memoryBudget() };
-    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: setup });
+    const worker = new Worker(tsxWorkerSource(WORKER), { eval: true, workerData: setup });
     const inbox = new Inbox();
     worker.on('message', (message: FromLane) => (message.type === 'failed' ? inbox.fail(new ForwardLaneError(`forward lane failed: ${message.message}`)) : inbox.push(message)));
     worker.on('error', (error) => inbox.fail(new ForwardLaneError(`forward lane crashed: ${error.message}`)));

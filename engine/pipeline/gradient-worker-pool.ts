@@ -13,7 +13,7 @@
  * rejects: a GradientWorkerError naming
  * the worker and the job, or CancelledError.
  *
- * Workers are TypeScript modules: each starts from a one-line bootstrap that registers tsx
+ * Workers are TypeScript modules: each starts from worker-bootstrap.ts's source, which registers tsx
  * (the CLI's loader) in the thread and imports the module, so the same sources run under the
  * CLI, vitest and the Electron engine process.
  */
@@ -23,6 +23,7 @@ import { BackendError } from '../tensor/backend.ts';
 import type { BatchRef } from './gradient-fold.ts';
 import { unpackLayer, type FromWorker, type GradientWorkerData, type GradientWorkerSetup, type ToWorker, type UnitSequence } from './gradient-worker-protocol.ts';
 import { CancelledError } from './progress.ts';
+import { tsxWorkerSource } from './worker-bootstrap.ts';
 
 export interface GradientJob {
   readonly ref: BatchRef;
@@ -57,11 +58,6 @@ export class GradientWorkerError extends BackendError {
 }
 
 const DEFAULT_WORKER = new URL('./gradient-worker.ts', import.meta.url);
-const TSX_API = import.meta.resolve('tsx/esm/api');
-
-function bootstrap(module: URL): string {
-  return `import(${JSON.stringify(TSX_API)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); });`;
-}
 
 function wireSequence(s: LossSequence): UnitSequence {
   return { ids: Array.from(s.ids), targets: Array.from(s.targets ?? [], Number) };
@@ -99,7 +95,7 @@ export function runJobsOnWorkers(jobs: readonly GradientJob[], options: WorkerRu
 
     const startWorker = (id: number): void => {
       const workerData: GradientWorkerData = { ...options.setup, part: { index: id - 1, count } };
-      const worker = new Worker(bootstrap(options.workerModule ?? DEFAULT_WORKER), { eval: true, workerData });
+      const worker = new Worker(tsxWorkerSource(options.workerModule ?? DEFAULT_WORKER), { eval: true, workerData });
       workers.push(worker);
       let job: GradientJob | undefined;
       let chain: Promise<unknown> = Promise.resolve();
