@@ -4,8 +4,6 @@
  *   exportBuffers(plan, instruct, thinking) → ExportBuffers   two reusable arrays, one per side, sized to the largest tensor,
  *                                                           and each side's read-ahead of its small tensors (read-ahead.ts)
  *   produceEdited(planned, instruct, thinking, edit, notes, buffers?) → values for the writer
- *     = copiedRaw(…) for a tensor that is not floating point (isEdited false), else
- *       readSides(…) then editedPayload(spec, sides, edit, ours), which the edit workers run too (parallel-edits.ts)
  *
  * Memory: each side is read into its own reusable array (without `buffers`, into fresh ones), the
  * edit is handed both (it may overwrite them instead of allocating: PairedEdit), and a half-float
@@ -26,8 +24,8 @@ import { editPair, type PairedEdit, type TensorSide } from '../crane/tensor-pair
 import type { Checkpoint, CheckpointTensor } from '../io/checkpoint.ts';
 import { isFloatDType } from '../io/dtype.ts';
 import { assertFiniteValues } from '../io/finite-values.ts';
-import { encodeHalf, narrowInPlace } from '../io/half-float.ts';
-import type { TensorPayload, TensorSpec } from '../io/tensor-encoding.ts';
+import { narrowInPlace } from '../io/half-float.ts';
+import type { TensorPayload } from '../io/tensor-encoding.ts';
 import type { PlannedTensor } from './export-plan.ts';
 import { ReadAhead } from './read-ahead.ts';
 
@@ -47,7 +45,7 @@ export function exportBuffers(plan: readonly PlannedTensor[], instruct: Checkpoi
     }
   }
   // The tensors produceEdited reads as float32, side by side, in the order it reads them.
-  const edited = plan.filter(isEdited);
+  const edited = plan.filter((p) => [p.instruct, p.thinking].every((t) => t === undefined || isFloatDType(t.dtype)));
   const present = (side: 'instruct' | 'thinking') => edited.flatMap((p) => p[side] ?? []);
   const readAhead = { instruct: new ReadAhead(instruct, present('instruct')), thinking: new ReadAhead(thinking, present('thinking')) };
   return {
@@ -66,73 +64,28 @@ export async function produceEdited(
   notes: string[],
   buffers?: ExportBuffers,
 ): Promise<TensorPayload> {
-  if (!isEdited(planned)) return copiedRaw(planned, instruct, thinking, notes);
-  const sides = await readSides(planned, instruct, thinking, buffers);
-  // Narrowed in place only inside the read buffers: an array the edit returns from elsewhere (RAIN's tensors) is not ours to overwrite.
-  const ours = (values: Float32Array) => buffers !== undefined && (values.buffer === buffers.instruct.buffer || values.buffer === buffers.thinking.buffer);
-  const { payload, note } = editedPayload(planned.spec, sides.instruct, sides.thinking, edit, ours);
-  if (note !== undefined) notes.push(note);
-  return payload;
-}
-
-/** Whether the tensor is edited: floating point on every side that has it (else it is copied raw). */
-export function isEdited(planned: PlannedTensor): boolean {
-  return [planned.instruct, planned.thinking].every((t) => t === undefined || isFloatDType(t.dtype));
-}
-
-/** A tensor that is not floating point on some side, copied raw from the side the output is based on. */
-export function copiedRaw(planned: PlannedTensor, instruct: Checkpoint, thinking: Checkpoint, notes: string[]): Promise<TensorPayload> {
-  // The output is based on Instruct wherever it has the tensor (see export-plan.ts).
-  const [base, label] = planned.instruct !== undefined ? [instruct, 'Instruct'] : [thinking, 'Thinking'];
-  if (planned.instruct !== undefined && planned.thinking !== undefined) notes.push(`${planned.spec.name}: not a floating-point tensor, copied from ${label}`);
-  return base.readRaw(planned.spec.name);
-}
-
-/** Both sides of an edited tensor as float32, into `buffers` (through their read-ahead) when given, else fresh arrays. */
-export async function readSides(
-  planned: PlannedTensor,
-  instruct: Checkpoint,
-  thinking: Checkpoint,
-  buffers?: ExportBuffers,
-): Promise<{ readonly instruct?: ReadSide; readonly thinking?: ReadSide }> {
   const { name } = planned.spec;
-  const read = async (checkpoint: Checkpoint, info: CheckpointTensor | undefined, buffer: Float32Array | undefined, ahead: ReadAhead | undefined): Promise<ReadSide | undefined> => {
+  // The output is based on Instruct wherever it has the tensor (see export-plan.ts).
+  const [base, baseInfo, baseLabel] = planned.instruct !== undefined ? [instruct, planned.instruct, 'Instruct'] : [thinking, planned.thinking as CheckpointTensor, 'Thinking'];
+  const present = [planned.instruct, planned.thinking].filter((t): t is CheckpointTensor => t !== undefined);
+  if (present.some((t) => !isFloatDType(t.dtype))) {
+    if (present.length === 2) notes.push(`${name}: not a floating-point tensor, copied from ${baseLabel}`);
+    return base.readRaw(name);
+  }
+  const read = async (checkpoint: Checkpoint, info: CheckpointTensor | undefined, buffer: Float32Array | undefined, ahead: ReadAhead | undefined): Promise<TensorSide | undefined> => {
     if (info === undefined) return undefined;
     const values = buffer !== undefined && ahead !== undefined ? await ahead.readFloat32(name, buffer) : await checkpoint.readFloat32(name, buffer);
-    return { shape: info.shape, values, file: join(checkpoint.dir, info.shard) };
+    assertFiniteValues(values, join(checkpoint.dir, info.shard), name, 'contains', 'nothing was written');
+    return { shape: info.shape, values };
   };
   const instructSide = await read(instruct, planned.instruct, buffers?.instruct, buffers?.readAhead.instruct);
   const thinkingSide = await read(thinking, planned.thinking, buffers?.thinking, buffers?.readAhead.thinking);
-  return { ...(instructSide === undefined ? {} : { instruct: instructSide }), ...(thinkingSide === undefined ? {} : { thinking: thinkingSide }) };
-}
-
-/** One side of a tensor as read for the edit: its float32 values and the shard file errors name. */
-export interface ReadSide extends TensorSide {
-  readonly file: string;
-}
-
-/**
- * The writer's payload for one floating tensor from its sides as read: each side refused if it holds a
- * non-finite value (Instruct first), the edit applied to both (handed over: they were read for this
- * call alone), its result refused if non-finite, and a half-float result narrowed — in place when
- * `ours(values)` says the array is the reader's, else into a fresh array. The same function runs on
- * the main thread and in the edit workers (edit-worker.ts), so both give the same bytes.
- */
-export function editedPayload(
-  spec: TensorSpec,
-  instruct: ReadSide | undefined,
-  thinking: ReadSide | undefined,
-  edit: PairedEdit,
-  ours: (values: Float32Array) => boolean,
-): { readonly payload: TensorPayload; readonly note?: string } {
-  const { name, dtype } = spec;
-  for (const side of [instruct, thinking]) {
-    if (side !== undefined) assertFiniteValues(side.values, side.file, name, 'contains', 'nothing was written');
-  }
-  const result = editPair({ name, instruct, thinking }, edit, true);
-  // The output is based on Instruct wherever it has the tensor (see export-plan.ts).
-  const baseFile = (instruct ?? (thinking as ReadSide)).file;
-  assertFiniteValues(result.values, baseFile, name, 'was edited into', 'nothing was written');
-  const payload = dtype === 'BF16' || dtype === 'F16' ? (ours(result.values) ? narrowInPlace(dtype, result.values) : encodeHalf(dtype, result.values)) : result.values;
-  return result.note === undefined ? { payload } : { payload, note: `${name}: ${result.note}` };
+  // Both sides were read for this tensor alone: the edit may overwrite them.
+  const result = editPair({ name, instruct: instructSide, thinking: thinkingSide }, edit, true);
+  if (result.note !== undefined) notes.push(`${name}: ${result.note}`);
+  assertFiniteValues(result.values, join(base.dir, baseInfo.shard), name, 'was edited into', 'nothing was written');
+  // Narrowed in place only inside the read buffers: an array the edit returns from elsewhere (RAIN's tensors) is not ours to overwrite.
+  const { dtype } = planned.spec;
+  const ours = buffers !== undefined && (result.values.buffer === buffers.instruct.buffer || result.values.buffer === buffers.thinking.buffer);
+  return ours && (dtype === 'BF16' || dtype === 'F16') ? narrowInPlace(dtype, result.values) : result.values;
 }

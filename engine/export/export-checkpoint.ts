@@ -6,9 +6,7 @@
  *
  * Both go through one path: hash the inputs into a recipe (or check them against it), then
  * writeCheckpoint pulls tensor by tensor — read θ_I and θ_T of one tensor into two reusable
- * arrays, edit, emit (edited-tensor.ts) — so only one large tensor pair is held; with
- * `editWorkers`, small tensors are edited on worker threads ahead of the writer, in its order
- * (parallel-edits.ts). exportMerge hashes on
+ * arrays, edit, emit (edited-tensor.ts) — so only one tensor pair is held. exportMerge hashes on
  * a worker thread while the tensors are written (the recipe, a side file, waits for the hashes);
  * exportFromRecipe checks the hashes before it writes anything. The folder gets the shards (+ index), config.json (torch_dtype set to
  * the output dtype when converting), Instruct's tokenizer and generation files byte for byte,
@@ -29,14 +27,14 @@ import { CheckpointError } from '../io/checkpoint-error.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { writeCheckpoint, DEFAULT_MAX_SHARD_BYTES, type CheckpointWriteResult } from '../io/checkpoint-writer.ts';
 import { assertCompatiblePair } from '../io/pair-report.ts';
-import { planExport } from './export-plan.ts';
+import { exportBuffers, produceEdited } from './edited-tensor.ts';
+import { planExport, type PlannedTensor } from './export-plan.ts';
 import { assertSameHashes, checkpointFiles, hashFiles, type HashProgress } from './input-hashes.ts';
 import { methodEdit, needsAnalysis } from './method-edit.ts';
 import {
   embeddedImportance, loadEditImportance, writeEmbeddedImportance, type EditImportance, type ImportanceSource,
 } from './recipe-importance.ts';
 import { modelCard } from './model-card.ts';
-import { ParallelEdits } from './parallel-edits.ts';
 import { assertPreviousExport } from './previous-export.ts';
 import {
   analysisFolder, EMBEDDED_ANALYSIS_FILES, exportFolder, loadEditAnalysis, writeEmbeddedAnalysis, type EditAnalysis,
@@ -55,13 +53,6 @@ export interface ExportRunOptions {
   readonly onProgress?: (progress: ExportProgress) => void;
   /** Replace an existing outDir (swapped only once the new folder is complete). */
   readonly overwrite?: boolean;
-  /**
-   * Edit worker threads for the small tensors (parallel-edits.ts); default none. On the shared
-   * 2-core machine one worker made the Qwen3-30B-A3B-shaped export slower (60.8 → 89.5 CPU s, peak
-   * RSS over issue 14's bound; ARCHITECTURE, compute profile), so it is opt-in until it pays. An
-   * edit that reads an analysis or importance files runs on the main thread whatever this says.
-   */
-  readonly editWorkers?: number;
 }
 
 export interface MergeExportOptions extends ExportRunOptions {
@@ -191,13 +182,12 @@ async function writeExport(
   options: ExportRunOptions,
 ): Promise<ExportResult> {
   const edit = methodEdit(recipe.method, analysis?.context ?? null, importance?.values ?? null);
-  const plan = planExport(instruct, thinking, recipe.output.dtype);
-  // Workers rebuild the edit from the method alone; one that reads analysis or importance files stays here.
-  const workers = analysis === null && importance === null ? options.editWorkers ?? 0 : 0;
-  const edits = ParallelEdits.open(plan, instruct, thinking, { edit, method: recipe.method, workers });
+  const plan = new Map<string, PlannedTensor>(planExport(instruct, thinking, recipe.output.dtype).map((p) => [p.spec.name, p]));
+  const buffers = exportBuffers([...plan.values()], instruct, thinking);
+  const notes: string[] = [];
   const result = await writeCheckpoint(outDir, {
-    specs: plan.map((p) => p.spec),
-    produce: (spec) => edits.produce(spec),
+    specs: [...plan.values()].map((p) => p.spec),
+    produce: (spec) => produceEdited(plan.get(spec.name) as PlannedTensor, instruct, thinking, edit, notes, buffers),
     // transformers refuses safetensors shards whose metadata lacks a known format.
     metadata: { format: 'pt' },
     maxShardBytes: recipe.output.maxShardBytes,
@@ -208,14 +198,14 @@ async function writeExport(
       await writeFile(join(work, RECIPE_FILE), `${JSON.stringify(final, null, 2)}\n`);
       if (analysis !== null) await writeEmbeddedAnalysis(work, analysis);
       if (importance !== null) await writeEmbeddedImportance(work, importance);
-      await writeFile(join(work, 'README.md'), modelCard(final, edits.notes));
+      await writeFile(join(work, 'README.md'), modelCard(final, notes));
     },
     onProgress: (p) => options.onProgress?.({ phase: 'write', ...p }),
     signal: options.signal,
     overwrite: options.overwrite ?? false,
     assertReplaceable: assertPreviousExport,
-  }).finally(() => edits.close());
-  return { ...result, recipe: await written, notes: edits.notes };
+  }).finally(() => buffers.close());
+  return { ...result, recipe: await written, notes };
 }
 
 /** config.json byte for byte, or with torch_dtype set to the converted dtype (also RAIN's export, from Thinking). */

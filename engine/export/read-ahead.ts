@@ -5,7 +5,6 @@
  *
  *   new ReadAhead(checkpoint, tensors)   tensors: this side's, in the order readFloat32 will be called
  *   readAhead.readFloat32(name, into)     as Checkpoint.readFloat32; from the run when the tensor is in one
- *   readAhead.readPacked(name, into)      the stored bytes placed for widening (an edit worker widens them)
  *   readAhead.close()
  *
  * Why: a Qwen3-30B-A3B pair has 18,867 tensors a side, most of them experts of a few MiB or
@@ -14,8 +13,7 @@
  * it makes one read per 4 MiB, and the read overlaps the edit. Memory: two runs a side.
  *
  * A tensor that is not F32/F16/BF16, or larger than half a run, is read on its own (into the
- * caller's array, as before; readPacked reads it from its shard with this side's handle). Asked
- * out of order, a run is read again: slower, never wrong.
+ * caller's array, as before). Asked out of order, a run is read again: slower, never wrong.
  */
 import type { FileHandle } from 'node:fs/promises';
 import type { Checkpoint, CheckpointTensor } from '../io/checkpoint.ts';
@@ -61,35 +59,14 @@ export class ReadAhead {
 
   /** See Checkpoint.readFloat32; `into` must hold the tensor. */
   async readFloat32(name: string, into: Float32Array): Promise<Float32Array> {
-    if (!this.placed.has(name)) return this.checkpoint.readFloat32(name, into);
-    const { dtype } = this.checkpoint.tensor(name);
-    const values = await this.readPacked(name, into);
-    return dtype === 'F16' || dtype === 'BF16' ? widenInPlace(dtype, values) : values;
-  }
-
-  /**
-   * An F32/F16/BF16 tensor's stored bytes in `into`'s first elements as readFloat32 leaves them
-   * before widening (F32 as is, F16/BF16 patterns in the upper half: widenInPlace finishes them),
-   * from its run or, outside the runs, read from its shard: what the edit workers receive.
-   */
-  async readPacked(name: string, into: Float32Array): Promise<Float32Array> {
-    const tensor = this.checkpoint.tensor(name);
-    const count = tensor.bytes / (DTYPE_BYTES[tensor.dtype] as number);
-    if (!(tensor.dtype === 'F32' || tensor.dtype === 'F16' || tensor.dtype === 'BF16')) throw new RangeError(`${name}: ${tensor.dtype} has no packed float32 form`);
-    if (into.length < count) throw new RangeError(`${name}: ${count} values do not fit a buffer of ${into.length}`);
-    const values = into.subarray(0, count);
-    const target = new Uint8Array(values.buffer, values.byteOffset + (tensor.dtype === 'F32' ? 0 : tensor.bytes), tensor.bytes);
     const placed = this.placed.get(name);
-    if (placed === undefined) {
-      const { path, position } = this.checkpoint.location(name);
-      await readInto(await this.handle(path), path, position, target, name);
-      return values;
-    }
+    if (placed === undefined) return this.checkpoint.readFloat32(name, into);
     const slot = await this.load(placed.run);
     this.load(placed.run + 1).catch(() => undefined); // read ahead; a failure surfaces when that run is asked for
-    const offset = placed.position - (this.runs[placed.run] as Run).start;
-    target.set(slot.subarray(offset, offset + tensor.bytes));
-    return values;
+    const run = this.runs[placed.run] as Run;
+    const tensor = this.checkpoint.tensor(name);
+    const offset = placed.position - run.start;
+    return fromBytes(tensor, slot.subarray(offset, offset + tensor.bytes), into);
   }
 
   async close(): Promise<void> {
@@ -126,4 +103,17 @@ export class ReadAhead {
     }
     return handle;
   }
+}
+
+/** The tensor's stored bytes as float32 in `into`'s first elements: F32 copied, F16/BF16 copied into the upper half and widened in place. */
+function fromBytes(tensor: CheckpointTensor, bytes: Uint8Array, into: Float32Array): Float32Array {
+  const count = bytes.length / DTYPE_BYTES[tensor.dtype];
+  if (into.length < count) throw new RangeError(`${tensor.name}: ${count} values do not fit a buffer of ${into.length}`);
+  const values = into.subarray(0, count);
+  if (tensor.dtype !== 'F16' && tensor.dtype !== 'BF16') {
+    new Uint8Array(values.buffer, values.byteOffset, bytes.length).set(bytes);
+    return values;
+  }
+  new Uint8Array(values.buffer, values.byteOffset + bytes.length, bytes.length).set(bytes);
+  return widenInPlace(tensor.dtype, values);
 }
