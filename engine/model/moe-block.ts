@@ -11,8 +11,9 @@
  * through the chosen probabilities (and the renormalisation).
  *
  * Parameters are keyed like a per-expert checkpoint, relative to the layer:
- * mlp.gate.weight and mlp.experts.{e}.{gate,up,down}_proj.weight (compute layout, like every
- * linear weight here; weights.ts maps fused checkpoints onto the same keys).
+ * mlp.gate.weight and mlp.experts.{e}.{gate,up,down}_proj.weight, held transposed, [in, out]
+ * (weights.ts heldTransposed; the dense projections stay as stored), so x · W; weights.ts maps
+ * fused checkpoints onto the same keys.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { MoeSpec } from './moe-config.ts';
