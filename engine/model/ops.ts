@@ -27,7 +27,7 @@ export function linear(x: tf.Tensor2D, w: tf.Tensor2D, bias?: tf.Tensor1D): tf.T
 }
 
 /** x·Wᵀ for W [out, in] as stored, differentiable in x and W (see linear). */
-export function timesStored(x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D {
+function timesStored(x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D {
   const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
     const [xx, ww, save] = args as [tf.Tensor2D, tf.Tensor2D, tf.GradSaveFunc];
     save([xx, ww]);
