@@ -12,8 +12,9 @@
  * one decoder layer in two layouts (stored and compute) and a thread's base.
  */
 import type { Checkpoint } from '../io/checkpoint.ts';
+import { numel } from '../io/safetensors-header.ts';
 import { EMBED_NAME } from '../model/weights.ts';
-import { machineResources, type MachineResources } from './worker-count.ts';
+import { decoderLayerParams, machineResources, type MachineResources } from './worker-count.ts';
 
 export const MIN_LANE_FLOPS = 1e11;
 const FLOAT_BYTES = 4;
@@ -30,16 +31,11 @@ export function laneCount(work: LaneWork, machine: MachineResources): 1 | 2 {
 }
 
 export function forwardLanes(checkpoint: Pick<Checkpoint, 'tensors'>, sequences: readonly { readonly ids: ArrayLike<number> }[], machine = machineResources()): 1 | 2 {
-  const size = (shape: readonly number[]): number => shape.reduce((a, b) => a * b, 1);
-  const layerParams = new Map<string, number>();
-  for (const [name, info] of checkpoint.tensors) {
-    const layer = /^model\.layers\.(\d+)\./.exec(name)?.[1];
-    if (layer !== undefined) layerParams.set(layer, (layerParams.get(layer) ?? 0) + size(info.shape));
-  }
-  const decoderParams = [...layerParams.values()].reduce((a, b) => a + b, 0);
-  const largestLayer = Math.max(0, ...layerParams.values());
+  const layerParams = decoderLayerParams(checkpoint);
+  const decoderParams = layerParams.reduce((a, b) => a + b, 0);
+  const largestLayer = Math.max(0, ...layerParams);
   const tokens = sequences.reduce((n, s) => n + s.ids.length, 0);
   const embedding = checkpoint.tensors.get(EMBED_NAME);
-  const laneBytes = LANE_BASE_BYTES + ((embedding === undefined ? 0 : size(embedding.shape)) + 2 * largestLayer) * FLOAT_BYTES;
+  const laneBytes = LANE_BASE_BYTES + ((embedding === undefined ? 0 : numel(embedding.shape)) + 2 * largestLayer) * FLOAT_BYTES;
   return laneCount({ flops: 2 * decoderParams * tokens, laneBytes }, machine);
 }

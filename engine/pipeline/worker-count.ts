@@ -5,6 +5,7 @@
  *   gradientWorkerBytes(shape) → estimated peak bytes of one worker
  *   defaultWorkerCount(shape, machine) → cores, capped so every worker fits in free memory;
  *                                          1 for work too small to pay for starting threads
+ *   decoderLayerParams(checkpoint) → each decoder layer's parameter count (lane-count.ts uses it too)
  *
  * A worker takes seconds to start (its module graph through tsx, a wasm backend), so work under
  * MIN_PARALLEL_FLOPS (forward + backward ≈ 6 FLOPs per parameter per token; a few seconds on
@@ -27,6 +28,7 @@
  */
 import { availableParallelism, freemem } from 'node:os';
 import type { Checkpoint } from '../io/checkpoint.ts';
+import { numel } from '../io/safetensors-header.ts';
 import { parseModelSpec } from '../model/config.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
 import type { LoopSpec } from '../model/loop-config.ts';
@@ -84,11 +86,7 @@ export function defaultWorkerCount(shape: GradientWorkShape, machine: MachineRes
 
 export function defaultGradientWorkers(instruct: Pick<Checkpoint, 'config' | 'dir' | 'tensors'>, batches: readonly (readonly LossSequence[])[], machine = machineResources()): number {
   const spec = parseModelSpec(instruct.config, instruct.dir);
-  const layerParams = new Map<string, number>();
-  for (const [name, info] of instruct.tensors) {
-    const layer = /^model\.layers\.(\d+)\./.exec(name)?.[1];
-    if (layer !== undefined) layerParams.set(layer, (layerParams.get(layer) ?? 0) + info.shape.reduce((a, b) => a * b, 1));
-  }
+  const layerParams = decoderLayerParams(instruct);
   const lengths = batches.map((batch) => batch.map((s) => s.ids.length));
   const batchTokens = lengths.map((l) => l.reduce((a, b) => a + b, 0));
   return defaultWorkerCount({
@@ -98,11 +96,21 @@ export function defaultGradientWorkers(instruct: Pick<Checkpoint, 'config' | 'di
     heads: spec.numHeads,
     kvHeads: spec.numKvHeads,
     ...(spec.loop === undefined ? {} : { loop: spec.loop }),
-    layerParams: Math.max(0, ...layerParams.values()),
+    layerParams: Math.max(0, ...layerParams),
     batchTokens: Math.max(0, ...batchTokens),
     longestSequence: Math.max(0, ...lengths.flat()),
     totalTokens: batchTokens.reduce((a, b) => a + b, 0),
   }, machine);
+}
+
+/** Parameters of each decoder layer (tensors named model.layers.N.*), in no particular order. */
+export function decoderLayerParams(checkpoint: Pick<Checkpoint, 'tensors'>): number[] {
+  const layerParams = new Map<string, number>();
+  for (const [name, info] of checkpoint.tensors) {
+    const layer = /^model\.layers\.(\d+)\./.exec(name)?.[1];
+    if (layer !== undefined) layerParams.set(layer, (layerParams.get(layer) ?? 0) + numel(info.shape));
+  }
+  return [...layerParams.values()];
 }
 
 /** The CPUs this process may use and the memory free now (the cgroup limit when there is one). */
