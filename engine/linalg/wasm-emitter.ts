@@ -50,17 +50,14 @@ const memarg = (alignLog2: number, offset: number): number[] => [...unsignedLeb(
 
 /** Instructions by name; loads and stores take the constant byte offset added to the address. */
 export const op = {
-  block: [0x02, VOID_BLOCK],
   loop: [0x03, VOID_BLOCK],
   end: [0x0b],
-  br: (depth: number) => [0x0c, ...unsignedLeb(depth)],
   brIf: (depth: number) => [0x0d, ...unsignedLeb(depth)],
   localGet: (index: number) => [0x20, ...unsignedLeb(index)],
   localSet: (index: number) => [0x21, ...unsignedLeb(index)],
   localTee: (index: number) => [0x22, ...unsignedLeb(index)],
   i32Const: (value: number) => [0x41, ...signedLeb(value)],
   i32Add: [0x6a],
-  i32Mul: [0x6c],
   i32LtU: [0x49],
   f64Load: (offset: number) => [0x2b, ...memarg(3, offset)],
   f64Store: (offset: number) => [0x39, ...memarg(3, offset)],
