@@ -12,7 +12,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type * as AnalysisStore from '../engine/analysis/analysis-store.ts';
@@ -57,7 +57,7 @@ async function bench(analysis: string, before: string | undefined, workers: stri
     const engines = [{ label: 'now', dir: join(import.meta.dirname, '..') }];
     if (before !== undefined) engines.unshift({ label: `@${before}`, dir: await treeAt(before, root, ['engine', 'package.json']) });
     let reference: Buffer[] | undefined;
-    console.log(`gates stage alone on ${analysis} (load average ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')})`);
+    console.log(`gates stage alone on ${analysis} (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
     for (const engine of engines) {
       const work = join(root, `work-${engine.label}`);
       await mkdir(work);
