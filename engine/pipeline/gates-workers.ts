@@ -14,6 +14,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { GspProjector } from '../crane/gsp-projector.ts';
+import { numel } from '../io/safetensors-header.ts';
 import type { ScoredLayer } from './gates-layer.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { CancelledError } from './progress.ts';
@@ -40,13 +41,13 @@ export type FromGatesWorker = { readonly type: 'scored'; readonly scored: Scored
  * Scoring parameters below this stays in the calling thread: a worker takes a second or two to
  * start (its module graph through tsx), about what scoring 20 M parameters takes on one core.
  */
-export const MIN_PARALLEL_PARAMETERS = 20_000_000;
+const MIN_PARALLEL_PARAMETERS = 20_000_000;
 
 const WORKER = new URL('./gates-worker.ts', import.meta.url);
 
 /** settings.workers when given (the same --workers as the gradients), else the cores for a model worth it. */
 export function gatesWorkerCount(ctx: PipelineContext, layers: number): number {
-  const parameters = [...ctx.instruct.tensors.values()].reduce((sum, t) => sum + t.shape.reduce((a, b) => a * b, 1), 0);
+  const parameters = [...ctx.instruct.tensors.values()].reduce((sum, t) => sum + numel(t.shape), 0);
   const wanted = ctx.settings.workers ?? (parameters < MIN_PARALLEL_PARAMETERS ? 1 : availableParallelism());
   return Math.max(1, Math.min(wanted, layers));
 }
