@@ -20,7 +20,7 @@
  * of tensor-moments ride along in that same pass.
  */
 import type { GspProjector } from '../crane/gsp-projector.ts';
-import { instantiate, op, wasmModule, type Bytes, type WasmMemory } from '../linalg/wasm-emitter.ts';
+import { WASM_PAGE_BYTES, lazyKernel, op, type Bytes } from '../linalg/wasm-emitter.ts';
 
 /** tensor-moments.ts MOMENTS: the kernel writes that layout (imported there, so not imported back). */
 const DIRECTION_MOMENTS = 6;
@@ -28,7 +28,6 @@ const BLOCK = 4;
 /** Bytes of one coordinate of a laid-out row, and of one coordinate of a basis block. */
 const STRIDE = 32;
 const CHUNK_BYTES = 1 << 20;
-const PAGE = 65536;
 
 export interface ThresholdedRows {
   readonly gradR: Float32Array;
@@ -100,21 +99,9 @@ function kernelBody(): Bytes {
   ];
 }
 
-interface Kernel {
-  readonly memory: WasmMemory;
-  readonly run: (rows: number, rowsEnd: number, rowBytes: number, basis: number, basisEnd: number, out: number) => void;
-}
-
-let kernel: Kernel | undefined;
-
-function instance(): Kernel {
-  if (kernel === undefined) {
-    const bytes = wasmModule([{ name: 'moments', params: 6, locals: { i32: 6, v128: 11 }, body: kernelBody() }]);
-    const exports = instantiate(bytes) as { memory: WasmMemory; moments: Kernel['run'] };
-    kernel = { memory: exports.memory, run: exports.moments };
-  }
-  return kernel;
-}
+const instance = lazyKernel<(rows: number, rowsEnd: number, rowBytes: number, basis: number, basisEnd: number, out: number) => void>(
+  () => ({ name: 'moments', params: 6, locals: { i32: 6, v128: 11 }, body: kernelBody() }),
+);
 
 /**
  * Per-direction moments of `rows` against the projector (rank × DIRECTION_MOMENTS) and the six
@@ -131,7 +118,7 @@ export function projectedMoments(rows: ThresholdedRows, projector: GspProjector)
   const [basisAt, outAt, rowsAt] = [0, blocks * rowBytes, blocks * rowBytes + blocks * BLOCK * 48];
   const { memory, run } = instance();
   const needed = rowsAt + chunkRows * rowBytes;
-  if (memory.buffer.byteLength < needed) memory.grow(Math.ceil((needed - memory.buffer.byteLength) / PAGE));
+  if (memory.buffer.byteLength < needed) memory.grow(Math.ceil((needed - memory.buffer.byteLength) / WASM_PAGE_BYTES));
   const heap = new Float64Array(memory.buffer);
   layOutBasis(projector, heap.subarray(basisAt / 8, outAt / 8));
   const out = heap.subarray(outAt / 8, rowsAt / 8).fill(0);

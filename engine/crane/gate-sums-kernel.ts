@@ -16,7 +16,7 @@
  * becomes −0, so adding +0 leaves it unchanged. An odd tail is padded with a zero coordinate,
  * whose terms are all ±0 for the same reason.
  */
-import { instantiate, op, wasmModule, type Bytes, type WasmMemory } from '../linalg/wasm-emitter.ts';
+import { WASM_PAGE_BYTES, lazyKernel, op, type Bytes } from '../linalg/wasm-emitter.ts';
 
 const TAYLOR_SUMS = 7;
 
@@ -34,7 +34,6 @@ const CHUNK = 1 << 16;
 /** Bytes of one input array's slots: CHUNK values and room for the zero that pads an odd tail. */
 const SLOTS = (CHUNK + 2) * 4;
 const OUT_AT = 4 * SLOTS;
-const PAGE = 65536;
 
 /** Params: the four float32 arrays, their byte length, the seven float64 sums (read and written back). */
 const [THETA, DELTA, GRAD_R, GRAD_A, BYTES, OUT] = [0, 1, 2, 3, 4, 5];
@@ -77,21 +76,10 @@ function kernelBody(): Bytes {
   ];
 }
 
-interface Kernel {
-  readonly memory: WasmMemory;
-  readonly run: (thetaI: number, delta: number, gradR: number, gradA: number, bytes: number, out: number) => void;
-}
-
-let kernel: Kernel | undefined;
-
-function instance(): Kernel {
-  if (kernel === undefined) {
-    const bytes = wasmModule([{ name: 'taylorSums', params: 6, locals: { i32: 1, f64: TAYLOR_SUMS, v128: 8 }, body: kernelBody() }], Math.ceil((OUT_AT + 8 * TAYLOR_SUMS) / PAGE));
-    const exports = instantiate(bytes) as { memory: WasmMemory; taylorSums: Kernel['run'] };
-    kernel = { memory: exports.memory, run: exports.taylorSums };
-  }
-  return kernel;
-}
+const instance = lazyKernel<(thetaI: number, delta: number, gradR: number, gradA: number, bytes: number, out: number) => void>(
+  () => ({ name: 'taylorSums', params: 6, locals: { i32: 1, f64: TAYLOR_SUMS, v128: 8 }, body: kernelBody() }),
+  Math.ceil((OUT_AT + 8 * TAYLOR_SUMS) / WASM_PAGE_BYTES),
+);
 
 /** The seven sums over every coordinate (the four arrays have one length). */
 export function taylorSums(thetaI: Float32Array, delta: Float32Array, gradR: Float32Array, gradA: Float32Array): TaylorSums {

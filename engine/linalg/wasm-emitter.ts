@@ -6,6 +6,7 @@
  *   const body = [...op.localGet(0), ...op.f64x2Add, …];
  *   const bytes = wasmModule([{ name: 'kernel', params: 6, locals: { i32: 3, v128: 8 }, body }]);
  *   const { memory, kernel } = instantiate(bytes)
+ *   const instance = lazyKernel<Run>(() => function, pages)   a one-function module, compiled on first use
  *
  * Why by hand: the kernels are float64 loops whose summation order must equal the JS code they
  * replace (results bit-identical), which a general BLAS cannot promise, and the project adds no
@@ -134,6 +135,31 @@ const webAssembly = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).W
 /** Compiles and instantiates synchronously (the kernels are a few hundred bytes); the module's exports. */
 export function instantiate(bytes: Uint8Array): Record<string, unknown> {
   return new webAssembly.Instance(new webAssembly.Module(bytes)).exports;
+}
+
+/** The unit of a module's memory size and of memory.grow. */
+export const WASM_PAGE_BYTES = 65536;
+
+/** A kernel: a module's one function and the memory it works in. */
+export interface Kernel<Run> {
+  readonly memory: WasmMemory;
+  readonly run: Run;
+}
+
+/**
+ * The kernel of a one-function module, built, compiled and kept on the first call (nothing at
+ * import): what every hand-written kernel's caller needs, so none repeats it.
+ */
+export function lazyKernel<Run>(define: () => WasmFunction, pages = 1): () => Kernel<Run> {
+  let kernel: Kernel<Run> | undefined;
+  return () => {
+    if (kernel === undefined) {
+      const fn = define();
+      const exports = instantiate(wasmModule([fn], pages));
+      kernel = { memory: exports['memory'] as WasmMemory, run: exports[fn.name] as Run };
+    }
+    return kernel;
+  };
 }
 
 export function isValidModule(bytes: Uint8Array): boolean {
