@@ -6,14 +6,13 @@
  *   forwardLanes(checkpoint, sequences, machine?) → 1 | 2
  *   laneCount(work, machine) → 1 | 2       (the rule, on the measured quantities)
  *
- * A lane takes seconds to start (its module graph through tsx, a wasm backend, its own float32
- * copy of the embedding), so a pass under MIN_LANE_FLOPS (a forward is ≈ 2 FLOPs per decoder
- * parameter per token; ≈ 4 s on one core) stays in this thread. The worker holds the embedding,
- * one decoder layer in two layouts (stored and compute) and a thread's base.
+ * A lane takes seconds to start (its module graph through tsx, a wasm backend), so a pass under
+ * MIN_LANE_FLOPS (a forward is ≈ 2 FLOPs per decoder parameter per token; ≈ 4 s on one core)
+ * stays in this thread. The worker holds a thread's base and one decoder layer, counted twice (an
+ * MoE layer's router and experts are read, then transposed); never the embedding: its sequences'
+ * embedding rows come with each batch.
  */
 import type { Checkpoint } from '../io/checkpoint.ts';
-import { numel } from '../io/safetensors-header.ts';
-import { EMBED_NAME } from '../model/weights.ts';
 import { decoderLayerParams, machineResources, type MachineResources } from './worker-count.ts';
 
 export const MIN_LANE_FLOPS = 1e11;
@@ -35,7 +34,6 @@ export function forwardLanes(checkpoint: Pick<Checkpoint, 'tensors'>, sequences:
   const decoderParams = layerParams.reduce((a, b) => a + b, 0);
   const largestLayer = Math.max(0, ...layerParams);
   const tokens = sequences.reduce((n, s) => n + s.ids.length, 0);
-  const embedding = checkpoint.tensors.get(EMBED_NAME);
-  const laneBytes = LANE_BASE_BYTES + ((embedding === undefined ? 0 : numel(embedding.shape)) + 2 * largestLayer) * FLOAT_BYTES;
+  const laneBytes = LANE_BASE_BYTES + 2 * largestLayer * FLOAT_BYTES;
   return laneCount({ flops: 2 * decoderParams * tokens, laneBytes }, machine);
 }
