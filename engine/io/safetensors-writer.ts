@@ -22,7 +22,7 @@ const METADATA_KEY = '__metadata__';
  * Built with Object.fromEntries, which defines every key as its own property: assigning into a
  * plain object would turn a tensor named "__proto__" into a prototype change and drop it.
  */
-export function buildHeader(specs: readonly TensorSpec[], metadata?: Readonly<Record<string, string>>): Buffer {
+function buildHeader(specs: readonly TensorSpec[], metadata?: Readonly<Record<string, string>>): Buffer {
   const entries: [string, unknown][] = [];
   if (metadata !== undefined && Object.keys(metadata).length > 0) entries.push([METADATA_KEY, Object.fromEntries(Object.entries(metadata))]);
   let offset = 0;
@@ -41,6 +41,11 @@ export function buildHeader(specs: readonly TensorSpec[], metadata?: Readonly<Re
 
 /** Bytes staged before a write; tensors this size or larger are written from the caller's array. */
 export const STAGE_BYTES = 8 * 1024 ** 2;
+
+export interface WriteOptions {
+  /** Sync the file to disk before closing it (default true). */
+  readonly sync?: boolean;
+}
 
 export class SafetensorsFileWriter {
   private next = 0;
@@ -117,14 +122,17 @@ export class SafetensorsFileWriter {
     if (this.failure !== undefined) throw this.failure;
   }
 
-  /** Flushes to disk and closes; fails if any planned tensor was not written. */
-  async close(): Promise<void> {
+  /**
+   * Flushes to disk and closes; fails if any planned tensor was not written. `sync: false` leaves
+   * the flush to the caller, who syncs many files at once (the gradient store at a batch's commit).
+   */
+  async close(options: WriteOptions = {}): Promise<void> {
     try {
       if (this.next !== this.specs.length) {
         throw new CheckpointError('write', this.path, `closed after ${this.next} of ${this.specs.length} tensors`);
       }
       await this.drain();
-      await guardWrite(this.path, undefined, () => this.handle.sync());
+      if (options.sync !== false) await guardWrite(this.path, undefined, () => this.handle.sync());
     } finally {
       await this.inFlight;
       await this.handle.close();
@@ -169,11 +177,12 @@ export async function writeSafetensors(
   path: string,
   tensors: readonly { spec: TensorSpec; data: TensorPayload }[],
   metadata?: Readonly<Record<string, string>>,
+  options: WriteOptions = {},
 ): Promise<void> {
   const writer = await SafetensorsFileWriter.create(path, tensors.map((t) => t.spec), metadata);
   try {
     for (const { spec, data } of tensors) await writer.write(spec.name, data);
-    await writer.close();
+    await writer.close(options);
   } catch (error) {
     await writer.abort();
     await rm(path, { force: true });

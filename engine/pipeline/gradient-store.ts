@@ -25,9 +25,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { readJsonFile } from '../io/json-file.ts';
 import { SafetensorsFile } from '../io/safetensors-reader.ts';
-import { buildHeader, guardWrite } from '../io/safetensors-writer.ts';
+import { guardWrite, writeSafetensors } from '../io/safetensors-writer.ts';
 import { writeFileAtomic } from '../io/atomic-file.ts';
-import type { TensorSpec } from '../io/tensor-encoding.ts';
 
 const PROGRESS_FILE = 'progress.json';
 const progressSchema = z.strictObject({ batchesDone: z.int().nonnegative() });
@@ -62,7 +61,8 @@ export class GradientStore {
     });
     const path = this.file(layer, batch + 1);
     await rm(path, { force: true });
-    await writeUnflushed(path, tensors);
+    // Not synced here: commitBatch syncs the batch's files together.
+    await writeSafetensors(path, tensors, undefined, { sync: false });
   }
 
   async commitBatch(): Promise<void> {
@@ -112,31 +112,6 @@ export class GradientStore {
   private file(layer: number, generation: number): string {
     return layerFile(this.dir, layer, generation);
   }
-}
-
-/**
- * A safetensors file of F32 tensors written from the callers' arrays, not yet flushed to disk
- * (commitBatch flushes it). A failed write removes the file; open() would remove it anyway.
- */
-async function writeUnflushed(path: string, tensors: readonly { spec: TensorSpec; data: Float32Array }[]): Promise<void> {
-  const chunks = [buildHeader(tensors.map((t) => t.spec)), ...tensors.map(({ data }) => new Uint8Array(data.buffer, data.byteOffset, data.byteLength))];
-  const handle = await guardWrite(path, undefined, () => open(path, 'wx'));
-  try {
-    let position = 0;
-    for (const chunk of chunks) {
-      // one write(2) may write less than asked (over 2 GiB): continue where it stopped
-      for (let done = 0; done < chunk.length;) {
-        const { bytesWritten } = await guardWrite(path, undefined, () => handle.write(chunk, done, chunk.length - done, position + done));
-        done += bytesWritten;
-      }
-      position += chunk.length;
-    }
-  } catch (error) {
-    await handle.close();
-    await rm(path, { force: true });
-    throw error;
-  }
-  await handle.close();
 }
 
 async function flushFile(path: string): Promise<void> {
