@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { runGates } from './gates-stage.ts';
+import { GatesWorkerError } from './gates-workers.ts';
 import { pipelinePaths, readPipelineRecord } from './pipeline-folder.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { CancelledError, StageClock } from './progress.ts';
@@ -60,6 +61,8 @@ describe('gates stage on worker threads', () => {
   it('a worker that cannot read its layer fails the stage naming the worker and the file', async () => {
     const ctx = await context(2);
     const broken = { ...ctx, paths: { ...ctx.paths, gradients: join(root, 'no-gradients') } };
-    await expect(runGates(broken, new StageClock('gates', () => {}))).rejects.toThrow(/gates worker \d: .*no-gradients\/reasoning\/layer_\d@0\.safetensors: file not found/);
+    const failure = runGates(broken, new StageClock('gates', () => {}));
+    await expect(failure).rejects.toThrow(/gates worker \d: .*no-gradients\/reasoning\/layer_\d@0\.safetensors: file not found/);
+    await expect(failure).rejects.toBeInstanceOf(GatesWorkerError);
   }, 60_000);
 });

@@ -15,10 +15,16 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { GspProjector } from '../crane/gsp-projector.ts';
 import { numel } from '../io/safetensors-header.ts';
+import { BackendError } from '../tensor/backend.ts';
 import type { ScoredLayer } from './gates-layer.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { CancelledError } from './progress.ts';
 import { tsxWorkerSource } from './worker-bootstrap.ts';
+
+/** A gates worker failed or died; the message names the worker (the CLI reports it as an engine error, not a crash). */
+export class GatesWorkerError extends BackendError {
+  override readonly name = 'GatesWorkerError';
+}
 
 export interface GatesWorkerData {
   readonly instruct: string;
@@ -86,7 +92,7 @@ export function scoreLayersOnWorkers(
       threads.push(thread);
       thread.on('message', (message: FromGatesWorker) => {
         if (closed) return;
-        if (message.type === 'failed') return close(new Error(`gates worker ${id}: ${message.message}`));
+        if (message.type === 'failed') return close(new GatesWorkerError(`gates worker ${id}: ${message.message}`));
         finished.set(message.scored.layer, message.scored);
         dispatch(thread);
         try {
@@ -96,8 +102,8 @@ export function scoreLayersOnWorkers(
         }
         if (merged === layers) close();
       });
-      thread.on('error', (error) => close(new Error(`gates worker ${id} crashed: ${error.message}`)));
-      thread.on('exit', (code) => close(new Error(`gates worker ${id} exited with code ${code} before its layers were scored`)));
+      thread.on('error', (error) => close(new GatesWorkerError(`gates worker ${id} crashed: ${error.message}`)));
+      thread.on('exit', (code) => close(new GatesWorkerError(`gates worker ${id} exited with code ${code} before its layers were scored`)));
       dispatch(thread);
     }
   });
