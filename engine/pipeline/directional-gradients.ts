@@ -2,12 +2,12 @@
  * Gradients along the edit's directions, without keeping a gradient: one backward pass of a set's
  * loss at some weights, dotted with every unit direction Δ_b as the layers stream by.
  *
- *   const along = new DirectionalGradients(instruct, thinking, basis, store, probes?)   store: delta-store.ts
+ *   const along = new DirectionalGradients(instruct, thinking, basis, store, routers?)   store: delta-store.ts
  *   along.moved(steps) → WeightSource                θ_I + Σ_b steps[b]·Δ_b
  *   await along.pass(weights, batch, batchSize, signal) → { loss, dots }   dots[b] = ∇L(weights)·Δ_b
  *
- * `probes` are tensors (the routers, which are no direction) whose ∇L·θ_I and ∇L·θ_T are
- * appended to dots, two per probe in the given order after the B directions.
+ * `routers` are tensors (which are no direction) whose ∇L·θ_I and ∇L·θ_T are appended to dots,
+ * two per router in the given order after the B directions.
  *
  * Head gradients are asked for too (`headGrads`), so the embedding think rows, lm_head and the
  * final norm are dotted like the layer tensors; with tied embeddings the embedding's gradient is
@@ -40,10 +40,11 @@ export interface DirectionalPass {
 }
 
 export class DirectionalGradients {
-  private readonly probes: ReadonlyMap<string, number>;
+  /** Each router's first slot in dots. */
+  private readonly routerSlots: ReadonlyMap<string, number>;
 
-  constructor(private readonly instruct: Checkpoint, private readonly thinking: Checkpoint, private readonly basis: DirectionBasis, private readonly store: DeltaStore, probes: readonly string[] = []) {
-    this.probes = new Map(probes.map((name, i) => [name, basis.directions.length + 2 * i]));
+  constructor(private readonly instruct: Checkpoint, private readonly thinking: Checkpoint, private readonly basis: DirectionBasis, private readonly store: DeltaStore, routers: readonly string[] = []) {
+    this.routerSlots = new Map(routers.map((name, i) => [name, basis.directions.length + 2 * i]));
   }
 
   /** Computes and keeps the embedding's and lm_head's Δ now, before a model holds memory of its own. */
@@ -75,7 +76,7 @@ export class DirectionalGradients {
   }
 
   async pass(weights: WeightSource, batch: readonly LossSequence[], batchSize: number, signal: AbortSignal | undefined): Promise<DirectionalPass> {
-    const dots = new Float64Array(this.basis.directions.length + 2 * this.probes.size);
+    const dots = new Float64Array(this.basis.directions.length + 2 * this.routerSlots.size);
     const model = loadCausalLM(cancellableSource(weights, signal, 'curvature'));
     let loss = 0;
     for (let start = 0; start < batch.length; start += batchSize) {
@@ -96,14 +97,14 @@ export class DirectionalGradients {
     const { shape } = this.instruct.tensor(name);
     const thinkingShape = this.thinking.tensor(name).shape;
     if (thinkingShape.length !== shape.length || thinkingShape.some((d, i) => d !== shape[i])) return []; // θ_I kept (editPair)
-    const probe = this.probes.get(name);
-    if (probe === undefined && this.basis.directionsOf(name).length === 0) return [];
+    const router = this.routerSlots.get(name);
+    if (router === undefined && this.basis.directionsOf(name).length === 0) return [];
     return this.store.get(name, async () => {
       const thetaI = await this.instruct.readFloat32(name);
       const thetaT = await this.thinking.readFloat32(name);
-      return probe === undefined
+      return router === undefined
         ? this.basis.deltasOf(name, shape, thetaI, thetaT).map(({ direction, delta }) => sparseRows(direction, delta, shape))
-        : [{ direction: probe, values: thetaI }, { direction: probe + 1, values: thetaT }];
+        : [{ direction: router, values: thetaI }, { direction: router + 1, values: thetaT }];
     });
   }
 }
