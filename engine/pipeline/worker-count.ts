@@ -12,7 +12,8 @@
  * one core) stays in the calling thread.
  *
  * The estimate follows what one lossAndLayerGrads pass holds (layer-grads.ts): one decoder
- * layer four times (compute and stored layouts, gradients, their running sums), lm_head twice
+ * layer four times (its weights — dense projections as stored, an MoE layer's router and experts
+ * also transposed — its gradients and their running sums; counted as four to be safe), lm_head twice
  * (its chunks and one transposed chunk's worth of products, counted as a second copy to be
  * safe), the batch's stashed layer inputs (memory-plan.ts stashedActivationBytes: (L + 1) ·
  * tokens · hidden, about passes times that for a looped model), one attention chunk's score
