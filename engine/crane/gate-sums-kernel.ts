@@ -17,18 +17,12 @@
  * whose terms are all ±0 for the same reason.
  */
 import { WASM_PAGE_BYTES, lazyKernel, op, type Bytes } from '../linalg/wasm-emitter.ts';
+import type { GateSums } from './gate-accumulator.ts';
 
 const TAYLOR_SUMS = 7;
 
-export interface TaylorSums {
-  readonly positive: number;
-  readonly reasoning: number;
-  readonly agent: number;
-  readonly thetaSquared: number;
-  readonly deltaSquared: number;
-  readonly conflictMass: number;
-  readonly totalMass: number;
-}
+/** The gate's sums of one tensor, before the accumulator adds its coordinate count. */
+export type TaylorSums = Omit<GateSums, 'count'>;
 /** Coordinates copied into the kernel's memory per call (4 arrays × 256 KiB). */
 const CHUNK = 1 << 16;
 /** Bytes of one input array's slots: CHUNK values and room for the zero that pads an odd tail. */
