@@ -23,6 +23,7 @@ import { editTokenRows } from './checkpoint-tokenizer.ts';
 import { ANCHOR_ALPHAS, loadCurvature } from './curvature-stage.ts';
 import { DeltaStore } from './delta-store.ts';
 import { DirectionalGradients } from './directional-gradients.ts';
+import { editFor } from './edit-method.ts';
 import { editedWeightSource } from './edited-source.ts';
 import { pipelinePaths, readPipelineRecord } from './pipeline-folder.ts';
 import { CancelledError } from './progress.ts';
@@ -48,8 +49,7 @@ beforeAll(async () => {
   ({ project, curvature, instruct, thinking, batches } = await analysedCurvature(root, { model: { tied: false }, noise: 0.01 }));
   ({ run, outDir } = project);
   const tokens = await editTokenRows(project.instruct, () => undefined);
-  const context = { gate: run.artifacts.gate, projector: (key: string) => run.artifacts.projectors.get(key) };
-  basis = editDirections(instruct.tensors.keys(), defaultResolvedSettings(tokens), tokens, context);
+  basis = editDirections(instruct.tensors.keys(), defaultResolvedSettings(tokens), tokens, context());
 }, 600_000);
 
 afterAll(async () => {
@@ -74,6 +74,10 @@ async function loss(steps: ReadonlyMap<number, number>, set: 'reasoning' | 'agen
   const scores = await loadCausalLM(editedWeightSource(instruct, thinking, along(steps))).sequenceLosses(batches[set]);
   return scores.reduce((sum, s) => sum + s.loss, 0) / scores.length;
 }
+
+/** A float64 list as bytes, so equal means bit-identical (−0, NaN payloads and all). */
+const bits = (values: readonly number[]) => new Uint8Array(Float64Array.from(values).buffer);
+const context = () => ({ gate: run.artifacts.gate, projector: (key: string) => run.artifacts.projectors.get(key) });
 
 const index = (key: string) => basis.directions.findIndex((d) => d.key === key);
 const entry = (matrix: readonly number[], b: number, c: number) => matrix[b * basis.directions.length + c] as number;
@@ -125,9 +129,34 @@ describe('curvature stage', () => {
     expect(Math.abs(direct - layersOnly.deltaLossReasoning)).toBeLessThan(1e-4 * Math.abs(layersOnly.deltaLossReasoning) + 1e-7);
   });
 
+  it('takes θ_I\'s losses from the base pass: a forward\'s bit for bit, and a sequence\'s loss is the same in any batch', async () => {
+    const along = new DirectionalGradients(instruct, thinking, basis, await DeltaStore.open());
+    const model = loadCausalLM(instruct);
+    const separate: number[] = [];
+    for (const set of ['reasoning', 'agent'] as const) {
+      const pass = await along.pass(instruct, batches[set], project.settings.batchSequences, undefined);
+      const forward = (await model.sequenceLosses(batches[set])).map((s) => s.loss);
+      expect(forward.length).toBeGreaterThan(1);
+      expect(bits(pass.sequenceLosses)).toEqual(bits(forward));
+      separate.push(...forward);
+    }
+    // The anchors score both sets in one batch and split the losses back.
+    const together = (await model.sequenceLosses([...batches.reasoning, ...batches.agent])).map((s) => s.loss);
+    expect(bits(together)).toEqual(bits(separate));
+  }, 600_000);
+
   it('measures the default edit at the anchor α as Verify does on the calibration sets', async () => {
     expect(curvature.anchors.map((a) => a.alpha)).toEqual([...ANCHOR_ALPHAS]);
     const tokens = await editTokenRows(instruct.dir, () => undefined);
+    // Exactly what one forward per set at θ_I and at the edit gives (the stage's measurement before it shared passes).
+    const meanLoss = async (weights: Parameters<typeof loadCausalLM>[0], set: 'reasoning' | 'agent') => {
+      const scores = await loadCausalLM(weights).sequenceLosses(batches[set]);
+      return scores.reduce((sum, s) => sum + s.loss, 0) / scores.length;
+    };
+    for (const anchor of curvature.anchors) {
+      const edited = editedWeightSource(instruct, thinking, editFor({ method: 'crane', settings: { ...defaultResolvedSettings(tokens), keepQuantile: project.settings.keepQuantile, alpha: anchor.alpha } }, context()));
+      for (const set of ['reasoning', 'agent'] as const) expect(anchor.measured[set]).toBe((await meanLoss(edited, set)) - (await meanLoss(instruct, set)));
+    }
     const verified = await verifyEdit({ analysisDir: outDir, method: { method: 'crane', settings: { ...defaultResolvedSettings(tokens), alpha: 0.25 } }, evaluation: { source: 'calibration' } });
     expect(curvature.anchors[0]?.measured.reasoning).toBeCloseTo(verified.measured.reasoning, 6);
     expect(curvature.anchors[0]?.measured.agent).toBeCloseTo(verified.measured.agent, 6);

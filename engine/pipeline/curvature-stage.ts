@@ -29,7 +29,8 @@
  * θ_I and θ_T, which with θ_I·θ_T, ‖θ_I‖², ‖θ_T‖² gives the preview their SLERP's first order
  * at any α (analysis/preview-router.ts). They are not in the curvature matrix.
  * Anchors: the default edit at α ∈ ANCHOR_ALPHAS built and measured (forward passes only), so
- * the preview can say where its model agrees with measurement (analysis/preview-range.ts).
+ * the preview can say where its model agrees with measurement (analysis/preview-range.ts): one
+ * forward per α over both sets' sequences, θ_I's losses taken from the base passes.
  * Resumable: each finished pass is kept in passes.json; a rerun with the same key starts after it.
  */
 import { join } from 'node:path';
@@ -41,6 +42,7 @@ import { CURVATURE_FILE, readCurvatureFile, writeCurvatureFile, type PreviewCurv
 import { editDirections, type EditDirection } from '../crane/edit-directions.ts';
 import { resolveScale } from '../crane/gate-scales.ts';
 import { classifyTensor, type LayerGroup, type TensorClass } from '../crane/tensor-classification.ts';
+import type { PairedEdit } from '../crane/tensor-pair.ts';
 import { writeFileAtomic } from '../io/atomic-file.ts';
 import { readJsonFile } from '../io/json-file.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
@@ -67,11 +69,14 @@ const LOW_RANK = 64;
 // version 2: the default edit is taken at the analysed q (version 1 took the default q); 3: router products.
 const ESTIMATOR = { version: 3, method: 'forward-difference-gradients', epsilonFloor: EPSILON_FLOOR, anchors: ANCHOR_ALPHAS } as const;
 const SETS = ['reasoning', 'agent'] as const;
+type CalibrationSet = (typeof SETS)[number];
 const PASSES_FILE = 'passes.json';
 /** Δ_b beyond what memory keeps, for the passes' dots (delta-store.ts); deleted when the passes are done. */
 const DELTA_SCRATCH_FILE = 'deltas.scratch';
 
-const passesSchema = z.record(z.string(), z.strictObject({ loss: z.number(), dots: z.array(z.number()) }));
+// sequenceLosses: absent from logs written before the anchors took θ_I's losses from the base passes.
+const passesSchema = z.record(z.string(), z.strictObject({ loss: z.number(), sequenceLosses: z.array(z.number()).optional(), dots: z.array(z.number()) }));
+type LoggedPass = z.infer<typeof passesSchema>[string];
 
 /** A given probe budget is part of the key (another budget is another result); none keeps the key results were made under. */
 export function curvatureKey(ctx: Pick<PipelineContext, 'inputs' | 'settings'>): StageKey {
@@ -95,41 +100,35 @@ export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArti
   const batches = { reasoning: lossBatch(sequences, 'reasoning', 'train'), agent: lossBatch(sequences, 'agent', 'train') };
   const done = await PassLog.open(join(ctx.paths.curvature, PASSES_FILE));
   const routerNames = editedRouters(ctx);
-  const store = await DeltaStore.open(join(ctx.paths.curvature, DELTA_SCRATCH_FILE));
-  const along = new DirectionalGradients(ctx.instruct, ctx.thinking, basis, store, routerNames);
-  const total = SETS.length * (plan.probes.length + 1) + SETS.length * (ANCHOR_ALPHAS.length + 1) / 3; // a forward pass ≈ a third of a backward one
+  const total = SETS.length * (plan.probes.length + 1) + ANCHOR_ALPHAS.length * SETS.length / 3; // a forward pass ≈ a third of a backward one
   let finished = 0;
   const step = (message: string, weight = 1) => clock.report((finished += weight) / total, message);
   const firstOrder = { reasoning: [] as number[], agent: [] as number[] };
-  const columns: Record<(typeof SETS)[number], Float64Array[]> = { reasoning: [], agent: [] };
-  const routerDots: Record<(typeof SETS)[number], Float64Array> = { reasoning: new Float64Array(), agent: new Float64Array() };
+  const columns: Record<CalibrationSet, Float64Array[]> = { reasoning: [], agent: [] };
+  const routerDots: Record<CalibrationSet, Float64Array> = { reasoning: new Float64Array(), agent: new Float64Array() };
+  const atInstruct: Record<CalibrationSet, readonly number[]> = { reasoning: [], agent: [] };
+  const store = await DeltaStore.open(join(ctx.paths.curvature, DELTA_SCRATCH_FILE));
   try {
+    const along = new DirectionalGradients(ctx.instruct, ctx.thinking, basis, store, routerNames);
     await along.prepare(signal);
     for (const set of SETS) {
-      const pass = (name: string, weights: WeightSource) => done.run(`${set}:${name}`, () => along.pass(weights, batches[set], ctx.settings.batchSequences, signal));
-      const base = await pass('base', ctx.instruct);
+      const pass = (name: string, weights: () => WeightSource, losses = false) => done.run(`${set}:${name}`, () => along.pass(weights(), batches[set], ctx.settings.batchSequences, signal), losses);
+      const base = await pass('base', () => ctx.instruct, true);
       step(`g_${set === 'reasoning' ? 'R' : 'A'}·Δ at θ_I`);
       for (const [j, probe] of plan.probes.entries()) {
-        const moved = await pass(probe.name, along.moved(probe.steps, signal));
+        const moved = await pass(probe.name, () => along.moved(probe.steps, signal));
         columns[set].push(moved.dots.subarray(0, B).map((d, b) => d - (base.dots[b] as number)));
         step(`H_${set === 'reasoning' ? 'R' : 'A'}·Δ ${j + 1}/${plan.probes.length}${plan.dense ? ` (${(basis.directions[j] as EditDirection).key})` : ''}`);
       }
       firstOrder[set] = Array.from(base.dots.subarray(0, B));
       routerDots[set] = base.dots.subarray(B);
+      atInstruct[set] = base.sequenceLosses;
     }
   } finally {
     await store.close();
   }
 
-  const anchors = [];
-  const baseLoss = { reasoning: await meanLoss(ctx.instruct, batches.reasoning, ctx), agent: await meanLoss(ctx.instruct, batches.agent, ctx) };
-  step('losses at θ_I', 2 / 3);
-  for (const alpha of ANCHOR_ALPHAS) {
-    const edited = editedWeightSource(ctx.instruct, ctx.thinking, editFor({ method: 'crane', settings: { ...defaults, alpha } }, context));
-    const measured = { reasoning: await meanLoss(edited, batches.reasoning, ctx) - baseLoss.reasoning, agent: await meanLoss(edited, batches.agent, ctx) - baseLoss.agent };
-    anchors.push({ alpha, measured });
-    step(`measured the default edit at α ${alpha}`, 2 / 3);
-  }
+  const anchors = await measureAnchors(ctx, (alpha) => editFor({ method: 'crane', settings: { ...defaults, alpha } }, context), batches, atInstruct, step);
   const curvature: PreviewCurvature = {
     basis: { keepQuantile: defaults.keepQuantile, tau: defaults.tau, steepness: defaults.steepness, threshold: defaults.stages.threshold, gsp: defaults.stages.gsp },
     anchorSpecial: { thinkRows: defaults.special.thinkRows, lmHeadScale: defaults.special.lmHeadScale, routerAlphaFraction: defaults.special.routerAlphaFraction },
@@ -145,13 +144,13 @@ export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArti
 }
 
 /** M per loss from the probes' columns: dense (rows / ε_b, symmetrised; low-rank beyond DENSE_DIRECTIONS_MAX) or sketched. */
-function curvatureMatrices(plan: ReturnType<typeof curvatureProbes>, columns: Record<(typeof SETS)[number], Float64Array[]>, epsilon: readonly number[]): Pick<PreviewCurvature, 'hessian' | 'lowRank'> {
+function curvatureMatrices(plan: ReturnType<typeof curvatureProbes>, columns: Record<CalibrationSet, Float64Array[]>, epsilon: readonly number[]): Pick<PreviewCurvature, 'hessian' | 'lowRank'> {
   const B = epsilon.length;
   if (!plan.dense) {
     const steps = plan.probes.map((p) => p.steps);
     return { lowRank: { reasoning: sketchedCurvature(steps, columns.reasoning, B), agent: sketchedCurvature(steps, columns.agent, B) } };
   }
-  const dense = (set: (typeof SETS)[number]) => symmetrised(columns[set].map((column, b) => column.map((x) => x / (epsilon[b] as number))));
+  const dense = (set: CalibrationSet) => symmetrised(columns[set].map((column, b) => column.map((x) => x / (epsilon[b] as number))));
   const hessian = { reasoning: dense('reasoning'), agent: dense('agent') };
   return B <= DENSE_DIRECTIONS_MAX ? { hessian } : { lowRank: { reasoning: factorDense(hessian.reasoning, B, LOW_RANK), agent: factorDense(hessian.agent, B, LOW_RANK) } };
 }
@@ -172,7 +171,7 @@ function editedRouters(ctx: PipelineContext): string[] {
 }
 
 /** Each router's products and its base-pass dots (g·θ_I, g·θ_T per router, in `names` order). */
-async function routerTerms(ctx: PipelineContext, names: readonly string[], dots: Record<(typeof SETS)[number], Float64Array>): Promise<PreviewCurvature['routers']> {
+async function routerTerms(ctx: PipelineContext, names: readonly string[], dots: Record<CalibrationSet, Float64Array>): Promise<PreviewCurvature['routers']> {
   const terms: PreviewCurvature['routers'] = [];
   for (const [i, name] of names.entries()) {
     const thetaI = await ctx.instruct.readFloat32(name);
@@ -185,7 +184,7 @@ async function routerTerms(ctx: PipelineContext, names: readonly string[], dots:
       normI += a * a;
       normT += b * b;
     }
-    const at = (set: (typeof SETS)[number], k: number) => dots[set][2 * i + k] ?? 0;
+    const at = (set: CalibrationSet, k: number) => dots[set][2 * i + k] ?? 0;
     terms.push({
       name,
       shape: [...ctx.instruct.tensor(name).shape],
@@ -223,31 +222,58 @@ function symmetrised(rows: readonly Float64Array[]): number[] {
   return out;
 }
 
-async function meanLoss(weights: WeightSource, batch: readonly LossSequence[], ctx: PipelineContext): Promise<number> {
-  const model = loadCausalLM(cancellableSource(weights, ctx.callbacks.signal, 'curvature'));
-  let sum = 0;
-  for (let start = 0; start < batch.length; start += ctx.settings.batchSequences) {
-    throwIfCancelled(ctx.callbacks.signal, 'curvature');
-    for (const score of await model.sequenceLosses(batch.slice(start, start + ctx.settings.batchSequences))) sum += score.loss;
+/**
+ * ΔL of the default edit at each anchor α, per set: each α's edit is built once (a weight read
+ * edits that tensor, handed over: editedWeightSource) and both sets' sequences go through it in
+ * one forward, per-sequence losses split back by set; θ_I's are the base passes' own
+ * (`atInstruct`, bit-identical to a forward's: directional-gradients.test.ts), so θ_I costs no
+ * pass here. Means are summed in sequence order as Verify does.
+ */
+async function measureAnchors(
+  ctx: PipelineContext, editAt: (alpha: number) => PairedEdit, batches: Record<CalibrationSet, readonly LossSequence[]>,
+  atInstruct: Record<CalibrationSet, readonly number[]>, step: (message: string, weight: number) => void,
+): Promise<PreviewCurvature['anchors']> {
+  const both = [...batches.reasoning, ...batches.agent];
+  const split = batches.reasoning.length;
+  const anchors: PreviewCurvature['anchors'] = [];
+  for (const alpha of ANCHOR_ALPHAS) {
+    const model = loadCausalLM(cancellableSource(editedWeightSource(ctx.instruct, ctx.thinking, editAt(alpha)), ctx.callbacks.signal, 'curvature'));
+    const losses: number[] = [];
+    for (let start = 0; start < both.length; start += ctx.settings.batchSequences) {
+      throwIfCancelled(ctx.callbacks.signal, 'curvature');
+      for (const score of await model.sequenceLosses(both.slice(start, start + ctx.settings.batchSequences))) losses.push(score.loss);
+    }
+    const measured = {
+      reasoning: mean(losses.slice(0, split)) - mean(atInstruct.reasoning),
+      agent: mean(losses.slice(split)) - mean(atInstruct.agent),
+    };
+    anchors.push({ alpha, measured });
+    step(`measured the default edit at α ${alpha}`, SETS.length / 3);
   }
-  return sum / batch.length;
+  return anchors;
+}
+
+function mean(values: readonly number[]): number {
+  let sum = 0;
+  for (const value of values) sum += value;
+  return sum / values.length;
 }
 
 /** Finished passes on disk, so a cancelled stage resumes after the last one. */
 class PassLog {
-  private constructor(private readonly path: string, private readonly passes: Record<string, { loss: number; dots: number[] }>) {}
+  private constructor(private readonly path: string, private readonly passes: Record<string, LoggedPass>) {}
 
   static async open(path: string): Promise<PassLog> {
     return new PassLog(path, (await readJsonFile(path, passesSchema, 'a curvature pass log')) ?? {});
   }
 
-  async run(name: string, work: () => Promise<DirectionalPass>): Promise<DirectionalPass> {
+  /** The logged pass, or `work`'s result logged; `needsLosses`: a logged pass without its sequence losses is made again. */
+  async run(name: string, work: () => Promise<DirectionalPass>, needsLosses = false): Promise<DirectionalPass> {
     const kept = this.passes[name];
-    if (kept !== undefined) return { loss: kept.loss, dots: Float64Array.from(kept.dots) };
+    if (kept !== undefined && (kept.sequenceLosses !== undefined || !needsLosses)) return { loss: kept.loss, sequenceLosses: kept.sequenceLosses ?? [], dots: Float64Array.from(kept.dots) };
     const result = await work();
-    this.passes[name] = { loss: result.loss, dots: Array.from(result.dots) };
+    this.passes[name] = { loss: result.loss, sequenceLosses: [...result.sequenceLosses], dots: Array.from(result.dots) };
     await writeFileAtomic(this.path, JSON.stringify(this.passes));
     return result;
   }
 }
-

@@ -4,7 +4,7 @@
  *
  *   const along = new DirectionalGradients(instruct, thinking, basis, store, routers?)   store: delta-store.ts
  *   along.moved(steps) → WeightSource                θ_I + Σ_b steps[b]·Δ_b
- *   await along.pass(weights, batch, batchSize, signal) → { loss, dots }   dots[b] = ∇L(weights)·Δ_b
+ *   await along.pass(weights, batch, batchSize, signal) → { loss, sequenceLosses, dots }   dots[b] = ∇L(weights)·Δ_b
  *
  * `routers` are tensors (which are no direction) whose ∇L·θ_I and ∇L·θ_T are appended to dots,
  * two per router in the given order after the B directions.
@@ -36,6 +36,8 @@ import { throwIfCancelled } from './progress.ts';
 export interface DirectionalPass {
   /** The set's objective at these weights (mean over sequences of the per-sequence mean CE). */
   readonly loss: number;
+  /** Each sequence's mean CE, in batch order: bit-identical to sequenceLosses' at the same weights (the anchors' θ_I losses). */
+  readonly sequenceLosses: readonly number[];
   readonly dots: Float64Array;
 }
 
@@ -79,6 +81,7 @@ export class DirectionalGradients {
     const dots = new Float64Array(this.basis.directions.length + 2 * this.routerSlots.size);
     const model = loadCausalLM(cancellableSource(weights, signal, 'curvature'));
     let loss = 0;
+    const sequenceLosses: number[] = [];
     for (let start = 0; start < batch.length; start += batchSize) {
       throwIfCancelled(signal, 'curvature');
       const result = await model.lossAndLayerGrads(batch.slice(start, start + batchSize), async (_layer, grads) => {
@@ -88,8 +91,9 @@ export class DirectionalGradients {
         }
       }, { sequenceCount: batch.length, headGrads: true });
       loss += result.loss;
+      sequenceLosses.push(...result.sequenceLosses);
     }
-    return { loss, dots };
+    return { loss, sequenceLosses, dots };
   }
 
   private async deltasOf(name: string): Promise<TensorDelta[]> {
