@@ -88,6 +88,16 @@ export class Checkpoint {
     return this.shardOf(name).readFloat32(name, into);
   }
 
+  /** See SafetensorsFile.readRowsFloat32: chosen rows only, [rows.length × row length]. */
+  async readRowsFloat32(name: string, rows: ArrayLike<number>): Promise<Float32Array> {
+    return this.shardOf(name).readRowsFloat32(name, rows);
+  }
+
+  /** See SafetensorsFile.streamRaw: the stored bytes chunk by chunk through one reused buffer. */
+  async streamRaw(name: string, scratch: Uint8Array, consume: (chunk: Uint8Array, first: number) => void): Promise<void> {
+    return this.shardOf(name).streamRaw(name, scratch, consume);
+  }
+
   async readRaw(name: string): Promise<RawTensorData> {
     return this.shardOf(name).readRaw(name);
   }

@@ -1,10 +1,12 @@
 /**
  * Lazy safetensors reader: opens a file handle, validates the header, and reads one tensor at a
- * time by offset. Never maps or reads the whole file, so memory stays at one tensor.
+ * time by offset. Never maps or reads the whole file, so memory stays at one tensor — or less:
+ * `readRowsFloat32` reads chosen rows of a tensor, `streamRaw` its stored bytes chunk by chunk
+ * through one reused buffer.
  */
 import type { FileHandle } from 'node:fs/promises';
 import { CheckpointError } from './checkpoint-error.ts';
-import { DTYPE_BYTES, isFloatDType, viewAs, type RawTensorData } from './dtype.ts';
+import { DTYPE_BYTES, isFloatDType, viewAs, type FloatDType, type RawTensorData } from './dtype.ts';
 import { widenInPlace } from './half-float.ts';
 import { openRegularFile } from './input-file.ts';
 import { checkHeaderLength, parseHeader, type SafetensorsHeader, type TensorInfo } from './safetensors-header.ts';
@@ -62,22 +64,68 @@ export class SafetensorsFile {
    * view is returned: a caller that reads many tensors reuses one array instead of fresh pages.
    */
   async readFloat32(name: string, into?: Float32Array): Promise<Float32Array> {
-    const info = this.info(name);
-    if (!isFloatDType(info.dtype)) {
-      throw new CheckpointError('dtype', this.path, `is ${info.dtype}, not a floating type (F64, F32, F16, BF16)`, name);
-    }
-    const bytes = info.end - info.begin;
-    const count = bytes / DTYPE_BYTES[info.dtype];
+    const info = this.floatInfo(name);
+    const count = (info.end - info.begin) / DTYPE_BYTES[info.dtype];
     if (into !== undefined && into.length < count) throw new RangeError(`${name}: ${count} values do not fit a buffer of ${into.length}`);
-    const values = into === undefined ? new Float32Array(count) : into.subarray(0, count);
-    if (info.dtype === 'F64') {
-      values.set((await this.readRaw(name)) as Float64Array);
-      return values;
+    return this.readSpan(info, 0, into === undefined ? new Float32Array(count) : into.subarray(0, count));
+  }
+
+  /**
+   * Rows of a floating tensor (indices along its first dimension) as float32, [rows.length × row
+   * length] in the order asked (a row asked twice comes twice), widened as readFloat32 widens.
+   * Only those rows' bytes are read, each distinct row once, consecutive rows in one read: the
+   * lookup of a thousand tokens in a 151,936-row embedding reads 2 MB and holds no float32 copy
+   * of the whole 622 MB. A row that is not an integer in 0…rows−1 is a RangeError naming the
+   * file, the tensor and where in `rows` it stands.
+   */
+  async readRowsFloat32(name: string, rows: ArrayLike<number>): Promise<Float32Array> {
+    const info = this.floatInfo(name);
+    const [height, ...rest] = info.shape;
+    if (height === undefined) throw new CheckpointError('shape', this.path, 'is a scalar: it has no rows to read', name);
+    const width = rest.reduce((a, b) => a * b, 1);
+    const wanted = new Map<number, number[]>();
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i] as number;
+      if (!Number.isInteger(row) || row < 0 || row >= height) {
+        throw new RangeError(`${this.path}: ${name}: row ${row} (entry ${i} of the rows asked) is outside 0…${height - 1}`);
+      }
+      const places = wanted.get(row);
+      if (places === undefined) wanted.set(row, [i]);
+      else places.push(i);
     }
-    // Half floats are read into the upper half of their float32 slots and widened in place.
-    const offset = info.dtype === 'F32' ? 0 : bytes;
-    await readInto(this.handle, this.path, this.header.dataStart + info.begin, new Uint8Array(values.buffer, values.byteOffset + offset, bytes), name);
-    return info.dtype === 'F32' ? values : widenInPlace(info.dtype, values);
+    const out = new Float32Array(rows.length * width);
+    const distinct = [...wanted.keys()].sort((a, b) => a - b);
+    for (let start = 0; start < distinct.length;) {
+      let end = start + 1;
+      while (end < distinct.length && distinct[end] === (distinct[end - 1] as number) + 1) end++;
+      const first = distinct[start] as number;
+      const run = await this.readSpan(info, first * width, new Float32Array((end - start) * width));
+      for (const row of distinct.slice(start, end)) {
+        const values = run.subarray((row - first) * width, (row - first + 1) * width);
+        for (const at of wanted.get(row) ?? []) out.set(values, at * width);
+      }
+      start = end;
+    }
+    return out;
+  }
+
+  /**
+   * Streams a tensor's stored bytes through `scratch`, chunk by chunk: `consume(chunk, first)`
+   * gets each chunk (a view of `scratch`, valid during the call only) and the flat index of its
+   * first element. Memory stays at `scratch` however large the tensor. Its length and offset
+   * must be multiples of 8, so that every chunk holds whole, aligned elements of any dtype.
+   */
+  async streamRaw(name: string, scratch: Uint8Array, consume: (chunk: Uint8Array, first: number) => void): Promise<void> {
+    const info = this.info(name);
+    if (scratch.byteLength === 0 || scratch.byteLength % 8 !== 0 || scratch.byteOffset % 8 !== 0) {
+      throw new RangeError(`${name}: a scratch buffer of ${scratch.byteLength} bytes at offset ${scratch.byteOffset} is not a whole number of aligned 8-byte words`);
+    }
+    const total = info.end - info.begin;
+    for (let done = 0; done < total; done += scratch.byteLength) {
+      const chunk = scratch.subarray(0, Math.min(scratch.byteLength, total - done));
+      await readInto(this.handle, this.path, this.header.dataStart + info.begin + done, chunk, name);
+      consume(chunk, done / DTYPE_BYTES[info.dtype]);
+    }
   }
 
   async close(): Promise<void> {
@@ -94,6 +142,31 @@ export class SafetensorsFile {
     } finally {
       await file.close();
     }
+  }
+
+  private floatInfo(name: string): TensorInfo & { readonly dtype: FloatDType } {
+    const info = this.info(name);
+    if (!isFloatDType(info.dtype)) {
+      throw new CheckpointError('dtype', this.path, `is ${info.dtype}, not a floating type (F64, F32, F16, BF16)`, name);
+    }
+    return { ...info, dtype: info.dtype };
+  }
+
+  /** Elements first… of a floating tensor as float32 into `values` (as many as it holds); returns `values`. */
+  private async readSpan(info: TensorInfo & { readonly dtype: FloatDType }, first: number, values: Float32Array): Promise<Float32Array> {
+    const size = DTYPE_BYTES[info.dtype];
+    const position = this.header.dataStart + info.begin + first * size;
+    const bytes = values.length * size;
+    if (info.dtype === 'F64') {
+      const wide = new Float64Array(values.length);
+      await readInto(this.handle, this.path, position, new Uint8Array(wide.buffer), info.name);
+      values.set(wide);
+      return values;
+    }
+    // Half floats are read into the upper half of their float32 slots and widened in place.
+    const offset = info.dtype === 'F32' ? 0 : bytes;
+    await readInto(this.handle, this.path, position, new Uint8Array(values.buffer, values.byteOffset + offset, bytes), info.name);
+    return info.dtype === 'F32' ? values : widenInPlace(info.dtype, values);
   }
 }
 
