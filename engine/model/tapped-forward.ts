@@ -12,7 +12,8 @@
  * taps each layer once per pass.
  */
 import type { LayerOutput } from './decoder-layer.ts';
-import { embedTokens, forwardLayers, type ModelContext } from './forward.ts';
+import { embedSequences } from './embedding-rows.ts';
+import { forwardLayers, type ModelContext } from './forward.ts';
 
 /** Hands a layer's reading to its consumer, once the layer is done. */
 export type Delivery = () => void | Promise<void>;
@@ -23,7 +24,7 @@ export type LayerTap = (output: LayerOutput, layer: number, pass: number) => Del
 export interface TappedSequence {
   readonly ids: ArrayLike<number>;
   readonly tap: LayerTap;
-  /** Its embedding rows ([T·hidden]) when the caller has them: a pass given every sequence's never reads the embedding. */
+  /** Its embedding rows ([T·hidden]) when the caller has them; the others' are looked up (embedding-rows.ts). */
   readonly embedded?: Float32Array;
 }
 
@@ -35,8 +36,8 @@ export interface TappedForwardOptions {
 }
 
 export async function forwardTapped(ctx: ModelContext, sequences: readonly TappedSequence[], options: TappedForwardOptions = {}): Promise<void> {
-  const embedding = sequences.every((s) => s.embedded !== undefined) ? undefined : await ctx.embedding();
-  const hidden = sequences.map((s) => s.embedded ?? embedTokens(embedding as Float32Array, s.ids, ctx.spec.hiddenSize));
+  const looked = (await embedSequences(ctx, sequences.filter((s) => s.embedded === undefined).map((s) => s.ids))).values();
+  const hidden = sequences.map((s) => s.embedded ?? (looked.next().value as Float32Array));
   let pending: Delivery[] = [];
   await forwardLayers(ctx, hidden, {
     ...(options.to === undefined ? {} : { to: Math.min(options.to, ctx.spec.numLayers) }),

@@ -18,7 +18,7 @@
  */
 import type { CausalLM } from '../model/causal-lm.ts';
 import { allTaps, forwardTapped, type TappedSequence } from '../model/tapped-forward.ts';
-import { embedTokens } from '../model/forward.ts';
+import { embedSequences } from '../model/embedding-rows.ts';
 import { ForwardLane, type LaneRun } from './forward-lane.ts';
 import type { LaneSequence } from './forward-lane-protocol.ts';
 import { tapOf, type ForwardRequest } from './forward-requests.ts';
@@ -74,8 +74,8 @@ export async function runSharedForward(model: CausalLM, measurements: readonly (
 }
 
 async function laneSequences(model: CausalLM, sequences: readonly SharedSequence[]): Promise<LaneSequence[]> {
-  const embedding = await model.context.embedding();
-  return sequences.map((s) => ({ ids: s.ids, reads: s.requests.map((r) => r.read), embedded: embedTokens(embedding, s.ids, model.spec.hiddenSize) }));
+  const embedded = await embedSequences(model.context, sequences.map((s) => s.ids));
+  return sequences.map((s, i) => ({ ids: s.ids, reads: s.requests.map((r) => r.read), embedded: embedded[i] as Float32Array }));
 }
 
 function tapped(s: SharedSequence): TappedSequence {

@@ -1,0 +1,32 @@
+/**
+ * The embedding rows of some sequences, for forwards that only look their tokens up.
+ *
+ *   await embedSequences(ctx, [ids, …]) → one [T·hidden] array per sequence
+ *
+ * From a Checkpoint only the rows the tokens use are read (Checkpoint.readRowsFloat32): a
+ * thousand tokens of a 151,936-row BF16 embedding are 2 MB read, where ctx.embedding() widens
+ * and keeps the whole 622 MB for the model's lifetime. The values are the same floats either way
+ * (the same widening). Any other source (an edited model, shared-memory tensors: sources that
+ * compute or hold the tensor they return) is read whole through ctx.embedding(), as before.
+ */
+import { CheckpointError } from '../io/checkpoint-error.ts';
+import { Checkpoint } from '../io/checkpoint.ts';
+import { embedTokens, type ModelContext } from './forward.ts';
+import { EMBED_NAME } from './weights.ts';
+
+export async function embedSequences(ctx: ModelContext, sequences: readonly ArrayLike<number>[]): Promise<Float32Array[]> {
+  const { checkpoint: source, spec } = ctx;
+  if (sequences.length === 0) return [];
+  if (!(source instanceof Checkpoint)) {
+    const embedding = await ctx.embedding();
+    return sequences.map((ids) => embedTokens(embedding, ids, spec.hiddenSize));
+  }
+  // The shape ctx.embedding() would insist on, so a lookup never runs where a whole read is refused.
+  const { shape } = source.tensor(EMBED_NAME);
+  if (shape.length !== 2 || shape[0] !== spec.vocabSize || shape[1] !== spec.hiddenSize) {
+    throw new CheckpointError('shape', source.dir, `has shape [${shape.join(', ')}] but config.json implies [${spec.vocabSize}, ${spec.hiddenSize}]`, EMBED_NAME);
+  }
+  const rows: Float32Array[] = [];
+  for (const ids of sequences) rows.push(await source.readRowsFloat32(EMBED_NAME, ids));
+  return rows;
+}
