@@ -14,11 +14,11 @@
  * sequences come with the batch (transferred), so it never holds a copy of the embedding. A worker that fails or dies
  * rejects every wait with a ForwardLaneError naming what it was doing.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { memoryBudget } from '../model/memory-plan.ts';
 import { activeBackend, BackendError } from '../tensor/backend.ts';
 import type { FromLane, LaneRecord, LaneSequence, LaneSetup, ToLane } from './forward-lane-protocol.ts';
-import { tsxWorkerSource } from './worker-bootstrap.ts';
+import { faultText, WorkerGroup } from './worker-group.ts';
 
 export class ForwardLaneError extends BackendError {
   override readonly name = 'ForwardLaneError';
@@ -57,18 +57,24 @@ class Inbox {
 }
 
 export class ForwardLane {
-  private constructor(private readonly worker: Worker, private readonly inbox: Inbox) {}
+  private constructor(private readonly worker: Worker, private readonly group: WorkerGroup, private readonly inbox: Inbox) {}
 
   static async start(checkpointDir: string): Promise<ForwardLane> {
     const backend = activeBackend()?.name;
     if (backend === undefined) throw new BackendError('no backend is active: call initBackend before a shared forward pass');
-    const setup: LaneSetup = { checkpointDir, backend, memoryBudget: memoryBudget() };
-    const worker = new Worker(tsxWorkerSource(WORKER), { eval: true, workerData: setup });
     const inbox = new Inbox();
-    worker.on('message', (message: FromLane) => (message.type === 'failed' ? inbox.fail(new ForwardLaneError(`forward lane failed: ${message.message}`)) : inbox.push(message)));
-    worker.on('error', (error) => inbox.fail(new ForwardLaneError(`forward lane crashed: ${error.message}`)));
-    worker.on('exit', (code) => inbox.fail(new ForwardLaneError(`forward lane exited with code ${code}`)));
-    const lane = new ForwardLane(worker, inbox);
+    const group = new WorkerGroup({
+      onEnd: (failure) => {
+        if (failure !== undefined) inbox.fail(failure);
+      },
+    });
+    const worker = group.start<FromLane>({
+      module: WORKER,
+      workerData: { checkpointDir, backend, memoryBudget: memoryBudget() } satisfies LaneSetup,
+      fault: (fault) => new ForwardLaneError(faultText('forward lane', fault)),
+      onMessage: (message) => inbox.push(message),
+    });
+    const lane = new ForwardLane(worker, group, inbox);
     try {
       await lane.expect('ready');
     } catch (error) {
@@ -91,8 +97,7 @@ export class ForwardLane {
   }
 
   async close(): Promise<void> {
-    this.worker.removeAllListeners('exit');
-    await this.worker.terminate();
+    await this.group.finish();
   }
 
   private async expect<T extends FromLane['type']>(type: T): Promise<Extract<FromLane, { type: T }>> {

@@ -12,14 +12,12 @@
  * tensor-sized arrays; at most one finished layer per worker waits to be merged.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import type { GspProjector } from '../crane/gsp-projector.ts';
 import { numel } from '../io/safetensors-header.ts';
 import { BackendError } from '../tensor/backend.ts';
 import type { ScoredLayer } from './gates-layer.ts';
 import type { PipelineContext } from './pipeline-context.ts';
-import { CancelledError } from './progress.ts';
-import { tsxWorkerSource } from './worker-bootstrap.ts';
+import { faultText, WorkerGroup } from './worker-group.ts';
 
 /** A gates worker failed or died; the message names the worker (the CLI reports it as an engine error, not a crash). */
 export class GatesWorkerError extends BackendError {
@@ -62,49 +60,37 @@ export function scoreLayersOnWorkers(
   setup: GatesWorkerData, layers: number, workers: number, onLayer: (scored: ScoredLayer) => void, signal?: AbortSignal,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const threads: Worker[] = [];
     const finished = new Map<number, ScoredLayer>();
     let next = 0;
     let merged = 0;
-    let closed = false;
-    const close = (error?: unknown): void => {
-      if (closed) return;
-      closed = true;
-      signal?.removeEventListener('abort', onAbort);
-      for (const thread of threads) void thread.terminate();
-      if (error === undefined) resolve();
-      else reject(error instanceof Error ? error : new Error(String(error)));
-    };
-    const onAbort = (): void => close(new CancelledError('gates'));
-    const dispatch = (thread: Worker): void => {
-      if (next < layers) thread.postMessage({ type: 'layer', layer: next++ } satisfies ToGatesWorker);
-    };
+    const group = new WorkerGroup({
+      abort: { signal, stage: 'gates' },
+      onEnd: (failure) => (failure === undefined ? resolve() : reject(failure)),
+    });
     const mergeReady = (): void => {
       for (let scored = finished.get(merged); scored !== undefined; scored = finished.get(merged)) {
         finished.delete(merged++);
         onLayer(scored);
       }
     };
-    if (signal?.aborted === true) return onAbort();
-    signal?.addEventListener('abort', onAbort);
+    if (group.closed) return;
     for (let id = 1; id <= Math.min(workers, layers); id++) {
-      const thread = new Worker(tsxWorkerSource(WORKER), { eval: true, workerData: setup });
-      threads.push(thread);
-      thread.on('message', (message: FromGatesWorker) => {
-        if (closed) return;
-        if (message.type === 'failed') return close(new GatesWorkerError(`gates worker ${id}: ${message.message}`));
-        finished.set(message.scored.layer, message.scored);
-        dispatch(thread);
-        try {
+      const dispatch = (): void => {
+        if (next < layers) worker.postMessage({ type: 'layer', layer: next++ } satisfies ToGatesWorker);
+      };
+      const worker = group.start<FromGatesWorker>({
+        module: WORKER,
+        workerData: setup,
+        // the message a worker posts when it fails already says what failed (the file it could not read)
+        fault: (fault) => new GatesWorkerError(fault.kind === 'failed' ? `gates worker ${id}: ${fault.message}` : faultText(`gates worker ${id}`, fault, 'before its layers were scored')),
+        onMessage: (message) => {
+          finished.set(message.scored.layer, message.scored);
+          dispatch();
           mergeReady();
-        } catch (error) {
-          return close(error);
-        }
-        if (merged === layers) close();
+          if (merged === layers) void group.finish();
+        },
       });
-      thread.on('error', (error) => close(new GatesWorkerError(`gates worker ${id} crashed: ${error.message}`)));
-      thread.on('exit', (code) => close(new GatesWorkerError(`gates worker ${id} exited with code ${code} before its layers were scored`)));
-      dispatch(thread);
+      dispatch();
     }
   });
 }

@@ -13,17 +13,15 @@
  * rejects: a GradientWorkerError naming
  * the worker and the job, or CancelledError.
  *
- * Workers are TypeScript modules: each starts from worker-bootstrap.ts's source, which registers tsx
- * (the CLI's loader) in the thread and imports the module, so the same sources run under the
- * CLI, vitest and the Electron engine process.
+ * The threads, their faults and the signal are a WorkerGroup (worker-group.ts): workers are
+ * TypeScript modules started through worker-bootstrap.ts, so the same sources run under the CLI,
+ * vitest and the Electron engine process.
  */
-import { Worker } from 'node:worker_threads';
 import type { LayerGradsOptions, LossSequence } from '../model/layer-grads.ts';
 import { BackendError } from '../tensor/backend.ts';
 import type { BatchRef } from './gradient-fold.ts';
 import { unpackLayer, type FromWorker, type GradientWorkerData, type GradientWorkerSetup, type ToWorker, type UnitSequence } from './gradient-worker-protocol.ts';
-import { CancelledError } from './progress.ts';
-import { tsxWorkerSource } from './worker-bootstrap.ts';
+import { faultText, WorkerGroup } from './worker-group.ts';
 
 export interface GradientJob {
   readonly ref: BatchRef;
@@ -65,79 +63,65 @@ function wireSequence(s: LossSequence): UnitSequence {
 
 export function runJobsOnWorkers(jobs: readonly GradientJob[], options: WorkerRunOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const { sink, signal } = options;
+    const { sink } = options;
     const inFlight = new Set<Promise<unknown>>();
-    const workers: Worker[] = [];
     const count = Math.min(options.workers, jobs.length);
     const waiting: (() => void)[] = [];
     let next = 0;
     let finished = 0;
-    let failure: unknown;
-    let closed = false;
 
-    const settle = (): void => {
-      closed = true;
-      signal?.removeEventListener('abort', onAbort);
-      for (const worker of workers) void worker.terminate();
-      if (failure !== undefined) sink.abandon?.();
-      void Promise.allSettled([...inFlight]).then(() => (failure === undefined ? resolve() : reject(failure)));
-    };
-    const fail = (error: unknown): void => {
-      if (closed) return;
-      failure = error;
-      settle();
-    };
-    const onAbort = (): void => fail(new CancelledError('gradients'));
+    const group = new WorkerGroup({
+      abort: { signal: options.signal, stage: 'gradients' },
+      onEnd: (failure) => {
+        if (failure !== undefined) sink.abandon?.();
+        void Promise.allSettled([...inFlight]).then(() => (failure === undefined ? resolve() : reject(failure)));
+      },
+    });
     const track = (work: Promise<unknown>): void => {
-      const tracked = work.catch(fail).finally(() => inFlight.delete(tracked));
+      const tracked = work.catch((error: unknown) => group.fail(error)).finally(() => inFlight.delete(tracked));
       inFlight.add(tracked);
     };
 
     const startWorker = (id: number): void => {
-      const workerData: GradientWorkerData = { ...options.setup, part: { index: id - 1, count } };
-      const worker = new Worker(tsxWorkerSource(options.workerModule ?? DEFAULT_WORKER), { eval: true, workerData });
-      workers.push(worker);
       let job: GradientJob | undefined;
       let chain: Promise<unknown> = Promise.resolve();
       const name = (): string => `gradient worker ${id}${job === undefined ? ' (starting)' : ` on ${job.label}`}`;
       const dispatch = (): void => {
-        if (closed) return;
+        if (group.closed) return;
         const unit = next++;
         job = jobs[unit];
         if (job === undefined) return;
-        const message: ToWorker = { type: 'unit', unit, sequences: job.sequences.map(wireSequence), options: job.options };
-        worker.postMessage(message);
+        worker.postMessage({ type: 'unit', unit, sequences: job.sequences.map(wireSequence), options: job.options } satisfies ToWorker);
       };
-      worker.on('message', (message: FromWorker) => {
-        if (closed) return;
-        if (message.type === 'ready') {
-          // each worker needs every part of the shared tensors: start when the last is read
-          waiting.push(dispatch);
-          if (waiting.length === count) for (const start of waiting) start();
-        }
-        else if (message.type === 'failed') fail(new GradientWorkerError(`${name()} failed: ${message.message}`));
-        else if (message.type === 'layer') {
-          const current = job as GradientJob;
-          chain = chain.then(async () => {
-            await sink.onLayer(current, message.layer, unpackLayer(message));
-            if (!closed) worker.postMessage({ type: 'ack' } satisfies ToWorker);
-          });
-          track(chain);
-        } else {
-          const done = job as GradientJob;
-          track(chain.then(() => sink.onDone(done)).then(() => {
-            if (++finished === jobs.length && !closed) settle();
-          }));
-          dispatch();
-        }
+      const worker = group.start<FromWorker>({
+        module: options.workerModule ?? DEFAULT_WORKER,
+        workerData: { ...options.setup, part: { index: id - 1, count } } satisfies GradientWorkerData,
+        fault: (fault) => new GradientWorkerError(faultText(name(), fault, 'before its work was done')),
+        onMessage: (message) => {
+          if (message.type === 'ready') {
+            // each worker needs every part of the shared tensors: start when the last is read
+            waiting.push(dispatch);
+            if (waiting.length === count) for (const begin of waiting) begin();
+          } else if (message.type === 'layer') {
+            const current = job as GradientJob;
+            chain = chain.then(async () => {
+              await sink.onLayer(current, message.layer, unpackLayer(message));
+              if (!group.closed) worker.postMessage({ type: 'ack' } satisfies ToWorker);
+            });
+            track(chain);
+          } else {
+            const done = job as GradientJob;
+            track(chain.then(() => sink.onDone(done)).then(() => {
+              if (++finished === jobs.length) void group.finish();
+            }));
+            dispatch();
+          }
+        },
       });
-      worker.on('error', (error) => fail(new GradientWorkerError(`${name()} crashed: ${error.message}`)));
-      worker.on('exit', (code) => fail(new GradientWorkerError(`${name()} exited with code ${code} before its work was done`)));
     };
 
-    if (signal?.aborted === true) return reject(new CancelledError('gradients'));
-    if (jobs.length === 0) return resolve();
-    signal?.addEventListener('abort', onAbort);
+    if (group.closed) return;
+    if (jobs.length === 0) return void group.finish();
     for (let id = 1; id <= count; id++) startWorker(id);
   });
 }
