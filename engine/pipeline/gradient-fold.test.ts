@@ -57,6 +57,8 @@ describe('ordered gradient fold', () => {
     await expect(layer).rejects.toBeInstanceOf(FoldAbandonedError);
     await expect(commit).rejects.toBeInstanceOf(FoldAbandonedError);
     await expect(fold.addLayer({ set: 'reasoning', batch: 1 }, 0, BATCHES[1] as Map<string, Float32Array>)).rejects.toBeInstanceOf(FoldAbandonedError);
+    // a step that starts after abandon() and waits for a step nobody asked for before: rejects, does not hang
+    await expect(fold.addLayer({ set: 'reasoning', batch: 2 }, 1, BATCHES[2] as Map<string, Float32Array>)).rejects.toBeInstanceOf(FoldAbandonedError);
     expect(store.batchesDone).toBe(1);
     expect((await readdir(dir)).sort()).toEqual(['layer_0@1.safetensors', 'progress.json']);
     expect((await store.readLayer(0)).get('w')).toEqual(Float32Array.of(1e8));

@@ -57,9 +57,18 @@ export class OrderedGradientFold {
     for (const event of this.events.values()) event.reject(new FoldAbandonedError('gradient fold abandoned: the run stopped before an earlier batch arrived'));
   }
 
-  /** Waits for the same step of the set's previous batch, unless that batch was committed before. */
+  /**
+   * Waits for the same step of the set's previous batch, unless that batch was committed before.
+   * Checks `abandoned` before waiting too: a step that starts after abandon() (a worker's next
+   * layer, queued behind a fold that was writing) would wait on an event nobody rejects.
+   */
   private async after(unit: BatchRef, step: string): Promise<void> {
+    this.throwIfAbandoned(unit, step);
     if (unit.batch > this.store(unit).batchesDone) await this.event(unit.set, unit.batch - 1, step).promise;
+    this.throwIfAbandoned(unit, step);
+  }
+
+  private throwIfAbandoned(unit: BatchRef, step: string): void {
     if (this.abandoned) throw new FoldAbandonedError(`gradient fold abandoned before ${step} of ${unit.set} batch ${unit.batch}`);
   }
 
