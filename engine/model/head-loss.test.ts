@@ -12,6 +12,7 @@ import { SeededRandom } from '../protocol/seeded-random.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { disposeHead, headFromValues, type HeadWeights } from './head.ts';
 import { headLossAndGrads, headLosses } from './head-loss.ts';
+import { dot64, type VocabDirection } from './head-directions.ts';
 import type { ModelSpec } from './config.ts';
 import { dominantHeadModel } from './testing/dominant-head.ts';
 import { RelativeError, headPrecision } from './testing/head-precision.ts';
@@ -93,7 +94,7 @@ describe('chunked head', () => {
     expect(head.chunks.length).toBe(Math.ceil(vocab / vocabChunk));
     const losses = headLosses(spec, head, sequences, { chunkRows });
     expect(losses[1]).toBeNaN();
-    const grads = headLossAndGrads(spec, head, sequences, { chunkRows, scale: 0.5, weightGrads: true });
+    const grads = headLossAndGrads(spec, head, sequences, { chunkRows, scale: 0.5, lmHeadGrad: true });
     const refMeans = [reference.losses.subarray(0, 3), reference.losses.subarray(3, 5)].map((l) => l.reduce((a, b) => a + b, 0) / l.length);
     expect(Math.abs((losses[0] as number) - (refMeans[0] as number))).toBeLessThan(1e-6);
     expect(Math.abs((grads.sequenceLosses[2] as number) - (refMeans[1] as number))).toBeLessThan(1e-6);
@@ -102,6 +103,49 @@ describe('chunked head', () => {
     expect(new RelativeError().add(gotRows, reference.dHidden).value()).toBeLessThan(1e-5);
     expect(new RelativeError().add(grads.dNorm as Float32Array, reference.dNorm).value()).toBeLessThan(1e-5);
     expect(new RelativeError().add(grads.dLmHead as Float32Array, reference.dHead).value()).toBeLessThan(1e-5);
+  });
+
+  // A whole Δ, one on rows that hold labels (28, 7) and one on rows that are nobody's label.
+  const whole = rng.normals(vocab * width, 1);
+  const labelRows = { rows: Int32Array.from([28, 3, 7]), values: rng.normals(3 * width, 1) };
+  const otherRows = { rows: Int32Array.from([20]), values: rng.normals(width, 1) };
+  const directions = [{ values: whole }, labelRows, otherRows];
+  const dense = (d: VocabDirection): Float32Array => {
+    if (d.rows === undefined) return d.values;
+    const out = new Float32Array(vocab * width);
+    d.rows.forEach((r, k) => out.set(d.values.subarray(k * width, (k + 1) * width), r * width));
+    return out;
+  };
+
+  it.each([
+    { vocabChunk: 29, chunkRows: 128 },
+    { vocabChunk: 7, chunkRows: 2 },
+    { vocabChunk: 1, chunkRows: 1 },
+  ])('vocab chunks of $vocabChunk, row blocks of $chunkRows: dots along directions equal float64 and the whole lm_head gradient’s, in the same pass', ({ vocabChunk, chunkRows }) => {
+    const head = headFromValues(norm, stored, { vocabChunk });
+    heads.push(head);
+    const grads = headLossAndGrads(spec, head, sequences, { chunkRows, scale: 0.5, lmHeadGrad: true, directions });
+    const plain = headLossAndGrads(spec, head, sequences, { chunkRows, scale: 0.5, lmHeadGrad: false });
+    expect(grads.sequenceLosses).toEqual(plain.sequenceLosses);
+    expect(new RelativeError().add(grads.dNorm, plain.dNorm).value()).toBeLessThan(1e-6);
+    directions.forEach((d, k) => {
+      const got = grads.directionDots[k] as number;
+      const want = dot64(reference.dHead, dense(d));
+      const fromWhole = dot64(grads.dLmHead as Float32Array, dense(d));
+      expect(Math.abs(got - want) / Math.abs(want), `direction ${k}: ${got} vs float64 ${want}`).toBeLessThan(1e-5);
+      expect(Math.abs(got - fromWhole) / Math.abs(want), `direction ${k}: ${got} vs whole gradient's ${fromWhole}`).toBeLessThan(1e-5);
+    });
+    expect(plain.directionDots).toEqual([]);
+    expect(plain.dLmHead).toBeUndefined();
+  });
+
+  it('refuses a direction that does not fit lm_head', () => {
+    const head = headFromValues(norm, stored, { vocabChunk: 7 });
+    heads.push(head);
+    const run = (d: VocabDirection) => () => headLossAndGrads(spec, head, sequences, { chunkRows: 2, scale: 0.5, lmHeadGrad: false, directions: [d] });
+    expect(run({ values: new Float32Array(vocab * width - 1) })).toThrow(/lm_head: a direction of 231 values for a \[29, 8\] weight/);
+    expect(run({ rows: Int32Array.from([29]), values: new Float32Array(width) })).toThrow(/lm_head: direction row 29 is outside the weight's 29 rows/);
+    expect(run({ rows: Int32Array.from([1, 2]), values: new Float32Array(width) })).toThrow(/lm_head: a direction of 8 values on 2 rows of 8/);
   });
 
   it('refuses an lm_head that is not [vocab, hidden] and a vocab chunk that is not a positive integer', () => {

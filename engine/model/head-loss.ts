@@ -9,8 +9,9 @@
  * (rows · normedᵀ) and the backward's exps · W both multiply the chunk's stored rows, so the
  * head is never transposed. ChunkedCrossEntropy accumulates in float64 and gives loss and
  * d/d normed rows in ONE pass (issue 14: at 1 × 64 tokens the second pass, which recomputed
- * every chunk's logits, was a third of the head's matmuls); only lm_head gradients take a second
- * pass, since they need every row's final softmax sum.
+ * every chunk's logits, was a third of the head's matmuls); only a whole lm_head gradient takes a
+ * second pass, since it needs every row's final softmax sum. Dots of that gradient with given
+ * directions need no second pass (head-directions.ts): each Δ's product rides beside W's.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { tidyValues } from '../tensor/tidy-values.ts';
@@ -18,6 +19,7 @@ import { ChunkedCrossEntropy } from '../tensor/chunked-cross-entropy.ts';
 import type { ModelSpec } from './config.ts';
 import { withHeapValues } from '../tensor/heap-values.ts';
 import { accumulate, gatherRows, headRows, vocabMajorLogits, withRows, type HeadWeights } from './head.ts';
+import { checkDirection, directionProduct, directionRows, dot64, partOf, sideBySide, withChunkParts, type VocabDirection } from './head-directions.ts';
 import { rmsNorm } from './ops.ts';
 
 /** The target rows of one sequence (targetRows) and its final hidden states [T·hidden]. */
@@ -35,8 +37,10 @@ export interface HeadLossOptions {
 export interface HeadGradOptions extends HeadLossOptions {
   /** Each sequence's mean CE enters the objective times this (1 / sequenceCount). */
   readonly scale: number;
-  /** Also return d/d model.norm and d/d lm_head. */
-  readonly weightGrads: boolean;
+  /** Also return d/d lm_head, [vocab · hidden] (a second pass over the chunks). */
+  readonly lmHeadGrad: boolean;
+  /** Also return ⟨d objective / d lm_head, Δ⟩ of each of these, from this one pass. */
+  readonly directions?: readonly VocabDirection[];
 }
 
 export interface HeadGrads {
@@ -44,9 +48,11 @@ export interface HeadGrads {
   readonly sequenceLosses: number[];
   /** d objective / d final hidden, one [T·hidden] per sequence (zero on rows that predict nothing). */
   readonly dHidden: Float32Array[];
-  readonly dNorm?: Float32Array;
+  readonly dNorm: Float32Array;
   /** d objective / d lm_head, stored layout [vocab · hidden]. */
   readonly dLmHead?: Float32Array;
+  /** ⟨d objective / d lm_head, Δ⟩ of each of options.directions (none: empty). */
+  readonly directionDots: number[];
 }
 
 interface RowBlock {
@@ -71,32 +77,46 @@ export function headLosses(spec: ModelSpec, head: HeadWeights, sequences: readon
 
 export function headLossAndGrads(spec: ModelSpec, head: HeadWeights, sequences: readonly HeadSequence[], options: HeadGradOptions): HeadGrads {
   const width = spec.hiddenSize;
+  const directions = options.directions ?? [];
+  directions.forEach((d) => checkDirection(d, head.vocab, width, 'lm_head'));
+  // Row r of each block's product and label rows: [W | Δ_1 | … | Δ_K] parts side by side.
+  const parts = 1 + directions.length;
   const blocks = rowBlocks(spec, head, sequences, options.chunkRows, options.scale);
   try {
     // One buffer for every block's exps, reused across chunks (the first block is the largest).
     const exps = new Float32Array((blocks[0]?.owners.length ?? 0) * Math.max(0, ...head.chunks.map((c) => c.size)));
     for (const chunk of head.chunks) {
-      withRows(head, chunk, (rows) => {
+      withRows(head, chunk, (rows) => withChunkParts(directions, chunk, width, (along) => {
         for (const b of blocks) {
           const blockExps = exps.subarray(0, b.owners.length * chunk.size);
           withLogits(b, rows, (logits) => b.ce.addWithExps(logits, chunk.start, blockExps));
-          b.ce.foldProduct(tidyValues(() => tf.matMul(tf.tensor2d(blockExps, [b.owners.length, chunk.size]), rows)));
+          b.ce.foldProduct(tidyValues(() => {
+            const e = tf.tensor2d(blockExps, [b.owners.length, chunk.size]);
+            const products = [tf.matMul(e, rows), ...along.map((part) => directionProduct(part, e))];
+            return products.length === 1 ? (products[0] as tf.Tensor2D) : tf.concat(products, 1);
+          }));
         }
-      });
+      }));
     }
     const sequenceLosses = sequenceMeans(sequences, blocks);
     const dHidden = sequences.map((s) => new Float32Array(s.hidden.length));
     const dNorm = new Float32Array(width);
+    const directionDots = directions.map(() => 0);
     for (const b of blocks) {
-      const dNormed = b.ce.inputGradient(headRows(head, b.ce.labels), b.weights);
+      const labelRows = [headRows(head, b.ce.labels), ...directions.map((d) => directionRows(d, b.ce.labels, width))];
+      const dInputs = b.ce.inputGradient(sideBySide(labelRows, width), b.weights);
+      const dNormed = partOf(dInputs, 0, parts, width);
+      if (directions.length > 0) {
+        const normed = b.normed.dataSync() as Float32Array;
+        directions.forEach((_, k) => (directionDots[k] = (directionDots[k] as number) + dot64(partOf(dInputs, k + 1, parts, width), normed)));
+      }
       const [dx, dw] = tf.tidy(() => tf.grads((x: tf.Tensor, w: tf.Tensor) => rmsNorm(x, w as tf.Tensor1D, spec.rmsNormEps))([b.hidden, head.norm], tf.tensor2d(dNormed, [b.owners.length, width]))) as [tf.Tensor, tf.Tensor];
       const values = dx.dataSync();
       b.owners.forEach((o, j) => (dHidden[o.sequence] as Float32Array).set(values.subarray(j * width, (j + 1) * width), o.row * width));
       dw.dataSync().forEach((v, k) => (dNorm[k] = (dNorm[k] as number) + v));
       tf.dispose([dx, dw]);
     }
-    const dLmHead = options.weightGrads ? lmHeadGradient(head, blocks) : undefined;
-    return { sequenceLosses, dHidden, ...(options.weightGrads ? { dNorm } : {}), ...(dLmHead !== undefined ? { dLmHead } : {}) };
+    return { sequenceLosses, dHidden, dNorm, directionDots, ...(options.lmHeadGrad ? { dLmHead: lmHeadGradient(head, blocks) } : {}) };
   } finally {
     disposeBlocks(blocks);
   }

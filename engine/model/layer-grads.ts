@@ -19,6 +19,10 @@
  * (HEAD_GRADS_LAYER): model.norm.weight, and lm_head.weight — or, when tied,
  * model.embed_tokens.weight as the sum of the lm_head and embedding-lookup gradients (an untied
  * model also gets model.embed_tokens.weight). These are vocab-sized: only ask when needed.
+ * A caller that only dots them with known directions asks for `headDirections` instead: layer −1
+ * then brings model.norm.weight alone, and the result's headDots each direction's ⟨∇L, Δ⟩,
+ * taken in the head's one pass and from the lookup's rows (head-directions.ts) — no vocab-sized
+ * array, no second pass over the head.
  *
  * A looped model (loop-config.ts) runs the layers once per pass: lossAndPassGrads reports every
  * (pass, layer) part — the last pass first, each pass from its last layer down, then the head
@@ -29,6 +33,7 @@
 import { RopeCache, embedTokens, forwardLayers, type ModelContext } from './forward.ts';
 import { backwardLayer } from './layer-backward.ts';
 import { disposeHead, readHead, targetRows } from './head.ts';
+import { checkDirection, directionRows, dot64, type HeadDirections, type HeadDots } from './head-directions.ts';
 import { headLossAndGrads, type HeadGradOptions, type HeadGrads, type HeadSequence } from './head-loss.ts';
 import { passCount } from './loop-config.ts';
 import { sumOverPasses, type PassGradsCallback } from './loop-grad-sums.ts';
@@ -54,6 +59,12 @@ export interface LayerGradsOptions {
   readonly headGrads?: boolean;
   /** Rows pushed through the vocab projection at once (default: the memory plan's, memory-plan.ts). */
   readonly headChunkRows?: number;
+  /**
+   * Directions on the embedding and lm_head whose dots with their gradients go into headDots;
+   * model.norm's gradient is reported as layer −1. Called when the head pass begins, and let go
+   * of after it: a whole lm_head Δ is vocab × hidden and need not live through the backward.
+   */
+  readonly headDirections?: () => Promise<HeadDirections>;
 }
 
 export interface LossResult {
@@ -62,6 +73,8 @@ export interface LossResult {
   /** Per sequence: mean CE over its targets. */
   readonly sequenceLosses: readonly number[];
   readonly targetCounts: readonly number[];
+  /** With options.headDirections: ⟨∇L, Δ⟩ of each direction given. */
+  readonly headDots?: HeadDots;
 }
 
 export async function lossAndLayerGrads(ctx: ModelContext, batch: readonly LossSequence[], onLayer: LayerGradsCallback, options: LayerGradsOptions = {}): Promise<LossResult> {
@@ -87,16 +100,24 @@ async function passGrads(ctx: ModelContext, batch: readonly LossSequence[], onPa
   });
   const scale = 1 / (options.sequenceCount ?? batch.length);
   const { embedding, hidden, stash } = await forwardWithStash(ctx, batch);
-  const result = await headPass(ctx, hidden.map((h, i) => ({ hidden: h, ...(seqs[i] as (typeof seqs)[number]) })), { scale, chunkRows: options.headChunkRows ?? planMemory(spec).headRows, weightGrads: options.headGrads === true });
+  const headGrads = options.headGrads === true;
+  const { grads: result, along } = await headPass(ctx, batch, hidden.map((h, i) => ({ hidden: h, ...(seqs[i] as (typeof seqs)[number]) })), { scale, chunkRows: options.headChunkRows ?? planMemory(spec).headRows, lmHeadGrad: headGrads }, options.headDirections);
 
   const { dEmbedOut, dNorms } = await backwardLayers(ctx, stash, result.dHidden, onPart);
-  if (options.headGrads === true) {
-    const parts = headGradParts(ctx, embedding, batch, dEmbedOut, result, dNorms);
+  if (headGrads || along !== undefined) {
+    const parts = normParts(passCount(spec), result.dNorm, dNorms);
+    if (headGrads) addVocabGrads(ctx, parts, embedding, batch, dEmbedOut, result);
     for (let pass = parts.length - 1; pass >= 0; pass--) await onPart(pass, HEAD_GRADS_LAYER, parts[pass] as Map<string, Float32Array>);
   }
   const { sequenceLosses } = result;
   const loss = sequenceLosses.reduce((a, b) => a + b, 0) * scale;
-  return { loss, sequenceLosses, targetCounts: seqs.map((s) => s.rows.length) };
+  return { loss, sequenceLosses, targetCounts: seqs.map((s) => s.rows.length), ...(along === undefined ? {} : { headDots: along.dots(dEmbedOut) }) };
+}
+
+/** What the head pass keeps of HeadDirections: the dots so far, and the lookup's part still to come. */
+interface HeadAlong {
+  /** The finished dots, given d objective / d embedding output per sequence. */
+  dots(dEmbedOut: readonly Float32Array[]): HeadDots;
 }
 
 /**
@@ -104,13 +125,37 @@ async function passGrads(ctx: ModelContext, batch: readonly LossSequence[], onPa
  * hidden float32, 622 MB at Qwen3-0.6B shapes) is garbage once this returns, not kept alive
  * through the whole backward by the caller's frame.
  */
-async function headPass(ctx: ModelContext, sequences: readonly HeadSequence[], options: HeadGradOptions): Promise<HeadGrads> {
+async function headPass(ctx: ModelContext, batch: readonly LossSequence[], sequences: readonly HeadSequence[], options: HeadGradOptions, directions?: () => Promise<HeadDirections>): Promise<{ grads: HeadGrads; along?: HeadAlong }> {
   const head = await readHead(ctx);
   try {
-    return headLossAndGrads(ctx.spec, head, sequences, options);
+    if (directions === undefined) return { grads: headLossAndGrads(ctx.spec, head, sequences, options) };
+    const given = await directions();
+    const { tiedEmbeddings: tied, vocabSize, hiddenSize } = ctx.spec;
+    given.embedding.forEach((d) => checkDirection(d, vocabSize, hiddenSize, EMBED_NAME));
+    given.lmHead.forEach((d) => checkDirection(d, vocabSize, hiddenSize, LM_HEAD_NAME));
+    const grads = headLossAndGrads(ctx.spec, head, sequences, { ...options, directions: tied ? given.embedding : given.lmHead });
+    return { grads, along: headAlong(ctx, batch, given, grads.directionDots) };
   } finally {
     disposeHead(head);
   }
+}
+
+/**
+ * The head's dots (`headUse`: the lm_head's, or when tied the embedding's lm_head use) and, per
+ * embedding direction, its rows at the batch's tokens — all the lookup's part needs of it once
+ * the backward is done, so no Δ is kept.
+ */
+function headAlong(ctx: ModelContext, batch: readonly LossSequence[], given: HeadDirections, headUse: readonly number[]): HeadAlong {
+  const width = ctx.spec.hiddenSize;
+  const tied = ctx.spec.tiedEmbeddings;
+  const lookups = given.embedding.map((d) => batch.map((s) => directionRows(d, s.ids, width)));
+  const lmHead = tied ? given.lmHead.map(() => 0) : [...headUse];
+  return {
+    dots: (dEmbedOut) => ({
+      embedding: lookups.map((rows, k) => rows.reduce((sum, r, i) => sum + dot64(r, dEmbedOut[i] as Float32Array), tied ? (headUse[k] as number) : 0)),
+      lmHead,
+    }),
+  };
 }
 
 /**
@@ -175,17 +220,24 @@ async function forwardWithStash(ctx: ModelContext, batch: readonly LossSequence[
 }
 
 /**
- * model.norm, lm_head and embedding gradients, one map per pass: the lookup scatter in pass 0,
- * the head (norm, lm_head — into the embedding when tied) in the last pass, model.norm's part
- * from a norm between passes (`dNorms`) in the pass before it. One pass: everything in one map.
+ * model.norm's gradient, one map per pass: the head's in the last pass, the part from a norm
+ * between passes (`dNorms`) in the pass before it.
  */
-function headGradParts(ctx: ModelContext, embedding: Float32Array, batch: readonly LossSequence[], dEmbedOut: readonly Float32Array[], head: HeadGrads, dNorms: readonly (Float32Array | undefined)[]): Map<string, Float32Array>[] {
-  const width = ctx.spec.hiddenSize;
-  const passes = passCount(ctx.spec);
+function normParts(passes: number, dNorm: Float32Array, dNorms: readonly (Float32Array | undefined)[]): Map<string, Float32Array>[] {
   const parts = Array.from({ length: passes }, (_, pass) => new Map<string, Float32Array>(dNorms[pass] === undefined ? [] : [[FINAL_NORM_NAME, dNorms[pass] as Float32Array]]));
+  (parts[passes - 1] as Map<string, Float32Array>).set(FINAL_NORM_NAME, dNorm);
+  return parts;
+}
+
+/**
+ * lm_head and embedding gradients into the per-pass maps: the lookup scatter in pass 0, lm_head
+ * (into the embedding when tied) in the last pass. One pass: everything in one map.
+ */
+function addVocabGrads(ctx: ModelContext, parts: Map<string, Float32Array>[], embedding: Float32Array, batch: readonly LossSequence[], dEmbedOut: readonly Float32Array[], head: HeadGrads): void {
+  const width = ctx.spec.hiddenSize;
+  const passes = parts.length;
   const out = parts[passes - 1] as Map<string, Float32Array>;
   const dHead = head.dLmHead ?? new Float32Array(embedding.length);
-  if (head.dNorm !== undefined) out.set(FINAL_NORM_NAME, head.dNorm);
   const dEmbed = ctx.spec.tiedEmbeddings && passes === 1 ? dHead : new Float32Array(embedding.length);
   batch.forEach((s, i) => {
     const g = dEmbedOut[i] as Float32Array;
@@ -197,5 +249,4 @@ function headGradParts(ctx: ModelContext, embedding: Float32Array, batch: readon
   if (!ctx.spec.tiedEmbeddings) out.set(LM_HEAD_NAME, dHead);
   else if (passes > 1) out.set(EMBED_NAME, dHead);
   (parts[0] as Map<string, Float32Array>).set(EMBED_NAME, dEmbed);
-  return parts;
 }

@@ -1,0 +1,117 @@
+/**
+ * Directions Δ on the vocab-sized head weights (lm_head, the embedding), and the pieces that dot
+ * them with those weights' gradients without forming a [vocab, hidden] gradient (issue 14: the
+ * curvature passes held two 622 MB gradient arrays at Qwen3-0.6B shapes only to take such dots).
+ *
+ * For logits z_r = W·x_r (x_r the normed row), ⟨∇_W L, Δ⟩ = Σ_r Σ_v dz_r[v]·(Δ·x_r)[v]
+ * = Σ_r ⟨Σ_v dz_r[v]·Δ_v, x_r⟩: the input gradient of row r as if Δ were the head, dotted with x_r.
+ * head-loss.ts gets that input gradient the way it gets the real one, in its single pass over the
+ * chunks: ChunkedCrossEntropy folds exps · [W_chunk | Δ_chunk …] side by side (directionProduct
+ * gives each Δ's part of a chunk) and inputGradient takes the label rows [W_label | Δ_label …]
+ * (directionRows). The embedding lookup's part is Σ_t ⟨Δ[id_t], d/d embedding output at t⟩,
+ * from the same directionRows at the batch's tokens (layer-grads.ts).
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import type { HeadChunk } from './head.ts';
+
+/** Δ on a [vocab, hidden] weight: whole, [vocab · hidden]; or with `rows`, those rows' values ([rows.length · hidden]) and 0 elsewhere. */
+export interface VocabDirection {
+  readonly values: Float32Array;
+  readonly rows?: Int32Array;
+}
+
+export interface HeadDirections {
+  /** Directions on model.embed_tokens.weight, dotted with its gradient: the lookup's, plus the lm_head use's when tied. */
+  readonly embedding: readonly VocabDirection[];
+  /** Directions on lm_head.weight. A tied model has no such weight in use: their dots are 0. */
+  readonly lmHead: readonly VocabDirection[];
+}
+
+/** ⟨∇L, Δ⟩ for each direction given, in the given order. */
+export interface HeadDots {
+  readonly embedding: number[];
+  readonly lmHead: number[];
+}
+
+/** One direction's part of a head chunk, uploaded: the chunk's rows of Δ (`local`: which of them, when Δ has rows). */
+interface ChunkPart {
+  readonly values: tf.Tensor2D;
+  readonly local?: tf.Tensor1D;
+}
+
+/** Throws unless `direction` fits a [vocab, width] weight (`name` says which, for the message). */
+export function checkDirection(direction: VocabDirection, vocab: number, width: number, name: string): void {
+  const { values, rows } = direction;
+  if (rows === undefined) {
+    if (values.length !== vocab * width) throw new RangeError(`${name}: a direction of ${values.length} values for a [${vocab}, ${width}] weight`);
+    return;
+  }
+  if (values.length !== rows.length * width) throw new RangeError(`${name}: a direction of ${values.length} values on ${rows.length} rows of ${width}`);
+  const bad = rows.find((r) => !(r >= 0 && r < vocab));
+  if (bad !== undefined) throw new RangeError(`${name}: direction row ${bad} is outside the weight's ${vocab} rows`);
+}
+
+/** Runs `use` with every direction's part of `chunk` uploaded (one tensor per direction, or two with rows), disposed after. */
+export function withChunkParts<T>(directions: readonly VocabDirection[], chunk: HeadChunk, width: number, use: (parts: readonly ChunkPart[]) => T): T {
+  const parts: ChunkPart[] = [];
+  try {
+    for (const d of directions) parts.push(chunkPart(d, chunk, width));
+    return use(parts);
+  } finally {
+    tf.dispose(parts.flatMap((p) => (p.local === undefined ? [p.values] : [p.values, p.local])));
+  }
+}
+
+function chunkPart(direction: VocabDirection, chunk: HeadChunk, width: number): ChunkPart {
+  const { values, rows } = direction;
+  if (rows === undefined) return { values: tf.tensor2d(values.subarray(chunk.start * width, (chunk.start + chunk.size) * width), [chunk.size, width]) };
+  const inside = [...rows.keys()].filter((k) => (rows[k] as number) >= chunk.start && (rows[k] as number) < chunk.start + chunk.size);
+  const picked = new Float32Array(inside.length * width);
+  inside.forEach((k, i) => picked.set(values.subarray(k * width, (k + 1) * width), i * width));
+  return { values: tf.tensor2d(picked, [inside.length, width]), local: tf.tensor1d(inside.map((k) => (rows[k] as number) - chunk.start), 'int32') };
+}
+
+/** exps [n, chunk size] · Δ_chunk → [n, width] (call inside a tidy). */
+export function directionProduct(part: ChunkPart, exps: tf.Tensor2D): tf.Tensor2D {
+  if (part.local === undefined) return tf.matMul(exps, part.values);
+  if (part.local.size === 0) return tf.zeros([exps.shape[0], part.values.shape[1]]);
+  return tf.matMul(tf.gather(exps, part.local, 1), part.values);
+}
+
+/** Δ's rows at vocab ids `ids`, [ids.length · width] (zeros where Δ has no row). */
+export function directionRows(direction: VocabDirection, ids: ArrayLike<number>, width: number): Float32Array {
+  const { values, rows } = direction;
+  const at = rows === undefined ? undefined : new Map(Array.from(rows, (r, k) => [r, k]));
+  const out = new Float32Array(ids.length * width);
+  for (let t = 0; t < ids.length; t++) {
+    const id = ids[t] as number;
+    const row = at === undefined ? id : at.get(id);
+    if (row !== undefined) out.set(values.subarray(row * width, (row + 1) * width), t * width);
+  }
+  return out;
+}
+
+/** `parts` of [n, width] each as rows [n, parts · width], side by side (tf.concat(parts, 1)'s layout). */
+export function sideBySide(parts: readonly Float32Array[], width: number): Float32Array {
+  if (parts.length === 1) return parts[0] as Float32Array;
+  const n = (parts[0]?.length ?? 0) / width;
+  const out = new Float32Array(n * width * parts.length);
+  for (let r = 0; r < n; r++) parts.forEach((p, k) => out.set(p.subarray(r * width, (r + 1) * width), (r * parts.length + k) * width));
+  return out;
+}
+
+/** Part k of rows laid side by side, [n, width]. */
+export function partOf(rows: Float32Array, k: number, parts: number, width: number): Float32Array {
+  if (parts === 1) return rows;
+  const n = rows.length / (parts * width);
+  const out = new Float32Array(n * width);
+  for (let r = 0; r < n; r++) out.set(rows.subarray((r * parts + k) * width, (r * parts + k + 1) * width), r * width);
+  return out;
+}
+
+/** Σ a[i]·b[i] in float64. */
+export function dot64(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i] as number) * (b[i] as number);
+  return sum;
+}
