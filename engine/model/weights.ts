@@ -12,6 +12,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import type { ModelSpec } from './config.ts';
+import { withUploadBuffer } from '../tensor/upload-buffer.ts';
 import { isSparseLayer } from './moe-config.ts';
 import { EXPERT_PROJECTIONS, ROUTER_KEY, detectExpertLayout, expertKey, fuseExpertArrays, fusedShapes, perExpertShapes, splitFusedExpert, type ExpertLayout } from './moe-weights.ts';
 
@@ -64,13 +65,18 @@ export function layerParamShapes(spec: ModelSpec, layer: number): ReadonlyMap<st
   return shapes;
 }
 
-/** Reads one tensor as float32, checking its shape. */
-export async function readChecked(checkpoint: WeightSource, name: string, shape: readonly number[]): Promise<Float32Array> {
+/** Reads one tensor as float32, checking its shape (into `into` where the source takes it: Checkpoint.readFloat32). */
+export async function readChecked(checkpoint: WeightSource, name: string, shape: readonly number[], into?: Float32Array): Promise<Float32Array> {
   const info = checkpoint.tensor(name);
   if (info.shape.length !== shape.length || info.shape.some((n, i) => n !== shape[i])) {
     throw new CheckpointError('shape', checkpoint.dir, `has shape [${info.shape.join(', ')}] but config.json implies [${shape.join(', ')}]`, name);
   }
-  return checkpoint.readFloat32(name);
+  return checkpoint.readFloat32(name, into);
+}
+
+/** One tensor read and uploaded through the thread's reused read buffer (upload-buffer.ts: no fresh pages per read on wasm). */
+function readUploaded(checkpoint: WeightSource, name: string, shape: readonly number[]): Promise<tf.Tensor> {
+  return withUploadBuffer(shape.reduce((a, b) => a * b, 1), async (into) => tf.tensor(await readChecked(checkpoint, name, shape, into), [...shape]));
 }
 
 /**
@@ -90,7 +96,10 @@ export interface LayerWeights {
   readonly experts?: ExpertLayout;
 }
 
-/** Reads decoder layer `layer` from disk into fresh tensors (the caller disposes them with disposeLayer). */
+/**
+ * Reads decoder layer `layer` from disk into fresh tensors (the caller disposes them with
+ * disposeLayer), each tensor through one reused read buffer (readUploaded).
+ */
 export async function readLayer(checkpoint: WeightSource, spec: ModelSpec, layer: number): Promise<LayerWeights> {
   const params: Record<string, tf.Tensor> = {};
   const experts = isSparseLayer(spec.moe, layer)
@@ -107,7 +116,7 @@ export async function readLayer(checkpoint: WeightSource, spec: ModelSpec, layer
   try {
     for (const [key, shape] of layerParamShapes(spec, layer)) {
       if (experts === 'fused' && key.startsWith('mlp.experts.')) continue;
-      put(key, tf.tensor(await readChecked(checkpoint, layerTensorName(layer, key), shape), [...shape]));
+      put(key, await readUploaded(checkpoint, layerTensorName(layer, key), shape));
     }
     if (experts === 'fused' && spec.moe !== undefined) {
       const [gateUp, down] = await Promise.all([...fusedShapes(spec.moe, spec.hiddenSize)].map(([key, shape]) => readChecked(checkpoint, layerTensorName(layer, key), shape)));

@@ -57,9 +57,9 @@ export function cancellableSource(weights: WeightSource, signal: AbortSignal | u
     config: weights.config,
     tensors: weights.tensors,
     tensor: (name) => weights.tensor(name),
-    readFloat32: async (name) => {
+    readFloat32: async (name, into) => {
       throwIfCancelled(signal, stage);
-      return weights.readFloat32(name);
+      return weights.readFloat32(name, into);
     },
   };
 }

@@ -80,9 +80,9 @@ export function withSharedTensors(source: WeightSource, shared: readonly SharedT
     config: source.config,
     tensors: source.tensors,
     tensor: (name) => source.tensor(name),
-    readFloat32: async (name) => {
+    readFloat32: async (name, into) => {
       const buffer = byName.get(name);
-      return buffer === undefined ? source.readFloat32(name) : new Float32Array(buffer);
+      return buffer === undefined ? source.readFloat32(name, into) : new Float32Array(buffer);
     },
   };
 }
