@@ -15,15 +15,25 @@
  * Small samples (a few chats' format positions) also keep their rows, up to d/4 of them (a
  * quarter of the Gram's own memory): GSP then solves from H directly (linalg/thin-gram-eigen.ts,
  * ~10× faster at 100 rows of 1024). Past d/4 rows, or once a partial Gram arrives without its
- * rows, they are dropped.
+ * rows, they are dropped. Until then the Gram and its block buffer (d² + 256·d float64, 10 MB
+ * at d = 1024) are not even allocated: the kept rows are all there is, and are replayed through
+ * the same blocks (so the Gram is bit-identical) only when the Gram is asked for or the rows
+ * outgrow d/4. The projectors stage holds one accumulator per layer and key — 56 of them for
+ * 28 layers, 560 MB of Grams that a two-chat calibration never reads.
  */
 
 const ROWS_PER_FLUSH = 256;
 
-export class GramAccumulator {
-  private readonly upper: Float64Array;
+/** The Gram's upper triangle (of a d×d array) and the block of rows not yet added to it. */
+interface GramBlocks {
+  readonly upper: Float64Array;
   /** Buffered rows, transposed: column c of the block is buffer[c*ROWS_PER_FLUSH ..]. */
-  private readonly buffer: Float64Array;
+  readonly buffer: Float64Array;
+}
+
+export class GramAccumulator {
+  /** Allocated once the Gram is needed (blocks()); until then every row is in `kept`. */
+  private sums: GramBlocks | undefined;
   private buffered = 0;
   private total = 0;
   /** Copies of the rows seen, while every row is known and there are at most maxKeptRows. */
@@ -32,8 +42,6 @@ export class GramAccumulator {
 
   constructor(readonly dim: number) {
     if (!Number.isInteger(dim) || dim < 1) throw new RangeError(`dimension ${dim} must be a positive integer`);
-    this.upper = new Float64Array(dim * dim);
-    this.buffer = new Float64Array(dim * ROWS_PER_FLUSH);
     this.maxKeptRows = Math.floor(dim / 4);
   }
 
@@ -45,26 +53,23 @@ export class GramAccumulator {
   addRows(rows: Float32Array | Float64Array): void {
     const d = this.dim;
     if (rows.length % d !== 0) throw new RangeError(`${rows.length} values are not whole rows of ${d}`);
-    const first = this.total;
-    for (let offset = 0; offset < rows.length; offset += d) {
-      for (let c = 0; c < d; c++) {
-        const v = rows[offset + c] as number;
-        if (!Number.isFinite(v)) throw new RangeError(`non-finite activation in row ${this.total}`);
-        this.buffer[c * ROWS_PER_FLUSH + this.buffered] = v;
-      }
-      this.buffered++;
-      this.total++;
-      if (this.buffered === ROWS_PER_FLUSH) this.flush();
+    for (let i = 0; i < rows.length; i++) {
+      if (!Number.isFinite(rows[i] as number)) throw new RangeError(`non-finite activation in row ${this.total + Math.floor(i / d)}`);
     }
-    this.keep(rows, first);
+    this.total += rows.length / d;
+    const keeping = this.kept !== null && this.total <= this.maxKeptRows;
+    if (this.sums !== undefined || !keeping) this.accumulate(this.blocks(), rows);
+    if (keeping) this.kept?.push(Float64Array.from(rows));
+    else this.kept = null;
   }
 
   /** Add a chunk's own HᵀH (d×d, symmetric, row-major) covering `rowCount` rows. */
   addGram(partial: Float32Array | Float64Array, rowCount: number): void {
     const d = this.dim;
     if (partial.length !== d * d) throw new RangeError(`partial Gram has ${partial.length} entries, expected ${d}×${d}`);
+    const { upper } = this.blocks();
     for (let i = 0; i < d; i++) {
-      for (let j = i; j < d; j++) this.upper[i * d + j] = (this.upper[i * d + j] as number) + (partial[i * d + j] as number);
+      for (let j = i; j < d; j++) upper[i * d + j] = (upper[i * d + j] as number) + (partial[i * d + j] as number);
     }
     this.total += rowCount;
     this.kept = null;
@@ -82,20 +87,15 @@ export class GramAccumulator {
     return out;
   }
 
-  private keep(rows: Float32Array | Float64Array, first: number): void {
-    if (this.kept === null) return;
-    if (first + rows.length / this.dim > this.maxKeptRows) this.kept = null;
-    else this.kept.push(Float64Array.from(rows));
-  }
-
   /** The full symmetric Gram matrix so far. */
   gram(): Float64Array {
+    const { upper } = this.blocks();
     this.flush();
     const d = this.dim;
     const full = new Float64Array(d * d);
     for (let i = 0; i < d; i++) {
       for (let j = i; j < d; j++) {
-        const v = this.upper[i * d + j] as number;
+        const v = upper[i * d + j] as number;
         full[i * d + j] = v;
         full[j * d + i] = v;
       }
@@ -108,12 +108,33 @@ export class GramAccumulator {
    * buffered value loaded serves two products (the one-pair loop loads two per product), and
    * every entry's sum still runs over the rows in order.
    */
+  /**
+   * The Gram's arrays, allocated on first use with every row kept so far added through the
+   * blocks, in order: the same block boundaries and sums as if they had been buffered on arrival.
+   */
+  private blocks(): GramBlocks {
+    if (this.sums !== undefined) return this.sums;
+    const sums = { upper: new Float64Array(this.dim * this.dim), buffer: new Float64Array(this.dim * ROWS_PER_FLUSH) };
+    this.sums = sums;
+    for (const rows of this.kept ?? []) this.accumulate(sums, rows);
+    return sums;
+  }
+
+  /** Buffers rows (already checked finite) in blocks of ROWS_PER_FLUSH, flushing each full block. */
+  private accumulate({ buffer }: GramBlocks, rows: Float32Array | Float64Array): void {
+    const d = this.dim;
+    for (let offset = 0; offset < rows.length; offset += d) {
+      for (let c = 0; c < d; c++) buffer[c * ROWS_PER_FLUSH + this.buffered] = rows[offset + c] as number;
+      this.buffered++;
+      if (this.buffered === ROWS_PER_FLUSH) this.flush();
+    }
+  }
+
   private flush(): void {
     const d = this.dim;
     const count = this.buffered;
-    if (count === 0) return;
-    const b = this.buffer;
-    const upper = this.upper;
+    if (count === 0 || this.sums === undefined) return;
+    const { buffer: b, upper } = this.sums;
     for (let i = 0; i < d; i += 2) {
       const i1 = Math.min(i + 1, d - 1);
       const colI0 = i * ROWS_PER_FLUSH;

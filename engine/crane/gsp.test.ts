@@ -48,6 +48,30 @@ describe('GramAccumulator', () => {
     expect(partial.keptRows()).toBeUndefined();
   });
 
+  it('gives the same Gram, bit for bit, whether asked for before the rows or after (rows kept until then, past a flush block)', () => {
+    const d = 1030; // keeps up to 257 rows: more than one 256-row block
+    const next = lcg(5);
+    const chunks = Array.from({ length: 40 }, () => Float32Array.from({ length: 7 * d }, next)); // 280 rows
+    const eager = new GramAccumulator(d);
+    eager.gram();
+    const lazy = new GramAccumulator(d);
+    const atKeptLimit = new GramAccumulator(d);
+    chunks.forEach((chunk, i) => {
+      eager.addRows(chunk);
+      lazy.addRows(chunk);
+      if (i < 36) atKeptLimit.addRows(chunk); // 252 rows, all kept
+    });
+    expect(lazy.keptRows()).toBeUndefined();
+    expect(lazy.gram()).toEqual(eager.gram());
+    const kept = atKeptLimit.keptRows() as Float64Array;
+    expect(kept).toHaveLength(252 * d);
+    const direct = new GramAccumulator(d);
+    direct.gram();
+    direct.addRows(kept);
+    expect(atKeptLimit.gram()).toEqual(direct.gram());
+    expect(atKeptLimit.keptRows()).toEqual(kept); // asking for the Gram keeps the rows
+  });
+
   it('rejects partial rows and non-finite activations', () => {
     expect(() => new GramAccumulator(3).addRows(new Float32Array(4))).toThrow(RangeError);
     expect(() => new GramAccumulator(1).addRows(Float32Array.of(Number.POSITIVE_INFINITY))).toThrow(/non-finite/);
