@@ -9,9 +9,10 @@
  * `routers` are tensors (which are no direction) whose ∇L·θ_I and ∇L·θ_T are appended to dots,
  * two per router in the given order after the B directions.
  *
- * Head gradients are asked for too (`headGrads`), so the embedding think rows, lm_head and the
- * final norm are dotted like the layer tensors; with tied embeddings the embedding's gradient is
- * the sum of its two uses, which is what moving its think rows does to the loss.
+ * The final norm's gradient comes with the layers'; the embedding's and lm_head's Δ go to the
+ * backward itself (`headDirections`, model/head-directions.ts), which returns their dots without
+ * a vocab-sized gradient; with tied embeddings the embedding's dot takes both of its uses, which
+ * is what moving its think rows does to the loss.
  * The unit directions are the same for every pass, so each tensor's Δ_b is computed once and
  * kept by the DeltaStore (in memory, or in its scratch file). A Δ that is zero on most rows (the
  * think rows of a 151,936-row embedding) is kept as its nonzero rows only, and the special
@@ -28,7 +29,7 @@ import { classifyTensor } from '../crane/tensor-classification.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
-import type { WeightSource } from '../model/weights.ts';
+import { EMBED_NAME, LM_HEAD_NAME, type WeightSource } from '../model/weights.ts';
 import { cancellableSource } from './edited-source.ts';
 import type { DeltaStore, TensorDelta } from './delta-store.ts';
 import { throwIfCancelled } from './progress.ts';
@@ -84,12 +85,21 @@ export class DirectionalGradients {
     const sequenceLosses: number[] = [];
     for (let start = 0; start < batch.length; start += batchSize) {
       throwIfCancelled(signal, 'curvature');
+      let headSlots: number[] = [];
       const result = await model.lossAndLayerGrads(batch.slice(start, start + batchSize), async (_layer, grads) => {
         throwIfCancelled(signal, 'curvature');
         for (const [name, grad] of grads) {
           for (const delta of await this.deltasOf(name)) dots[delta.direction] = (dots[delta.direction] as number) + dot(grad, delta);
         }
-      }, { sequenceCount: batch.length, headGrads: true });
+      }, {
+        sequenceCount: batch.length,
+        headDirections: async () => {
+          const [embedding, lmHead] = [await this.deltasOf(EMBED_NAME), await this.deltasOf(LM_HEAD_NAME)];
+          headSlots = [...embedding, ...lmHead].map((d) => d.direction);
+          return { embedding, lmHead };
+        },
+      });
+      [...(result.headDots?.embedding ?? []), ...(result.headDots?.lmHead ?? [])].forEach((d, i) => (dots[headSlots[i] as number] = (dots[headSlots[i] as number] as number) + d));
       loss += result.loss;
       sequenceLosses.push(...result.sequenceLosses);
     }
