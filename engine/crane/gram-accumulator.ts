@@ -15,11 +15,12 @@
  * Small samples (a few chats' format positions) also keep their rows, up to d/4 of them (a
  * quarter of the Gram's own memory): GSP then solves from H directly (linalg/thin-gram-eigen.ts,
  * ~10× faster at 100 rows of 1024). Past d/4 rows, or once a partial Gram arrives without its
- * rows, they are dropped. Until then the Gram and its block buffer (d² + 256·d float64, 10 MB
- * at d = 1024) are not even allocated: the kept rows are all there is, and are replayed through
- * the same blocks (so the Gram is bit-identical) only when the Gram is asked for or the rows
- * outgrow d/4. The projectors stage holds one accumulator per layer and key — 56 of them for
- * 28 layers, 560 MB of Grams that a two-chat calibration never reads.
+ * rows, they are dropped. Until then neither the Gram nor its block buffer exists (d² + 256·d
+ * float64, 10 MB at d = 1024; the buffer's 2 MB are resident once a row is buffered, the Gram's
+ * pages once a block is flushed): the kept rows are all there is, replayed through the same
+ * blocks (so the Gram is bit-identical) only when the Gram is asked for or the rows outgrow d/4.
+ * The projectors stage holds one accumulator per layer and key (56 at 28 layers) and, with a
+ * few chats, never asks for a Gram.
  */
 
 const ROWS_PER_FLUSH = 256;
