@@ -102,6 +102,35 @@ describe('safetensors round trip', () => {
     });
   });
 
+  it('writes files one after another and several at once byte for byte, stage buffers passing from writer to writer', async () => {
+    await withTempDir(async (dir) => {
+      // each file shorter than the one before: a reused stage still holds the earlier file's bytes past its end
+      const files = Array.from({ length: 4 }, (_, f) => Array.from({ length: 3 }, (_, i) => {
+        const length = 400_000 - 90_000 * f + i;
+        return { spec: { name: `t${i}`, dtype: 'F32' as const, shape: [length] }, data: viewAs('F32', randomBytes(4 * length, 10 * f + i)) };
+      }));
+      const expectWritten = async (path: string, tensors: (typeof files)[number]): Promise<void> => {
+        const bytes = await readFile(path);
+        const dataStart = 8 + Number(bytes.readBigUInt64LE(0));
+        const file = await SafetensorsFile.open(path);
+        try {
+          for (const { spec, data } of tensors) {
+            const { begin, end } = file.info(spec.name);
+            expect(bytes.subarray(dataStart + begin, dataStart + end).equals(Buffer.from(data.buffer, data.byteOffset, data.byteLength)), `${path} ${spec.name}`).toBe(true);
+          }
+        } finally {
+          await file.close();
+        }
+      };
+      for (const [f, tensors] of files.entries()) await writeSafetensors(join(dir, `one-${f}.safetensors`), tensors);
+      await Promise.all(files.map((tensors, f) => writeSafetensors(join(dir, `at-once-${f}.safetensors`), tensors)));
+      for (const [f, tensors] of files.entries()) {
+        await expectWritten(join(dir, `one-${f}.safetensors`), tensors);
+        await expectWritten(join(dir, `at-once-${f}.safetensors`), tensors);
+      }
+    });
+  });
+
   it('writes an 8-byte aligned header that starts with the tensor entries in order', async () => {
     await withTempDir(async (dir) => {
       const path = join(dir, 'a.safetensors');

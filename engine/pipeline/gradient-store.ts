@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { readJsonFile } from '../io/json-file.ts';
 import { SafetensorsFile } from '../io/safetensors-reader.ts';
-import { guardWrite, writeSafetensors } from '../io/safetensors-writer.ts';
+import { guardWrite, SafetensorsFileWriter } from '../io/safetensors-writer.ts';
 import { writeFileAtomic } from '../io/atomic-file.ts';
 
 const PROGRESS_FILE = 'progress.json';
@@ -34,6 +34,13 @@ const LAYER_FILE = /^layer_(\d+)@(\d+)\.safetensors$/;
 const layerFile = (dir: string, layer: number, generation: number) => join(dir, `layer_${layer}@${generation}.safetensors`);
 
 export class GradientStore {
+  /**
+   * Arrays addLayer reads previous sums into, reused from call to call: a fresh array per tensor
+   * and batch costs page faults and garbage collections on the main thread, whose cores the
+   * workers need. One per addLayer in progress (a few layers fold at once); freed with the store.
+   */
+  private readonly sumArrays: Float32Array[] = [];
+
   private constructor(readonly dir: string, private done: number) {}
 
   static async open(dir: string): Promise<GradientStore> {
@@ -51,18 +58,37 @@ export class GradientStore {
     return this.done;
   }
 
-  /** Writes generation batch + 1 of `layer`: generation `batch` (default: the committed one) plus `grads`. */
+  /**
+   * Writes generation batch + 1 of `layer`: generation `batch` (default: the committed one) plus
+   * `grads`, tensor by tensor: each previous sum is read into one reused array, `grads` added,
+   * and written before the next is read.
+   */
   async addLayer(layer: number, grads: ReadonlyMap<string, Float32Array>, batch = this.done): Promise<void> {
-    const sums = batch === 0 ? new Map<string, Float32Array>() : await this.readGeneration(layer, batch);
-    const tensors = [...grads].map(([name, g]) => {
-      const sum = sums.get(name);
-      if (sum !== undefined) for (let i = 0; i < g.length; i++) sum[i] = (sum[i] as number) + (g[i] as number);
-      return { spec: { name, dtype: 'F32' as const, shape: [g.length] }, data: sum ?? g };
-    });
     const path = this.file(layer, batch + 1);
     await rm(path, { force: true });
-    // Not synced here: commitBatch syncs the batch's files together.
-    await writeSafetensors(path, tensors, undefined, { sync: false });
+    const previous = batch === 0 ? undefined : {
+      file: await SafetensorsFile.open(this.file(layer, batch)),
+      sum: this.takeSumArray(Math.max(0, ...[...grads.values()].map((g) => g.length))),
+    };
+    let writer: SafetensorsFileWriter | undefined;
+    try {
+      writer = await SafetensorsFileWriter.create(path, [...grads].map(([name, g]) => ({ name, dtype: 'F32' as const, shape: [g.length] })));
+      for (const [name, g] of grads) {
+        const added = previous === undefined ? g : addInto(await previous.file.readFloat32(name, previous.sum), g);
+        await writer.write(name, added);
+      }
+      // Not synced here: commitBatch syncs the batch's files together.
+      await writer.close({ sync: false });
+    } catch (error) {
+      await writer?.abort();
+      await rm(path, { force: true });
+      throw error;
+    } finally {
+      if (previous !== undefined) {
+        await previous.file.close();
+        this.sumArrays.push(previous.sum);
+      }
+    }
   }
 
   async commitBatch(): Promise<void> {
@@ -105,6 +131,11 @@ export class GradientStore {
     return SafetensorsFile.open(this.file(layer, this.done));
   }
 
+  private takeSumArray(length: number): Float32Array {
+    const fits = this.sumArrays.findIndex((array) => array.length >= length);
+    return fits < 0 ? new Float32Array(length) : (this.sumArrays.splice(fits, 1)[0] as Float32Array);
+  }
+
   private readGeneration(layer: number, generation: number): Promise<Map<string, Float32Array>> {
     return SafetensorsFile.readAllFloat32(this.file(layer, generation));
   }
@@ -112,6 +143,13 @@ export class GradientStore {
   private file(layer: number, generation: number): string {
     return layerFile(this.dir, layer, generation);
   }
+}
+
+/** sum[i] + g[i] into sum, in that order (as the sums were always added), returned. */
+function addInto(sum: Float32Array, g: Float32Array): Float32Array {
+  if (sum.length !== g.length) throw new RangeError(`gradient store: a sum of ${sum.length} values meets a gradient of ${g.length}`);
+  for (let i = 0; i < g.length; i++) sum[i] = (sum[i] as number) + (g[i] as number);
+  return sum;
 }
 
 async function flushFile(path: string): Promise<void> {
