@@ -61,9 +61,10 @@ describe('embedSequences', () => {
     expect([...(looked[0] as Float32Array)]).toEqual([...row].map((v) => Math.fround(v + 1)));
   });
 
-  it('refuses a token id outside the embedding, naming the tensor', async () => {
-    await expect(embedSequences(rowsOnly(), [[1, 64]])).rejects.toThrow(RangeError);
-    await expect(embedSequences(rowsOnly(), [[1, 64]])).rejects.toThrow(`${EMBED_NAME}: row 64 (entry 1 of the rows asked) is outside 0…63`);
+  it('refuses a token id outside the vocabulary, naming it and its position, as a lookup in the whole embedding does', async () => {
+    const message = 'token id 64 at position 1 is outside the vocabulary (0…63)';
+    await expect(embedSequences(rowsOnly(), [[0], [1, 64]])).rejects.toThrow(message);
+    expect(() => embedTokens(new Float32Array(64 * loadCausalLM(checkpoint).spec.hiddenSize), [1, 64], loadCausalLM(checkpoint).spec.hiddenSize)).toThrow(message);
   });
 
   it('refuses an embedding whose shape is not the one config.json implies, as a whole read does', async () => {

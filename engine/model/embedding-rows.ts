@@ -11,7 +11,7 @@
  */
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
-import { embedTokens, type ModelContext } from './forward.ts';
+import { assertTokenIds, embedTokens, type ModelContext } from './forward.ts';
 import { EMBED_NAME } from './weights.ts';
 
 export async function embedSequences(ctx: ModelContext, sequences: readonly ArrayLike<number>[]): Promise<Float32Array[]> {
@@ -27,6 +27,9 @@ export async function embedSequences(ctx: ModelContext, sequences: readonly Arra
     throw new CheckpointError('shape', source.dir, `has shape [${shape.join(', ')}] but config.json implies [${spec.vocabSize}, ${spec.hiddenSize}]`, EMBED_NAME);
   }
   const rows: Float32Array[] = [];
-  for (const ids of sequences) rows.push(await source.readRowsFloat32(EMBED_NAME, ids));
+  for (const ids of sequences) {
+    assertTokenIds(ids, spec.vocabSize);
+    rows.push(await source.readRowsFloat32(EMBED_NAME, ids));
+  }
   return rows;
 }

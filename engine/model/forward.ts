@@ -33,14 +33,21 @@ export function createContext(checkpoint: WeightSource, spec: ModelSpec): ModelC
 
 /** Embedding rows of `ids`, [T·hidden] row-major. Token ids are range-checked. */
 export function embedTokens(embedding: Float32Array, ids: ArrayLike<number>, hidden: number): Float32Array {
-  const vocab = embedding.length / hidden;
+  assertTokenIds(ids, embedding.length / hidden);
   const out = new Float32Array(ids.length * hidden);
   for (let t = 0; t < ids.length; t++) {
     const id = ids[t] as number;
-    if (!Number.isInteger(id) || id < 0 || id >= vocab) throw new RangeError(`token id ${id} at position ${t} is outside the vocabulary (0…${vocab - 1})`);
     out.set(embedding.subarray(id * hidden, (id + 1) * hidden), t * hidden);
   }
   return out;
+}
+
+/** Refuses an id that is not a row of a `vocab`-row embedding, naming it and its position. */
+export function assertTokenIds(ids: ArrayLike<number>, vocab: number): void {
+  for (let t = 0; t < ids.length; t++) {
+    const id = ids[t] as number;
+    if (!Number.isInteger(id) || id < 0 || id >= vocab) throw new RangeError(`token id ${id} at position ${t} is outside the vocabulary (0…${vocab - 1})`);
+  }
 }
 
 /** RoPE tables per distinct sequence length, shared by all layers of one pass. */

@@ -3,7 +3,8 @@
  * `crane score` reports). Layer-major over the batch, one layer's weights in memory at a time.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { embedTokens, forwardLayers, type ModelContext } from './forward.ts';
+import { embedSequences } from './embedding-rows.ts';
+import { forwardLayers, type ModelContext } from './forward.ts';
 import { disposeHead, gatherRows, headLogits, readHead, targetRows } from './head.ts';
 import { headLosses } from './head-loss.ts';
 import { planMemory } from './memory-plan.ts';
@@ -18,8 +19,7 @@ export interface Logits {
 
 /** Final hidden states of each sequence, [T·hidden] each. */
 export async function finalHidden(ctx: ModelContext, sequences: readonly ArrayLike<number>[]): Promise<Float32Array[]> {
-  const embedding = await ctx.embedding();
-  const hidden = sequences.map((ids) => embedTokens(embedding, ids, ctx.spec.hiddenSize));
+  const hidden = await embedSequences(ctx, sequences);
   await forwardLayers(ctx, hidden);
   return hidden;
 }
