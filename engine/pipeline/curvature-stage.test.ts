@@ -22,6 +22,7 @@ import { initBackend } from '../tensor/backend.ts';
 import { editTokenRows } from './checkpoint-tokenizer.ts';
 import { ANCHOR_ALPHAS, loadCurvature } from './curvature-stage.ts';
 import { DeltaStore } from './delta-store.ts';
+import { ComputedDeltas } from './direction-deltas.ts';
 import { DirectionalGradients } from './directional-gradients.ts';
 import { editFor } from './edit-method.ts';
 import { editedWeightSource } from './edited-source.ts';
@@ -130,7 +131,7 @@ describe('curvature stage', () => {
   });
 
   it('takes θ_I\'s losses from the base pass: a forward\'s bit for bit, and a sequence\'s loss is the same in any batch', async () => {
-    const along = new DirectionalGradients(instruct, thinking, basis, await DeltaStore.open());
+    const along = new DirectionalGradients(instruct, new ComputedDeltas(instruct, thinking, basis, await DeltaStore.open()));
     const model = loadCausalLM(instruct);
     const separate: number[] = [];
     for (const set of ['reasoning', 'agent'] as const) {
@@ -165,7 +166,7 @@ describe('curvature stage', () => {
 
 describe('curvature stage at scale', () => {
   it('stops a pass at the next weight read once cancelled', async () => {
-    const along = new DirectionalGradients(instruct, thinking, basis, await DeltaStore.open());
+    const along = new DirectionalGradients(instruct, new ComputedDeltas(instruct, thinking, basis, await DeltaStore.open()));
     const controller = new AbortController();
     const reads: string[] = [];
     const counted = {

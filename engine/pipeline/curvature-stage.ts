@@ -31,10 +31,12 @@
  * Anchors: the default edit at α ∈ ANCHOR_ALPHAS built and measured (forward passes only), so
  * the preview can say where its model agrees with measurement (analysis/preview-range.ts): one
  * forward per α over both sets' sequences, θ_I's losses taken from the base passes.
- * Resumable: each finished pass is kept in passes.json; a rerun with the same key starts after it.
+ * The passes are independent: with --workers above 1 (or, by default, the cores the memory fits)
+ * they run on worker threads, two at a time on two cores, with bit-identical results
+ * (curvature-passes.ts, curvature-workers.ts).
+ * Resumable: each finished pass is kept in passes.json; a rerun with the same key runs only the others.
  */
 import { join } from 'node:path';
-import { z } from 'zod';
 import type { AnalysisArtifacts } from '../analysis/analysis-store.ts';
 import { factorDense } from '../analysis/curvature-operator.ts';
 import { sketchedCurvature } from '../analysis/curvature-sketch.ts';
@@ -43,18 +45,15 @@ import { editDirections, type EditDirection } from '../crane/edit-directions.ts'
 import { resolveScale } from '../crane/gate-scales.ts';
 import { classifyTensor, type LayerGroup, type TensorClass } from '../crane/tensor-classification.ts';
 import type { PairedEdit } from '../crane/tensor-pair.ts';
-import { writeFileAtomic } from '../io/atomic-file.ts';
-import { readJsonFile } from '../io/json-file.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
-import type { WeightSource } from '../model/weights.ts';
 import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { lossBatch, readSequences } from './calibration-sequences.ts';
 import { editTokenRows } from './checkpoint-tokenizer.ts';
+import { CALIBRATION_SETS, directionalPasses, type CalibrationSet } from './curvature-passes.ts';
 import { curvatureProbes, EPSILON_FLOOR } from './curvature-probes.ts';
-import { DeltaStore } from './delta-store.ts';
-import { DirectionalGradients, type DirectionalPass } from './directional-gradients.ts';
+import type { DirectionalPass } from './directional-gradients.ts';
 import { editFor } from './edit-method.ts';
 import { cancellableSource, editedWeightSource } from './edited-source.ts';
 import type { PipelineContext } from './pipeline-context.ts';
@@ -68,15 +67,7 @@ const DENSE_DIRECTIONS_MAX = 256;
 const LOW_RANK = 64;
 // version 2: the default edit is taken at the analysed q (version 1 took the default q); 3: router products.
 const ESTIMATOR = { version: 3, method: 'forward-difference-gradients', epsilonFloor: EPSILON_FLOOR, anchors: ANCHOR_ALPHAS } as const;
-const SETS = ['reasoning', 'agent'] as const;
-type CalibrationSet = (typeof SETS)[number];
-const PASSES_FILE = 'passes.json';
-/** Δ_b beyond what memory keeps, for the passes' dots (delta-store.ts); deleted when the passes are done. */
-const DELTA_SCRATCH_FILE = 'deltas.scratch';
-
-// sequenceLosses: absent from logs written before the anchors took θ_I's losses from the base passes.
-const passesSchema = z.record(z.string(), z.strictObject({ loss: z.number(), sequenceLosses: z.array(z.number()).optional(), dots: z.array(z.number()) }));
-type LoggedPass = z.infer<typeof passesSchema>[string];
+const SETS = CALIBRATION_SETS;
 
 /** A given probe budget is part of the key (another budget is another result); none keeps the key results were made under. */
 export function curvatureKey(ctx: Pick<PipelineContext, 'inputs' | 'settings'>): StageKey {
@@ -85,7 +76,6 @@ export function curvatureKey(ctx: Pick<PipelineContext, 'inputs' | 'settings'>):
 }
 
 export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArtifacts, clock: StageClock): Promise<void> {
-  const { signal } = ctx.callbacks;
   const tokens = await editTokenRows(ctx.instruct.dir, (message) => ctx.callbacks.onLog?.(message));
   // The default edit at the analysed q: the preview's coefficients (gates stage) bake T(δ) in at that q,
   // and the anchors are predicted through them.
@@ -98,34 +88,22 @@ export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArti
   const plan = curvatureProbes(basis.directions, coefficients, ctx.settings.curvatureProbes);
   const sequences = await readSequences(ctx.paths.sequences);
   const batches = { reasoning: lossBatch(sequences, 'reasoning', 'train'), agent: lossBatch(sequences, 'agent', 'train') };
-  const done = await PassLog.open(join(ctx.paths.curvature, PASSES_FILE));
   const routerNames = editedRouters(ctx);
   const total = SETS.length * (plan.probes.length + 1) + ANCHOR_ALPHAS.length * SETS.length / 3; // a forward pass ≈ a third of a backward one
   let finished = 0;
   const step = (message: string, weight = 1) => clock.report((finished += weight) / total, message);
+  const passes = await directionalPasses(ctx, { basis, ...plan, batches, routers: routerNames }, step);
+  const result = (set: CalibrationSet, name: string) => passes.get(`${set}:${name}`) as DirectionalPass;
   const firstOrder = { reasoning: [] as number[], agent: [] as number[] };
   const columns: Record<CalibrationSet, Float64Array[]> = { reasoning: [], agent: [] };
   const routerDots: Record<CalibrationSet, Float64Array> = { reasoning: new Float64Array(), agent: new Float64Array() };
   const atInstruct: Record<CalibrationSet, readonly number[]> = { reasoning: [], agent: [] };
-  const store = await DeltaStore.open(join(ctx.paths.curvature, DELTA_SCRATCH_FILE));
-  try {
-    const along = new DirectionalGradients(ctx.instruct, ctx.thinking, basis, store, routerNames);
-    await along.prepare(signal);
-    for (const set of SETS) {
-      const pass = (name: string, weights: () => WeightSource, losses = false) => done.run(`${set}:${name}`, () => along.pass(weights(), batches[set], ctx.settings.batchSequences, signal), losses);
-      const base = await pass('base', () => ctx.instruct, true);
-      step(`g_${set === 'reasoning' ? 'R' : 'A'}·Δ at θ_I`);
-      for (const [j, probe] of plan.probes.entries()) {
-        const moved = await pass(probe.name, () => along.moved(probe.steps, signal));
-        columns[set].push(moved.dots.subarray(0, B).map((d, b) => d - (base.dots[b] as number)));
-        step(`H_${set === 'reasoning' ? 'R' : 'A'}·Δ ${j + 1}/${plan.probes.length}${plan.dense ? ` (${(basis.directions[j] as EditDirection).key})` : ''}`);
-      }
-      firstOrder[set] = Array.from(base.dots.subarray(0, B));
-      routerDots[set] = base.dots.subarray(B);
-      atInstruct[set] = base.sequenceLosses;
-    }
-  } finally {
-    await store.close();
+  for (const set of SETS) {
+    const base = result(set, 'base');
+    for (const probe of plan.probes) columns[set].push(result(set, probe.name).dots.subarray(0, B).map((d, b) => d - (base.dots[b] as number)));
+    firstOrder[set] = Array.from(base.dots.subarray(0, B));
+    routerDots[set] = base.dots.subarray(B);
+    atInstruct[set] = base.sequenceLosses;
   }
 
   const anchors = await measureAnchors(ctx, (alpha) => editFor({ method: 'crane', settings: { ...defaults, alpha } }, context), batches, atInstruct, step);
@@ -257,23 +235,4 @@ function mean(values: readonly number[]): number {
   let sum = 0;
   for (const value of values) sum += value;
   return sum / values.length;
-}
-
-/** Finished passes on disk, so a cancelled stage resumes after the last one. */
-class PassLog {
-  private constructor(private readonly path: string, private readonly passes: Record<string, LoggedPass>) {}
-
-  static async open(path: string): Promise<PassLog> {
-    return new PassLog(path, (await readJsonFile(path, passesSchema, 'a curvature pass log')) ?? {});
-  }
-
-  /** The logged pass, or `work`'s result logged; `needsLosses`: a logged pass without its sequence losses is made again. */
-  async run(name: string, work: () => Promise<DirectionalPass>, needsLosses = false): Promise<DirectionalPass> {
-    const kept = this.passes[name];
-    if (kept !== undefined && (kept.sequenceLosses !== undefined || !needsLosses)) return { loss: kept.loss, sequenceLosses: kept.sequenceLosses ?? [], dots: Float64Array.from(kept.dots) };
-    const result = await work();
-    this.passes[name] = { loss: result.loss, sequenceLosses: [...result.sequenceLosses], dots: Array.from(result.dots) };
-    await writeFileAtomic(this.path, JSON.stringify(this.passes));
-    return result;
-  }
 }

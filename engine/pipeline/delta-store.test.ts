@@ -1,7 +1,9 @@
 /**
  * The Δ store on a real scratch file: what spills is read back bit-identical on every later get,
  * computed once; row-sparse Δ stay in memory whatever the budget; beyond both budgets a Δ is
- * recomputed; close deletes the file.
+ * recomputed; close deletes the file. Sealed: every Δ (the memory part and row-sparse rows too)
+ * read back bit-identical by a read-only view, which leaves the file to its owner; a store that
+ * recomputed something cannot be sealed.
  */
 import { access, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -48,6 +50,40 @@ describe('delta store', () => {
       await store.get('dense', dense.compute);
     }
     expect([sparseCalls, dense.calls()]).toEqual([1, 2]);
+    await store.close();
+  });
+
+  it('seals what it keeps into the file, read back bit-identical (rows too) by a read-only view', async () => {
+    const path = join(root, 'sealed.scratch');
+    const store = await DeltaStore.open(path, { memoryBytes: 4000, scratchBytes: 1 << 20 });
+    const [a, b] = [tensor(4), tensor(5)];
+    const rows: TensorDelta = { direction: 7, values: Float32Array.of(1.5, -0, 2 ** -140, 3), rows: Int32Array.of(2, 9), width: 2 };
+    await store.get('a', a.compute); // memory
+    await store.get('b', b.compute); // spilled
+    await store.get('rows', async () => [rows]); // row-sparse: memory
+    const sealed = await store.seal();
+    expect(sealed?.tensors.map(([name]) => name).sort()).toEqual(['a', 'b', 'rows']);
+    const view = await DeltaStore.openSealed(sealed as NonNullable<typeof sealed>);
+    const never = async (): Promise<TensorDelta[]> => { throw new Error('a sealed view computes nothing it has'); };
+    for (const [name, t] of [['a', a], ['b', b]] as const) {
+      const [got] = await view.get(name, never);
+      expect(new Uint8Array((got as TensorDelta).values.buffer)).toEqual(new Uint8Array(t.values.buffer));
+    }
+    const [back] = await view.get('rows', never);
+    expect(back?.direction).toBe(7);
+    expect(new Uint8Array((back as TensorDelta).values.buffer)).toEqual(new Uint8Array(rows.values.buffer));
+    expect(Array.from(back?.rows ?? [])).toEqual([2, 9]);
+    expect(back?.width).toBe(2);
+    await view.close();
+    await access(path); // the owner's file
+    await store.close();
+    await expect(access(path)).rejects.toThrow();
+  });
+
+  it('cannot be sealed once a Δ was over both budgets', async () => {
+    const store = await DeltaStore.open(join(root, 'over.scratch'), { memoryBytes: 0, scratchBytes: 0 });
+    await store.get('dense', tensor(6).compute);
+    expect(await store.seal()).toBeUndefined();
     await store.close();
   });
 });

@@ -13,6 +13,13 @@
  * resident copy (28-layer Qwen3-0.6B: 1.76 GB of Δ). Beyond both they are recomputed per pass.
  * Values go through the file as float32 bytes, so what is read back is bit-identical.
  * The file's index lives in memory: a resumed stage writes a new one.
+ *
+ *   await store.seal() → SealedDeltas | undefined   every Δ kept so far also in the file, and its index
+ *   await DeltaStore.openSealed(sealed)             another thread's read-only view: every get reads the file
+ *
+ * Sealing is for passes on worker threads (curvature-workers.ts): each opens the file read-only
+ * and reads each Δ back when a pass needs it (from the page cache, no resident copy per thread).
+ * A store that had to recompute something (beyond both budgets) cannot be sealed.
  */
 import { open, rm, type FileHandle } from 'node:fs/promises';
 
@@ -32,10 +39,19 @@ export interface TensorDelta {
   readonly width?: number;
 }
 
+/** Where one Δ lies in the scratch file (`rows`, `width`: a row-sparse Δ's). */
 interface Spilled {
   readonly direction: number;
   readonly offset: number;
   readonly length: number;
+  readonly rows?: readonly number[];
+  readonly width?: number;
+}
+
+/** A sealed scratch file and each tensor's Δ in it: plain data, for a worker's workerData. */
+export interface SealedDeltas {
+  readonly path: string;
+  readonly tensors: readonly (readonly [string, readonly Spilled[]])[];
 }
 
 export class DeltaStore {
@@ -43,11 +59,29 @@ export class DeltaStore {
   private readonly spilled = new Map<string, Spilled[]>();
   private memoryBytes = 0;
   private scratchBytes = 0;
+  /** Something was over both budgets: it is recomputed per get, so the store cannot be sealed. */
+  private overBudget = false;
 
-  private constructor(private readonly path: string | undefined, private readonly file: FileHandle | undefined, private readonly budget: DeltaBudget) {}
+  private constructor(private readonly path: string | undefined, private readonly file: FileHandle | undefined, private readonly budget: DeltaBudget, private readonly owned = true) {}
 
   static async open(path?: string, budget: DeltaBudget = DEFAULT_BUDGET): Promise<DeltaStore> {
     return new DeltaStore(path, path === undefined ? undefined : await open(path, 'w+'), budget);
+  }
+
+  /** A read-only view of a sealed store: no memory part, nothing computed, the file left in place on close. */
+  static async openSealed(sealed: SealedDeltas): Promise<DeltaStore> {
+    const store = new DeltaStore(sealed.path, await open(sealed.path, 'r'), { memoryBytes: 0, scratchBytes: 0 }, false);
+    for (const [name, spilled] of sealed.tensors) store.spilled.set(name, [...spilled]);
+    return store;
+  }
+
+  /** Writes what memory holds to the file too and returns the whole index; undefined when a Δ was never kept or there is no file. */
+  async seal(): Promise<SealedDeltas | undefined> {
+    if (this.path === undefined || this.file === undefined || this.overBudget) return undefined;
+    for (const [name, deltas] of this.memory) {
+      if (!this.spilled.has(name)) this.spilled.set(name, await Promise.all(deltas.map((d) => this.spill(d))));
+    }
+    return { path: this.path, tensors: [...this.spilled] };
   }
 
   async get(name: string, compute: () => Promise<TensorDelta[]>): Promise<TensorDelta[]> {
@@ -62,13 +96,16 @@ export class DeltaStore {
       this.memoryBytes += bytes;
     } else if (this.file !== undefined && this.scratchBytes + bytes <= this.budget.scratchBytes) {
       this.spilled.set(name, await Promise.all(deltas.map((d) => this.spill(d))));
+    } else {
+      this.overBudget = true;
     }
     return deltas;
   }
 
+  /** Closes the file and deletes it (a sealed view leaves it to its owner). */
   async close(): Promise<void> {
     await this.file?.close();
-    if (this.path !== undefined) await rm(this.path, { force: true });
+    if (this.path !== undefined && this.owned) await rm(this.path, { force: true });
   }
 
   private async spill(delta: TensorDelta): Promise<Spilled> {
@@ -76,13 +113,15 @@ export class DeltaStore {
     const offset = this.scratchBytes;
     this.scratchBytes += delta.values.byteLength;
     await file.write(new Uint8Array(delta.values.buffer, delta.values.byteOffset, delta.values.byteLength), 0, delta.values.byteLength, offset);
-    return { direction: delta.direction, offset, length: delta.values.length };
+    const rows = delta.rows === undefined || delta.width === undefined ? {} : { rows: Array.from(delta.rows), width: delta.width };
+    return { direction: delta.direction, offset, length: delta.values.length, ...rows };
   }
 
   private async readBack(spilled: Spilled): Promise<TensorDelta> {
     const values = new Float32Array(spilled.length);
     const { bytesRead } = await (this.file as FileHandle).read(new Uint8Array(values.buffer), 0, values.byteLength, spilled.offset);
     if (bytesRead !== values.byteLength) throw new RangeError(`${this.path ?? 'the Δ scratch file'}: ${bytesRead} of ${values.byteLength} bytes read back at ${spilled.offset}`);
-    return { direction: spilled.direction, values };
+    const { rows, width } = spilled;
+    return rows === undefined || width === undefined ? { direction: spilled.direction, values } : { direction: spilled.direction, values, rows: Int32Array.from(rows), width };
   }
 }

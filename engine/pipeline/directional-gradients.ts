@@ -2,36 +2,30 @@
  * Gradients along the edit's directions, without keeping a gradient: one backward pass of a set's
  * loss at some weights, dotted with every unit direction Δ_b as the layers stream by.
  *
- *   const along = new DirectionalGradients(instruct, thinking, basis, store, routers?)   store: delta-store.ts
+ *   const along = new DirectionalGradients(instruct, deltas)   deltas: direction-deltas.ts
  *   along.moved(steps) → WeightSource                θ_I + Σ_b steps[b]·Δ_b
  *   await along.pass(weights, batch, batchSize, signal) → { loss, sequenceLosses, dots }   dots[b] = ∇L(weights)·Δ_b
- *
- * `routers` are tensors (which are no direction) whose ∇L·θ_I and ∇L·θ_T are appended to dots,
- * two per router in the given order after the B directions.
  *
  * The final norm's gradient comes with the layers'; the embedding's and lm_head's Δ go to the
  * backward itself (`headDirections`, model/head-directions.ts), which returns their dots without
  * a vocab-sized gradient; with tied embeddings the embedding's dot takes both of its uses, which
  * is what moving its think rows does to the loss.
  * The unit directions are the same for every pass, so each tensor's Δ_b is computed once and
- * kept by the DeltaStore (in memory, or in its scratch file). A Δ that is zero on most rows (the
- * think rows of a 151,936-row embedding) is kept as its nonzero rows only, and the special
- * tensors' Δ are computed before the first pass (`prepare`), while no model is loaded: they are
- * the largest tensors, and computing theirs reads both sides whole.
+ * kept (direction-deltas.ts, delta-store.ts), on the main thread or read back from a sealed
+ * store on a worker thread (curvature-workers.ts): the same values either way.
  * `moved` edits only the tensors whose directions have a nonzero step (the others are θ_I as
  * read), with the same cached Δ the dots use: a probe that moves one layer group costs that
  * group's Δ, not the whole edit.
  * Cancellation is checked at every layer's gradients and every weight read, so an abort stops a
  * pass within a layer.
  */
-import type { DirectionBasis } from '../crane/edit-directions.ts';
-import { classifyTensor } from '../crane/tensor-classification.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
 import { EMBED_NAME, LM_HEAD_NAME, type WeightSource } from '../model/weights.ts';
+import type { TensorDelta } from './delta-store.ts';
+import type { DirectionDeltas } from './direction-deltas.ts';
 import { cancellableSource } from './edited-source.ts';
-import type { DeltaStore, TensorDelta } from './delta-store.ts';
 import { throwIfCancelled } from './progress.ts';
 
 export interface DirectionalPass {
@@ -43,22 +37,7 @@ export interface DirectionalPass {
 }
 
 export class DirectionalGradients {
-  /** Each router's first slot in dots. */
-  private readonly routerSlots: ReadonlyMap<string, number>;
-
-  constructor(private readonly instruct: Checkpoint, private readonly thinking: Checkpoint, private readonly basis: DirectionBasis, private readonly store: DeltaStore, routers: readonly string[] = []) {
-    this.routerSlots = new Map(routers.map((name, i) => [name, basis.directions.length + 2 * i]));
-  }
-
-  /** Computes and keeps the embedding's and lm_head's Δ now, before a model holds memory of its own. */
-  async prepare(signal: AbortSignal | undefined): Promise<void> {
-    for (const name of this.instruct.tensors.keys()) {
-      const { rule } = classifyTensor(name);
-      if (rule !== 'embedding' && rule !== 'lm_head') continue;
-      throwIfCancelled(signal, 'curvature');
-      await this.deltasOf(name);
-    }
-  }
+  constructor(private readonly instruct: Checkpoint, private readonly deltas: DirectionDeltas) {}
 
   moved(steps: Float64Array, signal: AbortSignal | undefined): WeightSource {
     return cancellableSource({
@@ -68,7 +47,7 @@ export class DirectionalGradients {
       tensor: (name) => this.instruct.tensor(name),
       readFloat32: async (name) => {
         const thetaI = await this.instruct.readFloat32(name);
-        if (this.basis.directionsOf(name).every((b) => steps[b] === 0)) return thetaI;
+        if (this.deltas.directionsOf(name).every((b) => steps[b] === 0)) return thetaI;
         for (const delta of await this.deltasOf(name)) {
           const step = steps[delta.direction] ?? 0;
           if (step !== 0) addInPlace(thetaI, delta, step);
@@ -79,7 +58,7 @@ export class DirectionalGradients {
   }
 
   async pass(weights: WeightSource, batch: readonly LossSequence[], batchSize: number, signal: AbortSignal | undefined): Promise<DirectionalPass> {
-    const dots = new Float64Array(this.basis.directions.length + 2 * this.routerSlots.size);
+    const dots = new Float64Array(this.deltas.size);
     const model = loadCausalLM(cancellableSource(weights, signal, 'curvature'));
     let loss = 0;
     const sequenceLosses: number[] = [];
@@ -106,41 +85,9 @@ export class DirectionalGradients {
     return { loss, sequenceLosses, dots };
   }
 
-  private async deltasOf(name: string): Promise<TensorDelta[]> {
-    if (!this.thinking.tensors.has(name)) return []; // copied from Instruct: the edit does not move it
-    const { shape } = this.instruct.tensor(name);
-    const thinkingShape = this.thinking.tensor(name).shape;
-    if (thinkingShape.length !== shape.length || thinkingShape.some((d, i) => d !== shape[i])) return []; // θ_I kept (editPair)
-    const router = this.routerSlots.get(name);
-    if (router === undefined && this.basis.directionsOf(name).length === 0) return [];
-    return this.store.get(name, async () => {
-      const thetaI = await this.instruct.readFloat32(name);
-      const thetaT = await this.thinking.readFloat32(name);
-      return router === undefined
-        ? this.basis.deltasOf(name, shape, thetaI, thetaT).map(({ direction, delta }) => sparseRows(direction, delta, shape))
-        : [{ direction: router, values: thetaI }, { direction: router + 1, values: thetaT }];
-    });
+  private deltasOf(name: string): Promise<TensorDelta[]> {
+    return this.deltas.deltasOf(name);
   }
-}
-
-/** Δ as its nonzero rows when they are fewer than half of a matrix's rows; whole otherwise. */
-function sparseRows(direction: number, delta: Float32Array, shape: readonly number[]): TensorDelta {
-  const rowCount = shape.length === 2 ? (shape[0] as number) : 0;
-  if (rowCount < 2) return { direction, values: delta };
-  const width = delta.length / rowCount;
-  const rows: number[] = [];
-  for (let r = 0; r < rowCount && rows.length * 2 < rowCount; r++) {
-    for (let i = r * width; i < (r + 1) * width; i++) {
-      if (delta[i] !== 0) {
-        rows.push(r);
-        break;
-      }
-    }
-  }
-  if (rows.length * 2 >= rowCount) return { direction, values: delta };
-  const values = new Float32Array(rows.length * width);
-  rows.forEach((r, i) => values.set(delta.subarray(r * width, (r + 1) * width), i * width));
-  return { direction, values, rows: Int32Array.from(rows), width };
 }
 
 /** θ += step·Δ, in float32 per element as θ_I + ε·Δ_b always was. */

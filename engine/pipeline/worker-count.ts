@@ -2,6 +2,7 @@
  * How many gradient worker threads to start when the user does not say (--workers).
  *
  *   defaultGradientWorkers(instruct, batches) → the count for this checkpoint, batches and machine
+ *   gradientWorkShape(instruct, batches) → what the estimate reads of them
  *   gradientWorkerBytes(shape) → estimated peak bytes of one worker
  *   defaultWorkerCount(shape, machine) → cores, capped so every worker fits in free memory;
  *                                          1 for work too small to pay for starting threads
@@ -86,11 +87,16 @@ export function defaultWorkerCount(shape: GradientWorkShape, machine: MachineRes
 }
 
 export function defaultGradientWorkers(instruct: Pick<Checkpoint, 'config' | 'dir' | 'tensors'>, batches: readonly (readonly LossSequence[])[], machine = machineResources()): number {
+  return defaultWorkerCount(gradientWorkShape(instruct, batches), machine);
+}
+
+/** The shape of gradient work on these batches (the curvature stage's worker estimate starts from it too). */
+export function gradientWorkShape(instruct: Pick<Checkpoint, 'config' | 'dir' | 'tensors'>, batches: readonly (readonly LossSequence[])[]): GradientWorkShape {
   const spec = parseModelSpec(instruct.config, instruct.dir);
   const layerParams = decoderLayerParams(instruct);
   const lengths = batches.map((batch) => batch.map((s) => s.ids.length));
   const batchTokens = lengths.map((l) => l.reduce((a, b) => a + b, 0));
-  return defaultWorkerCount({
+  return {
     layers: spec.numLayers,
     hidden: spec.hiddenSize,
     vocab: spec.vocabSize,
@@ -101,7 +107,7 @@ export function defaultGradientWorkers(instruct: Pick<Checkpoint, 'config' | 'di
     batchTokens: Math.max(0, ...batchTokens),
     longestSequence: Math.max(0, ...lengths.flat()),
     totalTokens: batchTokens.reduce((a, b) => a + b, 0),
-  }, machine);
+  };
 }
 
 /** Parameters of each decoder layer (tensors named model.layers.N.*), in no particular order. */

@@ -1,0 +1,111 @@
+/**
+ * The curvature stage's directional passes on worker threads (curvature-pass-worker.ts): each
+ * pass — one set at θ_I or at one probe's moved weights — whole on one thread, as many at once
+ * as there are threads.
+ *
+ *   curvatureWorkerCount(ctx, batches, passes) → threads (1: the passes run in the calling thread)
+ *   await runPassesOnWorkers(setup, jobs, workers, onPass, signal?)
+ *
+ * A worker opens the Instruct checkpoint and the sealed Δ store (delta-store.ts) read-only and
+ * runs DirectionalGradients.pass exactly as the calling thread would, on the same backend with
+ * the same memory budget, so a pass's loss and dots are bit-identical whichever thread ran it.
+ * Jobs go out in list order to whichever worker is free; each result goes to onPass as it
+ * arrives (the stage logs it, so a cancelled stage resumes per pass). The first failure — a
+ * worker's error, a worker that dies, onPass throwing, or the signal (CancelledError) —
+ * terminates every worker and rejects, a worker's as a CurvatureWorkerError naming the pass.
+ *
+ * Memory: unlike the gradient workers, each holds its own float32 embedding and untied lm_head
+ * (a probe may move them) and, while K2-era head gradients are vocab-sized, those two gradients:
+ * the estimate charges four vocab × hidden arrays per worker on top of a gradient worker's.
+ */
+import { availableParallelism } from 'node:os';
+import type { LossSequence } from '../model/layer-grads.ts';
+import { BackendError, type BackendName } from '../tensor/backend.ts';
+import type { SealedDeltas } from './delta-store.ts';
+import type { DirectionalPass } from './directional-gradients.ts';
+import type { PipelineContext } from './pipeline-context.ts';
+import { CancelledError } from './progress.ts';
+import { defaultWorkerCount, gradientWorkerBytes, gradientWorkShape, machineResources, type MachineResources } from './worker-count.ts';
+import { faultText, WorkerGroup } from './worker-group.ts';
+
+/** A curvature worker failed or died; the message names the worker and its pass. */
+export class CurvatureWorkerError extends BackendError {
+  override readonly name = 'CurvatureWorkerError';
+}
+
+export interface CurvatureWorkerData {
+  readonly instruct: string;
+  readonly backend: BackendName;
+  readonly memoryBudget: number;
+  readonly sealed: SealedDeltas;
+  /** Length of dots, and B (the directions' share of it). */
+  readonly size: number;
+  readonly directionCount: number;
+  readonly batchSize: number;
+}
+
+/** One directional pass: a set's sequences at θ_I (no steps) or at θ_I + Σ steps[b]·Δ_b. */
+export interface CurvatureJob {
+  /** Its name in the pass log, e.g. "agent:probe1". */
+  readonly name: string;
+  readonly steps?: Float64Array;
+  readonly sequences: readonly LossSequence[];
+}
+
+export type ToCurvatureWorker = { readonly type: 'pass'; readonly steps: Float64Array | null; readonly sequences: readonly LossSequence[] };
+export type FromCurvatureWorker = { readonly type: 'passed'; readonly pass: DirectionalPass } | { readonly type: 'failed'; readonly message: string };
+
+const WORKER = new URL('./curvature-pass-worker.ts', import.meta.url);
+const FLOAT_BYTES = 4;
+/** Vocab × hidden float32 arrays a curvature worker holds beyond a gradient worker: embedding, untied lm_head, their two gradients. */
+const VOCAB_COPIES = 4;
+
+/** settings.workers when given, else the cores that the passes' memory fits (1 for small work); never more than the passes. */
+export function curvatureWorkerCount(ctx: Pick<PipelineContext, 'instruct' | 'settings'>, batches: readonly (readonly LossSequence[])[], passes: number, machine: MachineResources = machineResources()): number {
+  return Math.max(1, Math.min(ctx.settings.workers ?? defaultCurvatureWorkers(ctx, batches, machine), passes));
+}
+
+function defaultCurvatureWorkers(ctx: Pick<PipelineContext, 'instruct'>, batches: readonly (readonly LossSequence[])[], machine: MachineResources): number {
+  const shape = gradientWorkShape(ctx.instruct, batches);
+  const passBytes = gradientWorkerBytes(shape) + VOCAB_COPIES * shape.vocab * shape.hidden * FLOAT_BYTES;
+  return Math.min(defaultWorkerCount(shape, machine), availableParallelism(), Math.max(1, Math.floor(machine.freeBytes / passBytes)));
+}
+
+export function runPassesOnWorkers(
+  setup: CurvatureWorkerData, jobs: readonly CurvatureJob[], workers: number, onPass: (job: CurvatureJob, pass: DirectionalPass) => Promise<void>, signal?: AbortSignal,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const logging = new Set<Promise<void>>();
+    let next = 0;
+    let finished = 0;
+    if (signal?.aborted === true) return reject(new CancelledError('curvature'));
+    if (jobs.length === 0) return resolve();
+    // Settled once every thread has stopped (the anchors that follow need their memory) and every result is logged.
+    const group: WorkerGroup = new WorkerGroup({
+      abort: { signal, stage: 'curvature' },
+      onEnd: (failure) => void Promise.allSettled([...logging, group.finish()]).then(() => (failure === undefined ? resolve() : reject(failure))),
+    });
+    for (let id = 1; id <= Math.min(workers, jobs.length); id++) {
+      let job: CurvatureJob | undefined;
+      const name = (): string => `curvature worker ${id}${job === undefined ? '' : ` on pass ${job.name}`}`;
+      const worker = group.start<FromCurvatureWorker>({
+        module: WORKER,
+        workerData: setup,
+        fault: (fault) => new CurvatureWorkerError(faultText(name(), fault, 'before its pass was done')),
+        onMessage: (message) => {
+          const done = job as CurvatureJob;
+          const logged = onPass(done, message.pass).then(() => {
+            if (++finished === jobs.length) void group.finish();
+          }, (error: unknown) => group.fail(error)).finally(() => logging.delete(logged));
+          logging.add(logged);
+          dispatch();
+        },
+      });
+      const dispatch = (): void => {
+        job = jobs[next++];
+        if (job !== undefined) worker.postMessage({ type: 'pass', steps: job.steps ?? null, sequences: job.sequences } satisfies ToCurvatureWorker);
+      };
+      dispatch();
+    }
+  });
+}
