@@ -56,9 +56,10 @@ ${memoryBudgetHelp(31)}
   --q Q                        keep quantile the preview coefficients are computed at (default 0.5)
   --batch N                    sequences per model pass (default 8; memory only)
   --workers N                  worker threads computing the gradients, one batch each (default: the CPU
-                               cores, fewer when free memory is short, 1 for small work), and scoring
-                               the gates stage's layers, one layer each; the gradient files, gate table
-                               and preview coefficients are bit-identical for any N
+                               cores, fewer when free memory is short, 1 for small work), scoring
+                               the gates stage's layers, one layer each, and making the curvature
+                               stage's backward passes, one pass each; the gradient files, gate table,
+                               preview coefficients and curvature are bit-identical for any N
   --curvature-probes N         backward passes per set the curvature stage makes beyond its base pass
                                (at least 2): one per edit direction while they fit, else a sketch from
                                N probes, exact along the default edit (default: one per direction up to

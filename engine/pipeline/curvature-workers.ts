@@ -15,8 +15,8 @@
  * terminates every worker and rejects, a worker's as a CurvatureWorkerError naming the pass.
  *
  * Memory: unlike the gradient workers, each holds its own float32 embedding and untied lm_head
- * (a probe may move them) and, while K2-era head gradients are vocab-sized, those two gradients:
- * the estimate charges four vocab × hidden arrays per worker on top of a gradient worker's.
+ * (a probe may move them) and, while the head gradients come as vocab-sized arrays, those two
+ * gradients: the estimate charges four vocab × hidden arrays per worker on top of a gradient worker's.
  */
 import { availableParallelism } from 'node:os';
 import type { LossSequence } from '../model/layer-grads.ts';
