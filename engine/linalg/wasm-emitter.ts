@@ -59,6 +59,7 @@ export const op = {
   localTee: (index: number) => [0x22, ...unsignedLeb(index)],
   i32Const: (value: number) => [0x41, ...signedLeb(value)],
   i32Add: [0x6a],
+  i32Mul: [0x6c],
   i32LtU: [0x49],
   f64Load: (offset: number) => [0x2b, ...memarg(3, offset)],
   f64Store: (offset: number) => [0x39, ...memarg(3, offset)],
@@ -67,6 +68,8 @@ export const op = {
   /** Two float32 at the address into the low half, zeros above. */
   v128Load64Zero: (offset: number) => [...simd(0x5d), ...memarg(3, offset)],
   v128Load64Splat: (offset: number) => [...simd(0x0a), ...memarg(3, offset)],
+  /** One float32 at the address in all four lanes. */
+  v128Load32Splat: (offset: number) => [...simd(0x09), ...memarg(2, offset)],
   v128Store: (offset: number) => [...simd(0x0b), ...memarg(3, offset)],
   v128Zero: [...simd(0x0c), ...new Array<number>(16).fill(0)],
   f64x2Splat: simd(0x14),
@@ -76,6 +79,8 @@ export const op = {
   v128And: simd(0x4e),
   f64x2Abs: simd(0xec),
   f64x2Neg: simd(0xed),
+  f32x4Add: simd(0xe4),
+  f32x4Mul: simd(0xe6),
   f64x2Add: simd(0xf0),
   f64x2Mul: simd(0xf2),
   f64x2Min: simd(0xf4),

@@ -18,7 +18,7 @@ import { tidyValues } from '../tensor/tidy-values.ts';
 import { ChunkedCrossEntropy } from '../tensor/chunked-cross-entropy.ts';
 import type { ModelSpec } from './config.ts';
 import { withHeapValues } from '../tensor/heap-values.ts';
-import { accumulate, gatherRows, headRows, vocabMajorLogits, withRows, type HeadWeights } from './head.ts';
+import { accumulate, chunkWeightedRows, gatherRows, headRows, vocabMajorLogits, withRows, type HeadWeights } from './head.ts';
 import { checkDirection, directionProduct, directionRows, dot64, partOf, sideBySide, withChunkParts, type VocabDirection } from './head-directions.ts';
 import { rmsNorm } from './ops.ts';
 
@@ -91,9 +91,10 @@ export function headLossAndGrads(spec: ModelSpec, head: HeadWeights, sequences: 
           const blockExps = exps.subarray(0, b.owners.length * chunk.size);
           withLogits(b, rows, (logits) => b.ce.addWithExps(logits, chunk.start, blockExps));
           b.ce.foldProduct(tidyValues(() => {
+            const product = chunkWeightedRows(head, chunk, rows, blockExps, b.owners.length);
+            if (along.length === 0) return product;
             const e = tf.tensor2d(blockExps, [b.owners.length, chunk.size]);
-            const products = [tf.matMul(e, rows), ...along.map((part) => directionProduct(part, e))];
-            return products.length === 1 ? (products[0] as tf.Tensor2D) : tf.concat(products, 1);
+            return tf.concat([product, ...along.map((part) => directionProduct(part, e))], 1);
           }));
         }
       }));

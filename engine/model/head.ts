@@ -14,6 +14,7 @@
  * the 10.2 CPU seconds of a 64-token forward at Qwen3-0.6B shapes).
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { weightedRowSums } from '../linalg/weighted-row-sums.ts';
 import { tidyValues } from '../tensor/tidy-values.ts';
 import type { ModelSpec } from './config.ts';
 import type { ModelContext } from './forward.ts';
@@ -94,6 +95,19 @@ export function chunkLogits(normed: tf.Tensor2D, rows: tf.Tensor2D): tf.Tensor2D
 /** The same logits vocab-major, [size, n]: the product as it comes out, for readers that take that layout (call inside a tidy). */
 export function vocabMajorLogits(normed: tf.Tensor2D, rows: tf.Tensor2D): tf.Tensor2D {
   return tf.matMul(rows, tf.transpose(normed));
+}
+
+/**
+ * weights · the chunk's rows, [count, hidden], for row-major weights [count, chunk size] (the
+ * backward's exps · W_chunk; call inside a tidy). On wasm and cpu by the SIMD kernel over the
+ * stored rows (linalg/weighted-row-sums.ts: XNNPACK packs the whole uploaded chunk for every
+ * such product, and then runs it at half the logits product's rate); native backends multiply
+ * the uploaded rows.
+ */
+export function chunkWeightedRows(head: HeadWeights, chunk: HeadChunk, rows: tf.Tensor2D, weights: Float32Array, count: number): tf.Tensor2D {
+  const backend = tf.getBackend();
+  if (backend === 'wasm' || backend === 'cpu') return tf.tensor2d(weightedRowSums(weights, count, chunk.rows, chunk.size, head.width), [count, head.width]);
+  return tf.matMul(tf.tensor2d(weights, [count, chunk.size]), rows);
 }
 
 /** lm_head rows of `ids` as stored, [ids.length · hidden] (copies of the head's JS-side rows). */
