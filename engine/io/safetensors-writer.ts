@@ -47,7 +47,7 @@ export const STAGE_BYTES = 8 * 1024 ** 2;
  * zeroing and page faults, more than writing a file of a few MB (the gradient store writes one
  * per layer and batch). At most two are kept (16 MiB per thread).
  */
-const spareStages: Uint8Array[] = [];
+const spareStages: Uint8Array<ArrayBuffer>[] = [];
 const MAX_SPARE_STAGES = 2;
 
 export interface WriteOptions {
