@@ -15,8 +15,9 @@
  * terminates every worker and rejects, a worker's as a CurvatureWorkerError naming the pass.
  *
  * Memory: unlike the gradient workers, each holds its own float32 embedding and untied lm_head
- * (a probe may move them) and, while the head gradients come as vocab-sized arrays, those two
- * gradients: the estimate charges four vocab × hidden arrays per worker on top of a gradient worker's.
+ * (a probe may move them; the head's dots need no vocab-sized gradient, layer-grads.ts
+ * headDirections): the estimate charges two vocab × hidden arrays per worker on top of a
+ * gradient worker's.
  */
 import { availableParallelism } from 'node:os';
 import type { LossSequence } from '../model/layer-grads.ts';
@@ -57,8 +58,8 @@ export type FromCurvatureWorker = { readonly type: 'passed'; readonly pass: Dire
 
 const WORKER = new URL('./curvature-pass-worker.ts', import.meta.url);
 const FLOAT_BYTES = 4;
-/** Vocab × hidden float32 arrays a curvature worker holds beyond a gradient worker: embedding, untied lm_head, their two gradients. */
-const VOCAB_COPIES = 4;
+/** Vocab × hidden float32 arrays a curvature worker holds beyond a gradient worker: its embedding and untied lm_head. */
+const VOCAB_COPIES = 2;
 
 /** settings.workers when given, else the cores that the passes' memory fits (1 for small work); never more than the passes. */
 export function curvatureWorkerCount(ctx: Pick<PipelineContext, 'instruct' | 'settings'>, batches: readonly (readonly LossSequence[])[], passes: number, machine: MachineResources = machineResources()): number {
