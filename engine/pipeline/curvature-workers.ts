@@ -19,7 +19,6 @@
  * headDirections): the estimate charges two vocab × hidden arrays per worker on top of a
  * gradient worker's.
  */
-import { availableParallelism } from 'node:os';
 import type { LossSequence } from '../model/layer-grads.ts';
 import { BackendError, type BackendName } from '../tensor/backend.ts';
 import type { SealedDeltas } from './delta-store.ts';
@@ -69,7 +68,8 @@ export function curvatureWorkerCount(ctx: Pick<PipelineContext, 'instruct' | 'se
 function defaultCurvatureWorkers(ctx: Pick<PipelineContext, 'instruct'>, batches: readonly (readonly LossSequence[])[], machine: MachineResources): number {
   const shape = gradientWorkShape(ctx.instruct, batches);
   const passBytes = gradientWorkerBytes(shape) + VOCAB_COPIES * shape.vocab * shape.hidden * FLOAT_BYTES;
-  return Math.min(defaultWorkerCount(shape, machine), availableParallelism(), Math.max(1, Math.floor(machine.freeBytes / passBytes)));
+  // defaultWorkerCount: the machine's cores (1 for small work), capped by a gradient worker's memory; a pass needs more
+  return Math.min(defaultWorkerCount(shape, machine), Math.max(1, Math.floor(machine.freeBytes / passBytes)));
 }
 
 export function runPassesOnWorkers(
