@@ -105,11 +105,6 @@ export class GramAccumulator {
   }
 
   /**
-   * upper += Bᵀ·B for the buffered block, two rows of the Gram by two columns at a time: each
-   * buffered value loaded serves two products (the one-pair loop loads two per product), and
-   * every entry's sum still runs over the rows in order.
-   */
-  /**
    * The Gram's arrays, allocated on first use with every row kept so far added through the
    * blocks, in order: the same block boundaries and sums as if they had been buffered on arrival.
    */
@@ -131,6 +126,11 @@ export class GramAccumulator {
     }
   }
 
+  /**
+   * upper += Bᵀ·B for the buffered block, two rows of the Gram by two columns at a time: each
+   * buffered value loaded serves two products (the one-pair loop loads two per product), and
+   * every entry's sum still runs over the rows in order.
+   */
   private flush(): void {
     const d = this.dim;
     const count = this.buffered;
