@@ -95,10 +95,6 @@ export class SealedDirections implements DirectionDeltas {
     if (!this.directions.has(name)) return [];
     return this.store.get(name, () => Promise.reject(new Error(`internal: ${name} is in the sealed Δ index but not readable`)));
   }
-
-  close(): Promise<void> {
-    return this.store.close();
-  }
 }
 
 /** Δ as its nonzero rows when they are fewer than half of a matrix's rows; whole otherwise. */

@@ -48,7 +48,7 @@ export class DirectionalGradients {
       readFloat32: async (name) => {
         const thetaI = await this.instruct.readFloat32(name);
         if (this.deltas.directionsOf(name).every((b) => steps[b] === 0)) return thetaI;
-        for (const delta of await this.deltasOf(name)) {
+        for (const delta of await this.deltas.deltasOf(name)) {
           const step = steps[delta.direction] ?? 0;
           if (step !== 0) addInPlace(thetaI, delta, step);
         }
@@ -68,12 +68,12 @@ export class DirectionalGradients {
       const result = await model.lossAndLayerGrads(batch.slice(start, start + batchSize), async (_layer, grads) => {
         throwIfCancelled(signal, 'curvature');
         for (const [name, grad] of grads) {
-          for (const delta of await this.deltasOf(name)) dots[delta.direction] = (dots[delta.direction] as number) + dot(grad, delta);
+          for (const delta of await this.deltas.deltasOf(name)) dots[delta.direction] = (dots[delta.direction] as number) + dot(grad, delta);
         }
       }, {
         sequenceCount: batch.length,
         headDirections: async () => {
-          const [embedding, lmHead] = [await this.deltasOf(EMBED_NAME), await this.deltasOf(LM_HEAD_NAME)];
+          const [embedding, lmHead] = [await this.deltas.deltasOf(EMBED_NAME), await this.deltas.deltasOf(LM_HEAD_NAME)];
           headSlots = [...embedding, ...lmHead].map((d) => d.direction);
           return { embedding, lmHead };
         },
@@ -83,10 +83,6 @@ export class DirectionalGradients {
       sequenceLosses.push(...result.sequenceLosses);
     }
     return { loss, sequenceLosses, dots };
-  }
-
-  private deltasOf(name: string): Promise<TensorDelta[]> {
-    return this.deltas.deltasOf(name);
   }
 }
 
