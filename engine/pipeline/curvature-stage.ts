@@ -32,7 +32,7 @@
  * the preview can say where its model agrees with measurement (analysis/preview-range.ts): one
  * forward per α over both sets' sequences, θ_I's losses taken from the base passes.
  * The passes are independent: with --workers above 1 (or, by default, the cores the memory fits)
- * they run on worker threads, two at a time on two cores, with bit-identical results
+ * they run on worker threads, one pass per thread at a time, with bit-identical results
  * (curvature-passes.ts, curvature-workers.ts).
  * Resumable: each finished pass is kept in passes.json; a rerun with the same key runs only the others.
  */
@@ -204,7 +204,7 @@ function symmetrised(rows: readonly Float64Array[]): number[] {
  * ΔL of the default edit at each anchor α, per set: each α's edit is built once (a weight read
  * edits that tensor, handed over: editedWeightSource) and both sets' sequences go through it in
  * one forward, per-sequence losses split back by set; θ_I's are the base passes' own
- * (`atInstruct`, bit-identical to a forward's: directional-gradients.test.ts), so θ_I costs no
+ * (`atInstruct`, bit-identical to a forward's: curvature-stage.test.ts), so θ_I costs no
  * pass here. Means are summed in sequence order as Verify does.
  */
 async function measureAnchors(
