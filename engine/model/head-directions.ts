@@ -11,8 +11,7 @@
  * (directionRows). The embedding lookup's part is Σ_t ⟨Δ[id_t], d/d embedding output at t⟩,
  * from the same directionRows at the batch's tokens (layer-grads.ts).
  */
-import * as tf from '@tensorflow/tfjs-core';
-import type { HeadChunk } from './head.ts';
+import { weightedRows, type HeadChunk } from './head.ts';
 
 /** Δ on a [vocab, hidden] weight: whole, [vocab · hidden]; or with `rows`, those rows' values ([rows.length · hidden]) and 0 elsewhere. */
 export interface VocabDirection {
@@ -33,10 +32,10 @@ export interface HeadDots {
   readonly lmHead: number[];
 }
 
-/** One direction's part of a head chunk, uploaded: the chunk's rows of Δ (`local`: which of them, when Δ has rows). */
+/** One direction's part of a head chunk: the chunk's rows of Δ, as stored (`local`: which of the chunk's rows they are, when Δ has rows). */
 interface ChunkPart {
-  readonly values: tf.Tensor2D;
-  readonly local?: tf.Tensor1D;
+  readonly values: Float32Array;
+  readonly local?: readonly number[];
 }
 
 /** Throws unless `direction` fits a [vocab, width] weight (`name` says which, for the message). */
@@ -51,31 +50,28 @@ export function checkDirection(direction: VocabDirection, vocab: number, width: 
   if (bad !== undefined) throw new RangeError(`${name}: direction row ${bad} is outside the weight's ${vocab} rows`);
 }
 
-/** Runs `use` with every direction's part of `chunk` uploaded (one tensor per direction, or two with rows), disposed after. */
-export function withChunkParts<T>(directions: readonly VocabDirection[], chunk: HeadChunk, width: number, use: (parts: readonly ChunkPart[]) => T): T {
-  const parts: ChunkPart[] = [];
-  try {
-    for (const d of directions) parts.push(chunkPart(d, chunk, width));
-    return use(parts);
-  } finally {
-    tf.dispose(parts.flatMap((p) => (p.local === undefined ? [p.values] : [p.values, p.local])));
-  }
+/** Every direction's part of `chunk` (whole Δ: a view, no copy). */
+export function chunkParts(directions: readonly VocabDirection[], chunk: HeadChunk, width: number): ChunkPart[] {
+  return directions.map((direction) => {
+    const { values, rows } = direction;
+    if (rows === undefined) return { values: values.subarray(chunk.start * width, (chunk.start + chunk.size) * width) };
+    const inside = [...rows.keys()].filter((k) => (rows[k] as number) >= chunk.start && (rows[k] as number) < chunk.start + chunk.size);
+    const picked = new Float32Array(inside.length * width);
+    inside.forEach((k, i) => picked.set(values.subarray(k * width, (k + 1) * width), i * width));
+    return { values: picked, local: inside.map((k) => (rows[k] as number) - chunk.start) };
+  });
 }
 
-function chunkPart(direction: VocabDirection, chunk: HeadChunk, width: number): ChunkPart {
-  const { values, rows } = direction;
-  if (rows === undefined) return { values: tf.tensor2d(values.subarray(chunk.start * width, (chunk.start + chunk.size) * width), [chunk.size, width]) };
-  const inside = [...rows.keys()].filter((k) => (rows[k] as number) >= chunk.start && (rows[k] as number) < chunk.start + chunk.size);
-  const picked = new Float32Array(inside.length * width);
-  inside.forEach((k, i) => picked.set(values.subarray(k * width, (k + 1) * width), i * width));
-  return { values: tf.tensor2d(picked, [inside.length, width]), local: tf.tensor1d(inside.map((k) => (rows[k] as number) - chunk.start), 'int32') };
-}
-
-/** exps [n, chunk size] · Δ_chunk → [n, width] (call inside a tidy). */
-export function directionProduct(part: ChunkPart, exps: tf.Tensor2D): tf.Tensor2D {
-  if (part.local === undefined) return tf.matMul(exps, part.values);
-  if (part.local.size === 0) return tf.zeros([exps.shape[0], part.values.shape[1]]);
-  return tf.matMul(tf.gather(exps, part.local, 1), part.values);
+/** exps [count, chunk size] · Δ_chunk → [count · width], by the same product as exps · W_chunk (head.ts weightedRows). */
+export function directionProduct(part: ChunkPart, exps: Float32Array, count: number, width: number): Float32Array {
+  const { values, local } = part;
+  if (local === undefined) return weightedRows(exps, count, values, width);
+  if (local.length === 0) return new Float32Array(count * width);
+  // Only the columns of exps at Δ's rows meet a nonzero row.
+  const size = exps.length / count;
+  const picked = new Float32Array(count * local.length);
+  for (let r = 0; r < count; r++) local.forEach((c, i) => (picked[r * local.length + i] = exps[r * size + c] as number));
+  return weightedRows(picked, count, values, width);
 }
 
 /** Δ's rows at vocab ids `ids`, [ids.length · width] (zeros where Δ has no row). */

@@ -14,12 +14,11 @@
  * directions need no second pass (head-directions.ts): each Δ's product rides beside W's.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { tidyValues } from '../tensor/tidy-values.ts';
 import { ChunkedCrossEntropy } from '../tensor/chunked-cross-entropy.ts';
 import type { ModelSpec } from './config.ts';
 import { withHeapValues } from '../tensor/heap-values.ts';
-import { accumulate, chunkWeightedRows, gatherRows, headRows, vocabMajorLogits, withRows, type HeadWeights } from './head.ts';
-import { checkDirection, directionProduct, directionRows, dot64, partOf, sideBySide, withChunkParts, type VocabDirection } from './head-directions.ts';
+import { accumulate, gatherRows, headRows, vocabMajorLogits, weightedRows, withRows, type HeadWeights } from './head.ts';
+import { checkDirection, chunkParts, directionProduct, directionRows, dot64, partOf, sideBySide, type VocabDirection } from './head-directions.ts';
 import { rmsNorm } from './ops.ts';
 
 /** The target rows of one sequence (targetRows) and its final hidden states [T·hidden]. */
@@ -86,18 +85,15 @@ export function headLossAndGrads(spec: ModelSpec, head: HeadWeights, sequences: 
     // One buffer for every block's exps, reused across chunks (the first block is the largest).
     const exps = new Float32Array((blocks[0]?.owners.length ?? 0) * Math.max(0, ...head.chunks.map((c) => c.size)));
     for (const chunk of head.chunks) {
-      withRows(head, chunk, (rows) => withChunkParts(directions, chunk, width, (along) => {
+      const along = chunkParts(directions, chunk, width);
+      withRows(head, chunk, (rows) => {
         for (const b of blocks) {
           const blockExps = exps.subarray(0, b.owners.length * chunk.size);
           withLogits(b, rows, (logits) => b.ce.addWithExps(logits, chunk.start, blockExps));
-          b.ce.foldProduct(tidyValues(() => {
-            const product = chunkWeightedRows(head, chunk, rows, blockExps, b.owners.length);
-            if (along.length === 0) return product;
-            const e = tf.tensor2d(blockExps, [b.owners.length, chunk.size]);
-            return tf.concat([product, ...along.map((part) => directionProduct(part, e))], 1);
-          }));
+          const products = [weightedRows(blockExps, b.owners.length, chunk.rows, width, rows), ...along.map((part) => directionProduct(part, blockExps, b.owners.length, width))];
+          b.ce.foldProduct(sideBySide(products, width));
         }
-      }));
+      });
     }
     const sequenceLosses = sequenceMeans(sequences, blocks);
     const dHidden = sequences.map((s) => new Float32Array(s.hidden.length));

@@ -98,16 +98,18 @@ export function vocabMajorLogits(normed: tf.Tensor2D, rows: tf.Tensor2D): tf.Ten
 }
 
 /**
- * weights · the chunk's rows, [count, hidden], for row-major weights [count, chunk size] (the
- * backward's exps · W_chunk; call inside a tidy). On wasm and cpu by the SIMD kernel over the
- * stored rows (linalg/weighted-row-sums.ts: XNNPACK packs the whole uploaded chunk for every
- * such product, and then runs it at half the logits product's rate); native backends multiply
- * the uploaded rows.
+ * weights [count, size] · matrix [size, width] → [count · width], for row-major weights and a
+ * stored row-major matrix: the backward's exps · W_chunk, and exps · Δ_chunk for the directions
+ * of head-directions.ts. On wasm and cpu by the SIMD kernel over the stored rows
+ * (linalg/weighted-row-sums.ts: XNNPACK packs the whole uploaded chunk for every such product,
+ * and then runs it at half the logits product's rate); native backends multiply the matrix
+ * uploaded (`uploaded` when the caller already has it on the backend).
  */
-export function chunkWeightedRows(head: HeadWeights, chunk: HeadChunk, rows: tf.Tensor2D, weights: Float32Array, count: number): tf.Tensor2D {
+export function weightedRows(weights: Float32Array, count: number, matrix: Float32Array, width: number, uploaded?: tf.Tensor2D): Float32Array {
+  const size = matrix.length / width;
   const backend = tf.getBackend();
-  if (backend === 'wasm' || backend === 'cpu') return tf.tensor2d(weightedRowSums(weights, count, chunk.rows, chunk.size, head.width), [count, head.width]);
-  return tf.matMul(tf.tensor2d(weights, [count, chunk.size]), rows);
+  if (backend === 'wasm' || backend === 'cpu') return weightedRowSums(weights, count, matrix, size, width);
+  return tidyValues(() => tf.matMul(tf.tensor2d(weights, [count, size]), uploaded ?? tf.tensor2d(matrix, [size, width])));
 }
 
 /** lm_head rows of `ids` as stored, [ids.length · hidden] (copies of the head's JS-side rows). */
