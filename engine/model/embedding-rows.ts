@@ -9,10 +9,9 @@
  * (the same widening). Any other source (an edited model, shared-memory tensors: sources that
  * compute or hold the tensor they return) is read whole through ctx.embedding(), as before.
  */
-import { CheckpointError } from '../io/checkpoint-error.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { assertTokenIds, embedTokens, type ModelContext } from './forward.ts';
-import { EMBED_NAME } from './weights.ts';
+import { EMBED_NAME, assertShape } from './weights.ts';
 
 export async function embedSequences(ctx: ModelContext, sequences: readonly ArrayLike<number>[]): Promise<Float32Array[]> {
   const { checkpoint: source, spec } = ctx;
@@ -22,10 +21,7 @@ export async function embedSequences(ctx: ModelContext, sequences: readonly Arra
     return sequences.map((ids) => embedTokens(embedding, ids, spec.hiddenSize));
   }
   // The shape ctx.embedding() would insist on, so a lookup never runs where a whole read is refused.
-  const { shape } = source.tensor(EMBED_NAME);
-  if (shape.length !== 2 || shape[0] !== spec.vocabSize || shape[1] !== spec.hiddenSize) {
-    throw new CheckpointError('shape', source.dir, `has shape [${shape.join(', ')}] but config.json implies [${spec.vocabSize}, ${spec.hiddenSize}]`, EMBED_NAME);
-  }
+  assertShape(source, EMBED_NAME, [spec.vocabSize, spec.hiddenSize]);
   const rows: Float32Array[] = [];
   for (const ids of sequences) {
     assertTokenIds(ids, spec.vocabSize);

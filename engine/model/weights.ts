@@ -65,12 +65,17 @@ export function layerParamShapes(spec: ModelSpec, layer: number): ReadonlyMap<st
   return shapes;
 }
 
-/** Reads one tensor as float32, checking its shape (into `into` where the source takes it: Checkpoint.readFloat32). */
-export async function readChecked(checkpoint: WeightSource, name: string, shape: readonly number[], into?: Float32Array): Promise<Float32Array> {
+/** Throws a CheckpointError unless tensor `name` has `shape`, the one config.json implies. */
+export function assertShape(checkpoint: WeightSource, name: string, shape: readonly number[]): void {
   const info = checkpoint.tensor(name);
   if (info.shape.length !== shape.length || info.shape.some((n, i) => n !== shape[i])) {
     throw new CheckpointError('shape', checkpoint.dir, `has shape [${info.shape.join(', ')}] but config.json implies [${shape.join(', ')}]`, name);
   }
+}
+
+/** Reads one tensor as float32, checking its shape (into `into` where the source takes it: Checkpoint.readFloat32). */
+export async function readChecked(checkpoint: WeightSource, name: string, shape: readonly number[], into?: Float32Array): Promise<Float32Array> {
+  assertShape(checkpoint, name, shape);
   return checkpoint.readFloat32(name, into);
 }
 
