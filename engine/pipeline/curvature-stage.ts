@@ -67,7 +67,6 @@ const DENSE_DIRECTIONS_MAX = 256;
 const LOW_RANK = 64;
 // version 2: the default edit is taken at the analysed q (version 1 took the default q); 3: router products.
 const ESTIMATOR = { version: 3, method: 'forward-difference-gradients', epsilonFloor: EPSILON_FLOOR, anchors: ANCHOR_ALPHAS } as const;
-const SETS = CALIBRATION_SETS;
 
 /** A given probe budget is part of the key (another budget is another result); none keeps the key results were made under. */
 export function curvatureKey(ctx: Pick<PipelineContext, 'inputs' | 'settings'>): StageKey {
@@ -89,7 +88,7 @@ export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArti
   const sequences = await readSequences(ctx.paths.sequences);
   const batches = { reasoning: lossBatch(sequences, 'reasoning', 'train'), agent: lossBatch(sequences, 'agent', 'train') };
   const routerNames = editedRouters(ctx);
-  const total = SETS.length * (plan.probes.length + 1) + ANCHOR_ALPHAS.length * SETS.length / 3; // a forward pass ≈ a third of a backward one
+  const total = CALIBRATION_SETS.length * (plan.probes.length + 1) + ANCHOR_ALPHAS.length * CALIBRATION_SETS.length / 3; // a forward pass ≈ a third of a backward one
   let finished = 0;
   const step = (message: string, weight = 1) => clock.report((finished += weight) / total, message);
   const passes = await directionalPasses(ctx, { basis, ...plan, batches, routers: routerNames }, step);
@@ -98,7 +97,7 @@ export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArti
   const columns: Record<CalibrationSet, Float64Array[]> = { reasoning: [], agent: [] };
   const routerDots: Record<CalibrationSet, Float64Array> = { reasoning: new Float64Array(), agent: new Float64Array() };
   const atInstruct: Record<CalibrationSet, readonly number[]> = { reasoning: [], agent: [] };
-  for (const set of SETS) {
+  for (const set of CALIBRATION_SETS) {
     const base = result(set, 'base');
     for (const probe of plan.probes) columns[set].push(result(set, probe.name).dots.subarray(0, B).map((d, b) => d - (base.dots[b] as number)));
     firstOrder[set] = Array.from(base.dots.subarray(0, B));
@@ -226,7 +225,7 @@ async function measureAnchors(
       agent: mean(losses.slice(split)) - mean(atInstruct.agent),
     };
     anchors.push({ alpha, measured });
-    step(`measured the default edit at α ${alpha}`, SETS.length / 3);
+    step(`measured the default edit at α ${alpha}`, CALIBRATION_SETS.length / 3);
   }
   return anchors;
 }

@@ -21,6 +21,7 @@
  */
 import type { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
+import { dot64 } from '../model/head-directions.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
 import { EMBED_NAME, LM_HEAD_NAME, type WeightSource } from '../model/weights.ts';
 import type { TensorDelta } from './delta-store.ts';
@@ -100,13 +101,12 @@ function addInPlace(theta: Float32Array, delta: TensorDelta, step: number): void
 
 function dot(grad: Float32Array, delta: TensorDelta): number {
   const { values, rows, width } = delta;
-  let sum = 0;
   if (rows === undefined || width === undefined) {
     if (grad.length !== values.length) throw new RangeError(`gradient of ${grad.length} values against a direction of ${values.length}`);
-    for (let i = 0; i < grad.length; i++) sum += (grad[i] as number) * (values[i] as number);
-    return sum;
+    return dot64(grad, values);
   }
   if (grad.length % width !== 0) throw new RangeError(`gradient of ${grad.length} values against rows of ${width}`);
+  let sum = 0;
   rows.forEach((r, k) => {
     for (let j = 0; j < width; j++) sum += (grad[r * width + j] as number) * (values[k * width + j] as number);
   });
