@@ -21,7 +21,7 @@ import { writeFileAtomic } from '../io/atomic-file.ts';
 import { readJsonFile } from '../io/json-file.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
 import { memoryBudget } from '../model/memory-plan.ts';
-import { activeBackend, BackendError } from '../tensor/backend.ts';
+import { requireActiveBackend } from '../tensor/backend.ts';
 import type { CurvatureProbe } from './curvature-probes.ts';
 import { curvatureWorkerCount, runPassesOnWorkers, type CurvatureJob } from './curvature-workers.ts';
 import { DeltaStore } from './delta-store.ts';
@@ -80,8 +80,7 @@ export async function directionalPasses(ctx: PipelineContext, plan: PassesPlan, 
       const sealed = await store.seal();
       if (sealed !== undefined) {
         ctx.callbacks.onLog?.(`curvature: ${todo.length} passes on ${workers} worker threads`);
-        const backend = activeBackend()?.name;
-        if (backend === undefined) throw new BackendError('no backend is active: call initBackend before running the curvature stage');
+        const backend = requireActiveBackend('running the curvature stage');
         const setup = { instruct: ctx.instruct.dir, backend, memoryBudget: memoryBudget(), sealed, size: deltas.size, directionCount: plan.basis.directions.length, batchSize: ctx.settings.batchSequences };
         // longest first: the other worker takes the short passes meanwhile
         const longestFirst = [...todo].sort((a, b) => tokens(b.sequences) - tokens(a.sequences));

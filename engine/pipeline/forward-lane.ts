@@ -16,7 +16,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { memoryBudget } from '../model/memory-plan.ts';
-import { activeBackend, BackendError } from '../tensor/backend.ts';
+import { BackendError, requireActiveBackend } from '../tensor/backend.ts';
 import type { FromLane, LaneRecord, LaneSequence, LaneSetup, ToLane } from './forward-lane-protocol.ts';
 import { faultText, WorkerGroup } from './worker-group.ts';
 
@@ -60,8 +60,7 @@ export class ForwardLane {
   private constructor(private readonly worker: Worker, private readonly group: WorkerGroup, private readonly inbox: Inbox) {}
 
   static async start(checkpointDir: string): Promise<ForwardLane> {
-    const backend = activeBackend()?.name;
-    if (backend === undefined) throw new BackendError('no backend is active: call initBackend before a shared forward pass');
+    const backend = requireActiveBackend('a shared forward pass');
     const inbox = new Inbox();
     const group = new WorkerGroup({
       onEnd: (failure) => {

@@ -22,7 +22,7 @@ import { loadCausalLM } from '../model/causal-lm.ts';
 import { passCount } from '../model/loop-config.ts';
 import { memoryBudget } from '../model/memory-plan.ts';
 import { EMBED_NAME, lmHeadName } from '../model/weights.ts';
-import { activeBackend, BackendError } from '../tensor/backend.ts';
+import { requireActiveBackend } from '../tensor/backend.ts';
 import { lossBatch, readSequences } from './calibration-sequences.ts';
 import { OrderedGradientFold } from './gradient-fold.ts';
 import { keepPassParts } from './pass-gradients.ts';
@@ -57,8 +57,7 @@ export async function runGradients(ctx: PipelineContext, clock: StageClock): Pro
   const workers = Math.min(ctx.settings.workers ?? defaultGradientWorkers(ctx.instruct, jobs.map((job) => job.sequences)), jobs.length);
   if (workers > 1) {
     ctx.callbacks.onLog?.(`gradients: ${jobs.length} batches on ${workers} worker threads`);
-    const backend = activeBackend()?.name;
-    if (backend === undefined) throw new BackendError('no backend is active: call initBackend before running the gradients stage');
+    const backend = requireActiveBackend('running the gradients stage');
     // the embedding and an untied lm_head (each vocab × hidden): one copy for all workers, not one each per batch
     const shared = allocateSharedTensors(ctx.instruct, [...new Set([EMBED_NAME, lmHeadName(loadCausalLM(ctx.instruct).spec)])]);
     const setup = { checkpointDir: ctx.instruct.dir, backend, memoryBudget: memoryBudget(), shared };

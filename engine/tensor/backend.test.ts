@@ -1,10 +1,18 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BackendError, activeBackend, initBackend, installedBackends, parseBackendName, wasmBinaryPath } from './backend.ts';
+import { BackendError, activeBackend, initBackend, installedBackends, parseBackendName, requireActiveBackend, wasmBinaryPath } from './backend.ts';
 import { measureMatmulGflops } from './matmul-bench.ts';
 
 describe('backend selection', () => {
+  // first in this file: no initBackend has run yet in its module graph
+  it('refuses work for worker threads before initBackend, naming the work, and names the backend after it', async () => {
+    expect(() => requireActiveBackend('running the gradients stage')).toThrow(BackendError);
+    expect(() => requireActiveBackend('running the gradients stage')).toThrow('no backend is active: call initBackend before running the gradients stage');
+    await initBackend('cpu');
+    expect(requireActiveBackend('running the gradients stage')).toBe('cpu');
+  });
+
   it('locates the wasm binaries inside the package', () => {
     expect(existsSync(wasmBinaryPath())).toBe(true);
   });

@@ -43,6 +43,12 @@ export function activeBackend(): BackendInfo | undefined {
   return active;
 }
 
+/** The active backend's name, for worker threads that must compute on the same one; `work` names what needs it. */
+export function requireActiveBackend(work: string): BackendName {
+  if (active === undefined) throw new BackendError(`no backend is active: call initBackend before ${work}`);
+  return active.name;
+}
+
 export function parseBackendName(value: string, source: string): BackendName {
   const name = value.trim().toLowerCase();
   if ((BACKEND_NAMES as readonly string[]).includes(name)) return name as BackendName;
