@@ -31,9 +31,11 @@ async function withTensors(body: (file: SafetensorsFile, path: string) => Promis
 }
 
 describe('readRowsFloat32', () => {
-  it.each(FLOAT_DTYPES)('gives the %s rows asked, in that order and repeated, exactly as the whole read widens them', (dtype) => withTensors(async (file) => {
+  // Runs of consecutive rows asked scattered over the output, asked in place (4, 5, 6 first at
+  // entries 0, 1, 2), a lone row, and repeats before and after a row's first place.
+  const ROW_LISTS = [[5, 0, 5, 6, 1, 2, 3], [4, 5, 6, 0, 2, 1, 4], [2, 3, 4, 2], [6]];
+  it.each(FLOAT_DTYPES.flatMap((dtype) => ROW_LISTS.map((rows) => [dtype, rows] as const)))('gives the %s rows %j, in that order and repeated, exactly as the whole read widens them', (dtype, rows) => withTensors(async (file) => {
     const whole = await file.readFloat32(`w.${dtype}`);
-    const rows = [5, 0, 5, 6, 1, 2, 3];
     const expected = rows.flatMap((r) => [...whole.subarray(3 * r, 3 * r + 3)]);
     expect([...(await file.readRowsFloat32(`w.${dtype}`, rows))]).toEqual(expected);
     expect(await file.readRowsFloat32(`w.${dtype}`, [])).toHaveLength(0);

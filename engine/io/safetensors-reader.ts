@@ -75,36 +75,46 @@ export class SafetensorsFile {
    * length] in the order asked (a row asked twice comes twice), widened as readFloat32 widens.
    * Only those rows' bytes are read, each distinct row once, consecutive rows in one read: the
    * lookup of a thousand tokens in a 151,936-row embedding reads 2 MB and holds no float32 copy
-   * of the whole 622 MB. A row that is not an integer in 0…rows−1 is a RangeError naming the
-   * file, the tensor and where in `rows` it stands.
+   * of the whole 622 MB. A run of rows is read straight into the output where its rows are first
+   * asked one after another (a single row always is); only a run scattered over the output goes
+   * through a scratch array. A repeated row is copied from its first place. A row that is not an
+   * integer in 0…rows−1 is a RangeError naming the file, the tensor and where in `rows` it stands.
    */
   async readRowsFloat32(name: string, rows: ArrayLike<number>): Promise<Float32Array> {
     const info = this.floatInfo(name);
     const [height, ...rest] = info.shape;
     if (height === undefined) throw new CheckpointError('shape', this.path, 'is a scalar: it has no rows to read', name);
     const width = rest.reduce((a, b) => a * b, 1);
-    const wanted = new Map<number, number[]>();
+    const firstAsked = new Map<number, number>();
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i] as number;
       if (!Number.isInteger(row) || row < 0 || row >= height) {
         throw new RangeError(`${this.path}: ${name}: row ${row} (entry ${i} of the rows asked) is outside 0…${height - 1}`);
       }
-      const places = wanted.get(row);
-      if (places === undefined) wanted.set(row, [i]);
-      else places.push(i);
+      if (!firstAsked.has(row)) firstAsked.set(row, i);
     }
+    const placeOf = (row: number) => firstAsked.get(row) as number;
     const out = new Float32Array(rows.length * width);
-    const distinct = [...wanted.keys()].sort((a, b) => a - b);
+    const distinct = [...firstAsked.keys()].sort((a, b) => a - b);
+    let scratch = new Float32Array(0);
     for (let start = 0; start < distinct.length;) {
-      let end = start + 1;
-      while (end < distinct.length && distinct[end] === (distinct[end - 1] as number) + 1) end++;
       const first = distinct[start] as number;
-      const run = await this.readSpan(info, first * width, new Float32Array((end - start) * width));
-      for (const row of distinct.slice(start, end)) {
-        const values = run.subarray((row - first) * width, (row - first + 1) * width);
-        for (const at of wanted.get(row) ?? []) out.set(values, at * width);
+      let end = start + 1;
+      let inPlace = true;
+      for (; end < distinct.length && distinct[end] === first + end - start; end++) inPlace &&= placeOf(first + end - start) === placeOf(first) + end - start;
+      const length = (end - start) * width;
+      if (inPlace) {
+        await this.readSpan(info, first * width, out.subarray(placeOf(first) * width, placeOf(first) * width + length));
+      } else {
+        if (scratch.length < length) scratch = new Float32Array(length);
+        const run = await this.readSpan(info, first * width, scratch.subarray(0, length));
+        for (let k = 0; k < end - start; k++) out.set(run.subarray(k * width, (k + 1) * width), placeOf(first + k) * width);
       }
       start = end;
+    }
+    for (let i = 0; i < rows.length; i++) {
+      const from = placeOf(rows[i] as number);
+      if (from !== i) out.copyWithin(i * width, from * width, (from + 1) * width);
     }
     return out;
   }
