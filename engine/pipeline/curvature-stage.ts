@@ -30,10 +30,11 @@
  * at any α (analysis/preview-router.ts). They are not in the curvature matrix.
  * Anchors: the default edit at α ∈ ANCHOR_ALPHAS built and measured (forward passes only), so
  * the preview can say where its model agrees with measurement (analysis/preview-range.ts): one
- * forward per α over both sets' sequences, θ_I's losses taken from the base passes.
- * The passes are independent: with --workers above 1 (or, by default, the cores the memory fits)
- * they run on worker threads, one pass per thread at a time, with bit-identical results
- * (curvature-passes.ts, curvature-workers.ts).
+ * forward per α over both sets' sequences (curvature-anchors.ts), θ_I's losses taken from the
+ * base passes when all are done.
+ * The passes, anchors included, are independent: with --workers above 1 (or, by default, the
+ * cores the memory fits) they run on worker threads, one pass per thread at a time, with
+ * bit-identical results (curvature-passes.ts, curvature-workers.ts).
  * Resumable: each finished pass is kept in passes.json; a rerun with the same key runs only the others.
  */
 import { join } from 'node:path';
@@ -44,21 +45,17 @@ import { CURVATURE_FILE, readCurvatureFile, writeCurvatureFile, type PreviewCurv
 import { editDirections, type EditDirection } from '../crane/edit-directions.ts';
 import { resolveScale } from '../crane/gate-scales.ts';
 import { classifyTensor, type LayerGroup, type TensorClass } from '../crane/tensor-classification.ts';
-import type { PairedEdit } from '../crane/tensor-pair.ts';
-import { loadCausalLM } from '../model/causal-lm.ts';
-import type { LossSequence } from '../model/layer-grads.ts';
 import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { lossBatch, readSequences } from './calibration-sequences.ts';
 import { editTokenRows } from './checkpoint-tokenizer.ts';
-import { CALIBRATION_SETS, directionalPasses, type CalibrationSet } from './curvature-passes.ts';
+import { measuredAnchor } from './curvature-anchors.ts';
+import { anchorName, CALIBRATION_SETS, curvaturePasses, type CalibrationSet } from './curvature-passes.ts';
 import { curvatureProbes, EPSILON_FLOOR } from './curvature-probes.ts';
 import type { DirectionalPass } from './directional-gradients.ts';
-import { editFor } from './edit-method.ts';
-import { cancellableSource, editedWeightSource } from './edited-source.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { pipelinePaths, resultKey, type PipelineRecord } from './pipeline-folder.ts';
-import { throwIfCancelled, type StageClock } from './progress.ts';
+import type { StageClock } from './progress.ts';
 import { stageStatus, type StageKey } from './stage-store.ts';
 
 export const ANCHOR_ALPHAS = [0.25, 1] as const;
@@ -91,7 +88,8 @@ export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArti
   const total = CALIBRATION_SETS.length * (plan.probes.length + 1) + ANCHOR_ALPHAS.length * CALIBRATION_SETS.length / 3; // a forward pass ≈ a third of a backward one
   let finished = 0;
   const step = (message: string, weight = 1) => clock.report((finished += weight) / total, message);
-  const passes = await directionalPasses(ctx, { basis, ...plan, batches, routers: routerNames }, step);
+  const anchorEdit = { defaults, gate: artifacts.gate, projectors: artifacts.projectors };
+  const passes = await curvaturePasses(ctx, { basis, ...plan, batches, routers: routerNames, anchors: { alphas: ANCHOR_ALPHAS, edit: anchorEdit } }, step);
   const result = (set: CalibrationSet, name: string) => passes.get(`${set}:${name}`) as DirectionalPass;
   const firstOrder = { reasoning: [] as number[], agent: [] as number[] };
   const columns: Record<CalibrationSet, Float64Array[]> = { reasoning: [], agent: [] };
@@ -104,8 +102,7 @@ export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArti
     routerDots[set] = base.dots.subarray(B);
     atInstruct[set] = base.sequenceLosses;
   }
-
-  const anchors = await measureAnchors(ctx, (alpha) => editFor({ method: 'crane', settings: { ...defaults, alpha } }, context), batches, atInstruct, step);
+  const anchors = ANCHOR_ALPHAS.map((alpha) => measuredAnchor(alpha, passes.get(anchorName(alpha)) as DirectionalPass, batches.reasoning.length, atInstruct));
   const curvature: PreviewCurvature = {
     basis: { keepQuantile: defaults.keepQuantile, tau: defaults.tau, steepness: defaults.steepness, threshold: defaults.stages.threshold, gsp: defaults.stages.gsp },
     anchorSpecial: { thinkRows: defaults.special.thinkRows, lmHeadScale: defaults.special.lmHeadScale, routerAlphaFraction: defaults.special.routerAlphaFraction },
@@ -197,41 +194,4 @@ function symmetrised(rows: readonly Float64Array[]): number[] {
   const out: number[] = [];
   for (let i = 0; i < size; i++) for (let j = 0; j < size; j++) out.push(((rows[i]?.[j] ?? 0) + (rows[j]?.[i] ?? 0)) / 2);
   return out;
-}
-
-/**
- * ΔL of the default edit at each anchor α, per set: each α's edit is built once (a weight read
- * edits that tensor, handed over: editedWeightSource) and both sets' sequences go through it in
- * one forward, per-sequence losses split back by set; θ_I's are the base passes' own
- * (`atInstruct`, bit-identical to a forward's: curvature-stage.test.ts), so θ_I costs no
- * pass here. Means are summed in sequence order as Verify does.
- */
-async function measureAnchors(
-  ctx: PipelineContext, editAt: (alpha: number) => PairedEdit, batches: Record<CalibrationSet, readonly LossSequence[]>,
-  atInstruct: Record<CalibrationSet, readonly number[]>, step: (message: string, weight: number) => void,
-): Promise<PreviewCurvature['anchors']> {
-  const both = [...batches.reasoning, ...batches.agent];
-  const split = batches.reasoning.length;
-  const anchors: PreviewCurvature['anchors'] = [];
-  for (const alpha of ANCHOR_ALPHAS) {
-    const model = loadCausalLM(cancellableSource(editedWeightSource(ctx.instruct, ctx.thinking, editAt(alpha)), ctx.callbacks.signal, 'curvature'));
-    const losses: number[] = [];
-    for (let start = 0; start < both.length; start += ctx.settings.batchSequences) {
-      throwIfCancelled(ctx.callbacks.signal, 'curvature');
-      for (const score of await model.sequenceLosses(both.slice(start, start + ctx.settings.batchSequences))) losses.push(score.loss);
-    }
-    const measured = {
-      reasoning: mean(losses.slice(0, split)) - mean(atInstruct.reasoning),
-      agent: mean(losses.slice(split)) - mean(atInstruct.agent),
-    };
-    anchors.push({ alpha, measured });
-    step(`measured the default edit at α ${alpha}`, CALIBRATION_SETS.length / 3);
-  }
-  return anchors;
-}
-
-function mean(values: readonly number[]): number {
-  let sum = 0;
-  for (const value of values) sum += value;
-  return sum / values.length;
 }

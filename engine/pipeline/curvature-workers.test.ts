@@ -1,20 +1,25 @@
 /**
  * The curvature stage's passes on worker threads, on a tiny analysed pair (untied lm_head, so
  * the embedding and lm_head directions are there): curvature.json is byte-identical with 1 and
- * 2 workers, a stage cancelled after its first pass on the workers resumes from passes.json with
- * only the passes it lacks, to the same bytes, and a worker that cannot run its pass rejects with
- * a CurvatureWorkerError naming the pass.
+ * 2 workers, the anchors among the workers' passes; a stage cancelled after its first pass on
+ * the workers resumes from passes.json with only the passes it lacks, to the same bytes, and so
+ * does one that lacks only its anchors; a worker that cannot run its pass (directional or
+ * anchor) rejects with a CurvatureWorkerError naming the pass.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CURVATURE_FILE } from '../analysis/preview-curvature.ts';
+import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import { initBackend } from '../tensor/backend.ts';
-import { CurvatureWorkerError, runPassesOnWorkers } from './curvature-workers.ts';
+import { anchorName } from './curvature-passes.ts';
+import { ANCHOR_ALPHAS } from './curvature-stage.ts';
+import { CurvatureWorkerError, runPassesOnWorkers, type CurvatureWorkerData } from './curvature-workers.ts';
 import { pipelinePaths } from './pipeline-folder.ts';
 import { CancelledError } from './progress.ts';
 import { runAnalysis } from './run-analysis.ts';
+import { STAGE_MARKER } from './stage-store.ts';
 import { analysedProject, type AnalysedProject } from './testing/analysed-project.ts';
 
 let root: string;
@@ -44,22 +49,45 @@ describe('curvature passes on worker threads', () => {
     await expect(cancelled).rejects.toBeInstanceOf(CancelledError);
     const logged = Object.keys(JSON.parse(await readFile(join(dir, 'passes.json'), 'utf8')) as object);
     expect(logged.length).toBeGreaterThan(0);
-    const total = 2 * (1 + (JSON.parse(oneWorker.toString('utf8')) as { directions: unknown[] }).directions.length);
+    const total = 2 * (1 + (JSON.parse(oneWorker.toString('utf8')) as { directions: unknown[] }).directions.length) + ANCHOR_ALPHAS.length;
     expect(logged.length).toBeLessThan(total);
 
     const logs: string[] = [];
     await runAnalysis({ ...project, settings, onLog: (message) => logs.push(message) });
     expect(logs).toContain(`curvature: ${total - logged.length} passes on 2 worker threads`);
     expect(await readFile(join(dir, CURVATURE_FILE))).toEqual(oneWorker);
+    const finished = Object.keys(JSON.parse(await readFile(join(dir, 'passes.json'), 'utf8')) as object);
+    expect(finished).toHaveLength(total);
+    expect(finished).toEqual(expect.arrayContaining(ANCHOR_ALPHAS.map(anchorName)));
+  }, 600_000);
+
+  it('resume a stage that lacks only its anchors on the workers, to the same curvature.json', async () => {
+    const dir = pipelinePaths(project.outDir).curvature;
+    const anchors = new Set(ANCHOR_ALPHAS.map(anchorName));
+    const log = Object.entries(JSON.parse(await readFile(join(dir, 'passes.json'), 'utf8')) as object).filter(([name]) => !anchors.has(name));
+    // what a stage interrupted after its last directional pass leaves: started.json, and the log without the anchors
+    await writeFile(join(dir, 'passes.json'), JSON.stringify(Object.fromEntries(log)));
+    await rm(join(dir, STAGE_MARKER));
+    await rm(join(dir, CURVATURE_FILE));
+    const logs: string[] = [];
+    await runAnalysis({ ...project, settings: { ...project.settings, workers: 2 }, onLog: (message) => logs.push(message) });
+    expect(logs).toContain('curvature: resuming an interrupted run');
+    expect(logs).toContain(`curvature: ${ANCHOR_ALPHAS.length} passes on 2 worker threads`);
+    expect(await readFile(join(dir, CURVATURE_FILE))).toEqual(oneWorker);
   }, 600_000);
 
   it('rejects with a CurvatureWorkerError naming the pass when a worker cannot run it', async () => {
-    const setup = {
-      instruct: project.instruct, backend: 'wasm' as const, memoryBudget: 2 ** 30,
-      sealed: { path: join(root, 'no-such.scratch'), tensors: [] }, size: 1, directionCount: 1, batchSize: 8,
+    const setup: CurvatureWorkerData = {
+      instruct: project.instruct, backend: 'wasm', memoryBudget: 2 ** 30, batchSize: 8,
+      directions: { sealed: { path: join(root, 'no-such.scratch'), tensors: [] }, size: 1, directionCount: 1 },
     };
-    const run = runPassesOnWorkers(setup, [{ name: 'reasoning:base', sequences: [{ ids: [1, 2, 3] }] }], 2, async () => {});
+    const run = runPassesOnWorkers(setup, [{ kind: 'pass', name: 'reasoning:base', sequences: [{ ids: [1, 2, 3] }] }], 2, async () => {});
     await expect(run).rejects.toBeInstanceOf(CurvatureWorkerError);
     await expect(run).rejects.toThrow(/curvature worker 1 on pass reasoning:base .*no-such\.scratch/);
+
+    const { gate, projectors } = project.run.artifacts;
+    const anchors = { thinking: join(root, 'no-such-checkpoint'), edit: { defaults: defaultResolvedSettings({ think: [], special: [] }), gate, projectors } };
+    const anchor = runPassesOnWorkers({ ...setup, directions: undefined, anchors }, [{ kind: 'anchor', name: anchorName(1), alpha: 1, sequences: [{ ids: [1, 2, 3] }] }], 2, async () => {});
+    await expect(anchor).rejects.toThrow(/curvature worker 1 on pass anchor:1 .*no-such-checkpoint/);
   }, 120_000);
 });

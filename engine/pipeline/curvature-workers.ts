@@ -1,14 +1,17 @@
 /**
- * The curvature stage's directional passes on worker threads (curvature-pass-worker.ts): each
- * pass — one set at θ_I or at one probe's moved weights — whole on one thread, as many at once
- * as there are threads.
+ * The curvature stage's passes on worker threads (curvature-pass-worker.ts): each pass — a
+ * directional one, one set at θ_I or at one probe's moved weights, or an anchor's forward at
+ * the default edit (curvature-anchors.ts) — whole on one thread, as many at once as there are
+ * threads.
  *
  *   curvatureWorkerCount(ctx, batches, passes) → threads (1: the passes run in the calling thread)
  *   await runPassesOnWorkers(setup, jobs, workers, onPass, signal?)
  *
- * A worker opens the Instruct checkpoint and the sealed Δ store (delta-store.ts) read-only and
- * runs DirectionalGradients.pass exactly as the calling thread would, on the same backend with
- * the same memory budget, so a pass's loss and dots are bit-identical whichever thread ran it.
+ * A worker opens the Instruct checkpoint, the sealed Δ store (delta-store.ts) read-only when
+ * there are directional passes, the Thinking checkpoint when there are anchors (their edit's
+ * gate table and projectors come with its start data), and runs DirectionalGradients.pass or
+ * anchorPass exactly as the calling thread would, on the same backend with the same memory
+ * budget, so a pass's losses and dots are bit-identical whichever thread ran it.
  * Jobs go out in list order to whichever worker is free; each result goes to onPass as it
  * arrives (the stage logs it, so a cancelled stage resumes per pass). The first failure — a
  * worker's error, a worker that dies, onPass throwing, or the signal (CancelledError) —
@@ -16,11 +19,12 @@
  *
  * Memory: unlike the gradient workers, each holds its own float32 embedding and untied lm_head
  * (a probe may move them; the head's dots need no vocab-sized gradient, layer-grads.ts
- * headDirections): the estimate charges two vocab × hidden arrays per worker on top of a
- * gradient worker's.
+ * headDirections; an anchor edits them): the estimate charges two vocab × hidden arrays per
+ * worker on top of a gradient worker's.
  */
 import type { LossSequence } from '../model/layer-grads.ts';
 import { BackendError, type BackendName } from '../tensor/backend.ts';
+import type { AnchorEdit } from './curvature-anchors.ts';
 import type { SealedDeltas } from './delta-store.ts';
 import type { DirectionalPass } from './directional-gradients.ts';
 import type { PipelineContext } from './pipeline-context.ts';
@@ -37,22 +41,24 @@ export interface CurvatureWorkerData {
   readonly instruct: string;
   readonly backend: BackendName;
   readonly memoryBudget: number;
-  readonly sealed: SealedDeltas;
-  /** Length of dots, and B (the directions' share of it). */
-  readonly size: number;
-  readonly directionCount: number;
   readonly batchSize: number;
+  /** For directional passes: the sealed Δ, the length of dots and B (the directions' share of it). */
+  readonly directions?: { readonly sealed: SealedDeltas; readonly size: number; readonly directionCount: number };
+  /** For anchors: the Thinking checkpoint and what the edit is made from. */
+  readonly anchors?: { readonly thinking: string; readonly edit: AnchorEdit };
 }
 
-/** One directional pass: a set's sequences at θ_I (no steps) or at θ_I + Σ steps[b]·Δ_b. */
-export interface CurvatureJob {
-  /** Its name in the pass log, e.g. "agent:probe1". */
-  readonly name: string;
-  readonly steps?: Float64Array;
-  readonly sequences: readonly LossSequence[];
-}
+/**
+ * One pass. `pass`: a set's sequences at θ_I (no steps) or at θ_I + Σ steps[b]·Δ_b; `anchor`:
+ * both sets' sequences at the default edit with this α.
+ */
+export type CurvatureJob =
+  | { readonly kind: 'pass'; readonly name: string; readonly steps?: Float64Array; readonly sequences: readonly LossSequence[] }
+  | { readonly kind: 'anchor'; readonly name: string; readonly alpha: number; readonly sequences: readonly LossSequence[] };
 
-export type ToCurvatureWorker = { readonly type: 'pass'; readonly steps: Float64Array | null; readonly sequences: readonly LossSequence[] };
+export type ToCurvatureWorker =
+  | { readonly type: 'pass'; readonly steps: Float64Array | null; readonly sequences: readonly LossSequence[] }
+  | { readonly type: 'anchor'; readonly alpha: number; readonly sequences: readonly LossSequence[] };
 export type FromCurvatureWorker = { readonly type: 'passed'; readonly pass: DirectionalPass } | { readonly type: 'failed'; readonly message: string };
 
 const WORKER = new URL('./curvature-pass-worker.ts', import.meta.url);
@@ -81,7 +87,7 @@ export function runPassesOnWorkers(
     let finished = 0;
     if (signal?.aborted === true) return reject(new CancelledError('curvature'));
     if (jobs.length === 0) return resolve();
-    // Settled once every thread has stopped (the anchors that follow need their memory) and every result is logged.
+    // Settled once every thread has stopped (what follows gets their memory back) and every result is logged.
     const group: WorkerGroup = new WorkerGroup({
       abort: { signal, stage: 'curvature' },
       onEnd: (failure) => void Promise.allSettled([...logging, group.finish()]).then(() => (failure === undefined ? resolve() : reject(failure))),
@@ -104,9 +110,13 @@ export function runPassesOnWorkers(
       });
       const dispatch = (): void => {
         job = jobs[next++];
-        if (job !== undefined) worker.postMessage({ type: 'pass', steps: job.steps ?? null, sequences: job.sequences } satisfies ToCurvatureWorker);
+        if (job !== undefined) worker.postMessage(jobMessage(job));
       };
       dispatch();
     }
   });
+}
+
+function jobMessage(job: CurvatureJob): ToCurvatureWorker {
+  return job.kind === 'anchor' ? { type: 'anchor', alpha: job.alpha, sequences: job.sequences } : { type: 'pass', steps: job.steps ?? null, sequences: job.sequences };
 }
