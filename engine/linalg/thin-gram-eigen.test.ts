@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eigenResiduals, lcg } from './testing/matrices.ts';
-import { thinGramEigen } from './thin-gram-eigen.ts';
+import { reflect, reflectAll, thinGramEigen } from './thin-gram-eigen.ts';
 import { topSymmetricEigen } from './top-symmetric-eigen.ts';
 
 function rowsAndGram(count: number, dim: number, seed: number): { rows: Float64Array; gram: Float64Array } {
@@ -38,6 +38,23 @@ describe('thinGramEigen', () => {
     expect(thin.values[1]).toBeCloseTo(0, 12);
     const v = Array.from(thin.vectors).map((x) => x * Math.sign(thin.vectors[0] as number) * Math.sqrt(6));
     [1, 2, 0, 0, 1, 0].forEach((x, i) => expect(v[i]).toBeCloseTo(x, 12));
+  });
+
+  it('reflects four vectors at once to the same bits as one at a time (the solver\'s results do not depend on the blocking)', () => {
+    const dim = 37;
+    const next = lcg(5);
+    const reflector = Float64Array.from({ length: dim }, () => next());
+    const start = Float64Array.from({ length: 6 * dim }, () => next() * 3);
+    for (const offsets of [[0, 1, 2, 3], [2, 3, 5], [4]].map((ks) => ks.map((k) => k * dim))) {
+      const single = Float64Array.from(start);
+      const blocked = Float64Array.from(start);
+      for (const x of offsets) reflect(reflector, 0, 1.25, single, x, 3, dim);
+      reflectAll(reflector, 0, 1.25, blocked, offsets, 3, dim);
+      expect(Buffer.from(blocked.buffer).equals(Buffer.from(single.buffer))).toBe(true);
+      // Entries below j stay, the rest moved: the step did something.
+      expect(blocked.subarray(offsets[0] as number, (offsets[0] as number) + 3)).toEqual(start.subarray(offsets[0] as number, (offsets[0] as number) + 3));
+      expect(blocked[(offsets[0] as number) + 5]).not.toBe(start[(offsets[0] as number) + 5]);
+    }
   });
 
   it('rejects more rows than columns and misshaped input', () => {

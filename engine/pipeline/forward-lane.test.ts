@@ -1,7 +1,8 @@
 /**
  * ForwardLane on the committed tiny Qwen3-MoE checkpoint: a worker thread's readings of a batch
  * are the calling thread's, bit for bit (activations, Linear-input means, routing), delivered
- * layer by layer, from the embedding rows the batch brings; a lane that cannot open its checkpoint fails with a ForwardLaneError.
+ * layer by layer, from the embedding rows the batch brings (posted before the worker is up); a lane that cannot open its
+ * checkpoint fails its start and every wait with a ForwardLaneError.
  */
 import { describe, expect, it } from 'vitest';
 import { loadCausalLM } from '../model/causal-lm.ts';
@@ -36,7 +37,8 @@ describe('ForwardLane', () => {
     const sequences = batch.map((s, sequence) => ({ ids: s.ids, tap: allTaps(s.reads.map((read, request) => tapOf(s.ids, read, (record) => void layerRecords.push({ sequence, request, record })))) }));
     await forwardTapped(model.context, sequences, { onLayerDone: () => void here.push(layerRecords.splice(0)) });
 
-    const lane = await ForwardLane.start(openCheckpoint().dir);
+    // Launched without waiting for its start: the batch waits in the worker until it is up.
+    const lane = ForwardLane.launch(openCheckpoint().dir);
     try {
       const run = lane.run(batch);
       for (let layer = 0; layer < model.spec.numLayers; layer++) expect(await run.layer(layer, 0)).toEqual(here[layer]);
@@ -49,7 +51,15 @@ describe('ForwardLane', () => {
     expect(here.flat().filter((r) => r.record.kind === 'means')).toHaveLength(batch.length * model.spec.numLayers);
   });
 
-  it('fails with a ForwardLaneError when the worker cannot open the checkpoint', async () => {
-    await expect(ForwardLane.start('/nonexistent/checkpoint')).rejects.toThrow(ForwardLaneError);
+  it('fails with a ForwardLaneError when the worker cannot open the checkpoint, and so does a batch posted before', async () => {
+    const model = loadCausalLM(openCheckpoint());
+    const lane = ForwardLane.launch('/nonexistent/checkpoint');
+    try {
+      const run = lane.run(laneBatch(await model.context.embedding(), model.spec.hiddenSize));
+      await expect(lane.ready()).rejects.toThrow(ForwardLaneError);
+      await expect(run.layer(0, 0)).rejects.toThrow(/forward lane failed: .*nonexistent/);
+    } finally {
+      await lane.close();
+    }
   });
 });

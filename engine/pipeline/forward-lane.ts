@@ -3,8 +3,9 @@
  * backend and its own handle on the checkpoint runs part of each batch, layer by layer beside the
  * calling thread, and posts each layer's readings back as plain records.
  *
- *   const lane = await ForwardLane.start(checkpointDir)
- *   const run = lane.run(sequences)            // the worker starts on them at once
+ *   const lane = ForwardLane.launch(checkpointDir)   // returns at once; the worker starts up meanwhile
+ *   await lane.ready()                         // optional: resolves once it has opened its checkpoint
+ *   const run = lane.run(sequences)            // the worker starts on them as soon as it is up
  *   await run.layer(layer, pass)               // that layer's records, in sequence and request order
  *   await run.done()
  *   await lane.close()
@@ -12,7 +13,9 @@
  * The worker reads the decoder layers itself (a layer is not worth sharing, shared-weights.ts),
  * so the two lanes overlap their reads as well as their compute; the embedding rows of its
  * sequences come with the batch (transferred), so it never holds a copy of the embedding. A worker that fails or dies
- * rejects every wait with a ForwardLaneError naming what it was doing.
+ * rejects every wait with a ForwardLaneError naming what it was doing. A lane is launched without
+ * waiting for its start (module graph, backend: about a second of CPU), so the caller computes its
+ * own part of a pass meanwhile; a batch posted before then waits in the worker.
  */
 import type { Worker } from 'node:worker_threads';
 import { memoryBudget } from '../model/memory-plan.ts';
@@ -57,9 +60,16 @@ class Inbox {
 }
 
 export class ForwardLane {
-  private constructor(private readonly worker: Worker, private readonly group: WorkerGroup, private readonly inbox: Inbox) {}
+  /** The worker's 'ready', the first message it sends (taken before any other wait). */
+  private readonly started: Promise<void>;
 
-  static async start(checkpointDir: string): Promise<ForwardLane> {
+  private constructor(private readonly worker: Worker, private readonly group: WorkerGroup, private readonly inbox: Inbox) {
+    this.started = this.expect('ready').then(() => undefined);
+    // A start that fails also rejects the waits behind it; this one need not be awaited.
+    this.started.catch(() => undefined);
+  }
+
+  static launch(checkpointDir: string): ForwardLane {
     const backend = requireActiveBackend('a shared forward pass');
     const inbox = new Inbox();
     const group = new WorkerGroup({
@@ -73,14 +83,12 @@ export class ForwardLane {
       fault: (fault) => new ForwardLaneError(faultText('forward lane', fault)),
       onMessage: (message) => inbox.push(message),
     });
-    const lane = new ForwardLane(worker, group, inbox);
-    try {
-      await lane.expect('ready');
-    } catch (error) {
-      await lane.close();
-      throw error;
-    }
-    return lane;
+    return new ForwardLane(worker, group, inbox);
+  }
+
+  /** Resolves once the worker has its backend and checkpoint; rejects with what stopped it. */
+  ready(): Promise<void> {
+    return this.started;
   }
 
   run(sequences: readonly LaneSequence[]): LaneRun {

@@ -13,7 +13,9 @@
  * The three measurements share their passes (shared-forward.ts): every layer is read and
  * widened once per batchSequences sequences for all of them, a format chat counted by the
  * router statistics goes through once; on two cores a worker thread computes part of each pass
- * (lane-count.ts decides); the accumulators persist across passes. Memory: the runtime holds one batch's hidden states
+ * (lane-count.ts decides); the accumulators persist across passes, and a layer's two keys are
+ * solved (and their accumulators dropped) as soon as its last pass has delivered its rows, so the
+ * solves fill the time this thread would otherwise wait for the lane. Memory: the runtime holds one batch's hidden states
  * and one layer's weights; the accumulators are 2·L·d² float64 (for d = 2048 and 48 layers,
  * 3 GiB — the one place where the analysis is not layer-sized; a per-layer spill is possible
  * but unnecessary at the sizes the studio's runtime handles today). A looped model's captures
@@ -63,9 +65,16 @@ export async function runProjectors(ctx: PipelineContext, clock: StageClock): Pr
   const grams = new Map<string, GramAccumulator>();
   const loopPasses = passCount(model.spec);
   const perPass = loopPasses > 1 ? new PassSpectra(d, loopPasses) : undefined;
+  /** The keys in the order of their first rows: the order projectors.safetensors lists them in. */
+  const keys: string[] = [];
   const feed = (key: string, rows: Float32Array) => {
-    if (!grams.has(key)) grams.set(key, new GramAccumulator(d));
-    grams.get(key)?.addRows(rows);
+    let gram = grams.get(key);
+    if (gram === undefined) {
+      gram = new GramAccumulator(d);
+      grams.set(key, gram);
+      keys.push(key);
+    }
+    gram.addRows(rows);
   };
   const formatRequests = sequences.map((s, i) => activationRequest(s.ids, s.positions, i, (a) => {
     feed(projectorKey(a.layer, 'attn_input'), a.attnInput);
@@ -74,6 +83,17 @@ export async function runProjectors(ctx: PipelineContext, clock: StageClock): Pr
   }));
   const aim = aimImportanceMeasurement(aimPrompts(calibration));
   const router = routerStatsMeasurement(model.spec, calibration);
+  const { maxRank, rankCut } = ctx.settings.analysis.gsp;
+  // A key is solved as soon as its layer's rows are all in, while the pass goes on (with a lane,
+  // this thread is often ahead of it, waiting for the lane's copy of a layer), and its
+  // accumulator let go; what the pass did not report final is solved after it.
+  const solved = new Map<string, GspProjector | undefined>();
+  const solve = (key: string): void => {
+    const gram = grams.get(key);
+    if (gram === undefined) return;
+    grams.delete(key);
+    solved.set(key, projectorOfRows(gram, { maxRank, rankCut }));
+  };
   // Router first: its format chats are GSP's too, and share their forward only in that order.
   const measurements = [...(router === undefined ? [] : [router.requests]), formatRequests, aim.requests];
   await runSharedForward(model, measurements, {
@@ -83,14 +103,17 @@ export async function runProjectors(ctx: PipelineContext, clock: StageClock): Pr
       throwIfCancelled(ctx.callbacks.signal, 'projectors');
       clock.report(fraction * FORWARD_SHARE, text);
     },
+    onLayerFinal: (layer) => {
+      for (const kind of ['attn_input', 'ffn_input'] as const) solve(projectorKey(layer, kind));
+    },
   });
   const projectors = new Map<string, GspProjector>();
-  const { maxRank, rankCut } = ctx.settings.analysis.gsp;
-  for (const [i, [key, gram]] of [...grams].entries()) {
+  for (const [i, key] of keys.entries()) {
     throwIfCancelled(ctx.callbacks.signal, 'projectors');
-    const projector = projectorOfRows(gram, { maxRank, rankCut });
+    solve(key);
+    const projector = solved.get(key);
     if (projector !== undefined) projectors.set(key, projector);
-    clock.report(FORWARD_SHARE + ((1 - FORWARD_SHARE) * (i + 1)) / grams.size, `eigen-decomposition ${key}`);
+    clock.report(FORWARD_SHARE + ((1 - FORWARD_SHARE) * (i + 1)) / keys.length, `eigen-decomposition ${key}`);
   }
   const importance = aim.result();
   const routerStats = router?.result();

@@ -2,8 +2,8 @@
  * runSharedForward on the committed tiny Qwen3-MoE checkpoint: the projectors stage's three
  * measurements (format captures, AIM importance, router statistics) in one shared pass against
  * a pass each — bit-identical results, each layer read once instead of three times, also with
- * a worker lane computing part of the pass — and the order rule that keeps each measurement's
- * sequences in its own order.
+ * a worker lane computing part of the pass — the order rule that keeps each measurement's
+ * sequences in its own order, and onLayerFinal coming after a layer's last reading.
  */
 import { describe, expect, it } from 'vitest';
 import type { RouterStats } from '../analysis/router-stats.ts';
@@ -98,6 +98,22 @@ describe('runSharedForward', () => {
     expect(two.measured.rows).toEqual(one.measured.rows);
     for (const [module, values] of one.measured.importance) expect(two.measured.importance.get(module)).toEqual(values);
     expect(JSON.stringify(two.measured.router)).toBe(JSON.stringify(one.measured.router));
+  });
+
+  it('calls onLayerFinal once per layer, after every reading of it, with a lane and several passes', async () => {
+    const model = loadCausalLM(openCheckpoint());
+    const [a, b] = moeGolden.sequences as [number[], number[]];
+    const events: string[] = [];
+    const requests = [a, b, a, b, a].map((ids, i) => activationRequest(ids, [0], i, (x) => void events.push(`read ${x.layer}/${i}`)));
+    // Batch 3: the first pass split between this thread and the lane, the second of 2 sequences.
+    await runSharedForward(model, [requests], { batch: 3, lanes: 2, onLayerFinal: (layer) => void events.push(`final ${layer}`) });
+    const layers = Array.from({ length: model.spec.numLayers }, (_, l) => l);
+    expect(events.filter((e) => e.startsWith('final'))).toEqual(layers.map((l) => `final ${l}`));
+    for (const layer of layers) {
+      const reads = events.flatMap((e, at) => (e.startsWith(`read ${layer}/`) ? [at] : []));
+      expect(reads.map((at) => events[at])).toEqual([0, 1, 2, 3, 4].map((i) => `read ${layer}/${i}`));
+      expect(Math.max(...reads)).toBeLessThan(events.indexOf(`final ${layer}`));
+    }
   });
 
   it('runs a sequence again rather than deliver a measurement\'s sequences out of its order', async () => {

@@ -13,15 +13,21 @@
  * sequences go through the model `batch` at a time. A sequence's layer outputs do not depend on
  * which other sequences share its pass nor on the thread that computes them (same backend, same
  * memory plan), and each layer's readings are delivered in sequence order — this thread's part of
- * the batch, then the lane's — so every accumulator sums in the same order as in a pass of its
- * own: the results are bit-identical to separate passes, with one lane or two.
+ * the batch, then the lane's (layer-deliveries.ts) — so every accumulator sums in the same order as
+ * in a pass of its own: the results are bit-identical to separate passes, with one lane or two.
+ * The lane is launched without waiting for its start and neither lane waits for the other's copy
+ * of a layer: only the deliveries keep that order, so this thread runs ahead while the lane starts.
+ * `onLayerFinal(layer)` says when a layer's readings are all in (its last batch and loop pass), so
+ * a caller can finish that layer's work (the projectors stage's eigen-solves) while later layers run.
  */
 import type { CausalLM } from '../model/causal-lm.ts';
-import { allTaps, forwardTapped, type TappedSequence } from '../model/tapped-forward.ts';
+import { allTaps, forwardTapped, type Delivery, type TappedSequence } from '../model/tapped-forward.ts';
 import { embedSequences } from '../model/embedding-rows.ts';
+import { passCount } from '../model/loop-config.ts';
 import { ForwardLane, type LaneRun } from './forward-lane.ts';
 import type { LaneSequence } from './forward-lane-protocol.ts';
 import { tapOf, type ForwardRequest } from './forward-requests.ts';
+import { LayerDeliveries } from './layer-deliveries.ts';
 
 /** What a measurement reads (its requests) and what it made of them, after the pass. */
 export interface ForwardMeasurement<R> {
@@ -38,6 +44,8 @@ export interface SharedForwardOptions {
   readonly onProgress?: (fraction: number, text: string) => void;
   /** Names the passes in progress texts ("LABEL pass i/n, layer l"); default "model". */
   readonly label?: string;
+  /** Called once per layer, after its last reading (last batch, last loop pass) was delivered. */
+  readonly onLayerFinal?: (layer: number) => void;
 }
 
 /** One forward: the sequence and every request it serves, in request order. */
@@ -52,7 +60,8 @@ export async function runSharedForward(model: CausalLM, measurements: readonly (
   const sequences = shareSequences(measurements);
   const passes = Math.ceil(sequences.length / options.batch);
   const { numLayers } = model.spec;
-  const lane = options.lanes === 2 && Math.min(options.batch, sequences.length) >= 2 ? await ForwardLane.start(model.context.checkpoint.dir) : undefined;
+  const lastLoopPass = passCount(model.spec) - 1;
+  const lane = options.lanes === 2 && Math.min(options.batch, sequences.length) >= 2 ? ForwardLane.launch(model.context.checkpoint.dir) : undefined;
   try {
     for (let pass = 0; pass < passes; pass++) {
       const batch = sequences.slice(pass * options.batch, (pass + 1) * options.batch);
@@ -60,12 +69,20 @@ export async function runSharedForward(model: CausalLM, measurements: readonly (
       const own = batch.slice(0, cut);
       const theirs = batch.slice(cut);
       const remote: LaneRun | undefined = lane === undefined || theirs.length === 0 ? undefined : lane.run(await laneSequences(model, theirs));
-      await forwardTapped(model.context, own.map(tapped), {
-        onLayerDone: async (layer, loopPass) => {
-          for (const { sequence, request, record } of (await remote?.layer(layer, loopPass)) ?? []) await (theirs[sequence] as SharedSequence).requests[request]?.deliver(record);
-          options.onProgress?.((pass + (layer + 1) / numLayers) / passes, `${options.label ?? 'model'} pass ${pass + 1}/${passes}, layer ${layer}`);
+      const deliveries = new LayerDeliveries();
+      const owed: Delivery[] = [];
+      await forwardTapped(model.context, own.map((s) => tapped(s, owed)), {
+        onLayerDone: (layer, loopPass) => {
+          deliveries.throwIfFailed();
+          const laneDeliveries = remote === undefined ? undefined : async () =>
+            (await remote.layer(layer, loopPass)).map(({ sequence, request, record }) => () => (theirs[sequence] as SharedSequence).requests[request]?.deliver(record));
+          deliveries.add(owed.splice(0), laneDeliveries, () => {
+            options.onProgress?.((pass + (layer + 1) / numLayers) / passes, `${options.label ?? 'model'} pass ${pass + 1}/${passes}, layer ${layer}`);
+            if (pass === passes - 1 && loopPass === lastLoopPass) options.onLayerFinal?.(layer);
+          });
         },
       });
+      await deliveries.drain();
       await remote?.done();
     }
   } finally {
@@ -78,8 +95,9 @@ async function laneSequences(model: CausalLM, sequences: readonly SharedSequence
   return sequences.map((s, i) => ({ ids: s.ids, reads: s.requests.map((r) => r.read), embedded: embedded[i] as Float32Array }));
 }
 
-function tapped(s: SharedSequence): TappedSequence {
-  return { ids: s.ids, tap: allTaps(s.requests.map((r) => tapOf(s.ids, r.read, r.deliver))) };
+/** The sequence's taps, each reading queued on `owed` (delivered later, in order, by LayerDeliveries). */
+function tapped(s: SharedSequence, owed: Delivery[]): TappedSequence {
+  return { ids: s.ids, tap: allTaps(s.requests.map((r) => tapOf(s.ids, r.read, (record) => void owed.push(() => r.deliver(record))))) };
 }
 
 /** Where to split a batch (this thread takes the first part): equal tokens on each side, at least one sequence here. */
