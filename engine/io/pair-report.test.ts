@@ -181,6 +181,12 @@ describe('pair compatibility report', () => {
     expect(report.tokens).toEqual({ think: [151667, 151668], special: Array.from({ length: 24 }, (_, i) => 151643 + i) });
   });
 
+  it('blocks models that differ only in their merges, however alike the rest of the files', async () => {
+    const merged = JSON.stringify({ ...JSON.parse(tokenizerJson(SPECIALS)), model: { type: 'BPE', vocab: { a: 0, b: 1 }, merges: ['a b'] } });
+    const report = await compare({}, { sideFiles: { 'tokenizer.json': merged } });
+    expect(codes(report)).toEqual(['error:tokenizer-vocab']);
+  });
+
   it('treats key order in tokenizer.json as irrelevant', async () => {
     const reordered = JSON.stringify({ added_tokens: JSON.parse(tokenizerJson(SPECIALS)).added_tokens, model: { merges: [], vocab: { b: 1, a: 0 }, type: 'BPE' } });
     const report = await compare({}, { sideFiles: { 'tokenizer.json': reordered } });

@@ -192,9 +192,9 @@ function checkReferenceOnly(instruct: Checkpoint, thinking: Checkpoint, findings
 }
 
 function compareTokenizers(a: TokenizerSummary, b: TokenizerSummary, findings: PairFinding[]): void {
-  if (a.vocabHash === undefined || b.vocabHash === undefined) {
-    findings.push({ severity: 'warning', code: 'tokenizer-missing', message: `tokenizer.json missing in ${a.vocabHash === undefined ? 'Instruct' : 'Thinking'}: token ids cannot be checked` });
-  } else if (a.vocabHash !== b.vocabHash) {
+  if (a.fileHash === undefined || b.fileHash === undefined) {
+    findings.push({ severity: 'warning', code: 'tokenizer-missing', message: `tokenizer.json missing in ${a.fileHash === undefined ? 'Instruct' : 'Thinking'}: token ids cannot be checked` });
+  } else if (a.fileHash !== b.fileHash && a.vocabHash() !== b.vocabHash()) {
     findings.push({ severity: 'error', code: 'tokenizer-vocab', message: `tokenizer.json models differ (vocabulary, merges or type; ${a.vocabSize} vs ${b.vocabSize} entries): the same id would mean different tokens` });
   }
   for (const [content, left] of a.addedTokens) {
