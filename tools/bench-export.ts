@@ -7,11 +7,14 @@
  * DIR holds instruct/ and thinking/ (BF16 safetensors); without it, tools/qwen3-tiny-pair.ts
  * writes a Qwen3-0.6B-shaped pair (real 151,936-row embedding and lm_head) cut to --layers into
  * a temp folder. Every input file is read once first, so all runs start from a warm page cache.
- * Rows: cp -r of Instruct (the output's size); numpy task arithmetic, λ = 0.3
- * (tools/bench_export_helper.py merge); `crane merge --method task_arithmetic --alpha 0.3`; and
- * `crane merge --method crane --no-gate --no-gsp` (thresholding, no analysis needed). Each runs
- * as its own process measured by the helper (getrusage of the child), and the engine's task
- * arithmetic output is compared value by value with numpy's.
+ * Rows: cp -r of Instruct (the output's size), then the same followed by `sync` of the copied
+ * files (the engine fsyncs its output; cp does not); numpy task arithmetic, λ = 0.3
+ * (tools/bench_export_helper.py merge), without and with an fsync of its output;
+ * `crane merge --method task_arithmetic --alpha 0.3`; and `crane merge --method crane --no-gate
+ * --no-gsp` (thresholding, no analysis needed). Each runs as its own process measured by the
+ * helper (getrusage of the child and its children), and the engine's task arithmetic output is
+ * compared value by value with numpy's. The load average is printed before and after: the
+ * machine may be shared, and ratios within one run are what compare.
  *
  * --before REV also runs both engine rows with the engine as it was at commit REV (its tree
  * extracted by `git archive` into the temp folder, sharing this node_modules), in the same run
@@ -21,7 +24,7 @@
 import { execFileSync } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -94,7 +97,10 @@ try {
     runs.push({ name, usage: measure(command) });
     if (!keep) await rm(out, { recursive: true, force: true });
   };
+  const loadBefore = loadavg();
   await run('cp -r', join(root, 'cp'), ['cp', '-r', instruct, join(root, 'cp')]);
+  await run('cp -r + fsync', join(root, 'cp'), ['sh', '-c', 'cp -r "$0" "$1" && sync "$1"/*', instruct, join(root, 'cp')]);
+  await run('numpy memmap task arithmetic + fsync', join(root, 'numpy'), [PYTHON, HELPER, 'merge', instruct, thinking, join(root, 'numpy'), LAMBDA, '--fsync']);
   await run('numpy memmap task arithmetic', join(root, 'numpy'), [PYTHON, HELPER, 'merge', instruct, thinking, join(root, 'numpy'), LAMBDA], true);
   const engines = values.before === undefined ? [{ label: '', crane: CRANE }] : [{ label: ` @${values.before}`, crane: await craneAt(values.before) }, { label: ' now', crane: CRANE }];
   for (const { label, crane } of engines) {
@@ -107,11 +113,14 @@ try {
 
   const mb = (b: number) => (b / 2 ** 20).toFixed(0);
   const base = (name: string) => (runs.find((r) => r.name === name) as { usage: Usage }).usage;
-  const [cp, numpy] = [base('cp -r'), base('numpy memmap task arithmetic')];
+  const [cp, cpSynced, numpy] = [base('cp -r'), base('cp -r + fsync'), base('numpy memmap task arithmetic')];
+  const load = (l: number[]) => l.map((x) => x.toFixed(1)).join(' ');
   console.log(`pair      ${pair} (${mb(bytes)} MiB per checkpoint, largest tensor ${mb(largest)} MiB as f32), page cache warm`);
-  console.log(`${'run'.padEnd(40)}${'wall s'.padStart(8)}${'CPU s'.padStart(8)}${'MiB/s'.padStart(8)}${'peak RSS MiB'.padStart(14)}${'wall/numpy'.padStart(12)}${'wall/cp'.padStart(9)}${'RSS/largest'.padStart(13)}`);
+  console.log(`load average (1, 5, 15 min) ${load(loadBefore)} at the start, ${load(loadavg())} at the end`);
+  console.log(`${'run'.padEnd(40)}${'wall s'.padStart(8)}${'CPU s'.padStart(8)}${'MiB/s'.padStart(8)}${'peak RSS MiB'.padStart(14)}${'wall/numpy'.padStart(12)}${'wall/cp'.padStart(9)}${'wall/cp+fsync'.padStart(15)}${'RSS/largest'.padStart(13)}`);
   for (const { name, usage } of runs) {
-    console.log(`${name.padEnd(40)}${usage.wall_s.toFixed(2).padStart(8)}${usage.cpu_s.toFixed(2).padStart(8)}${(bytes / 2 ** 20 / usage.wall_s).toFixed(0).padStart(8)}${mb(usage.max_rss_bytes).padStart(14)}${(usage.wall_s / numpy.wall_s).toFixed(2).padStart(12)}${(usage.wall_s / cp.wall_s).toFixed(2).padStart(9)}${(usage.max_rss_bytes / largest).toFixed(2).padStart(13)}`);
+    const ratio = (to: Usage, width: number) => (usage.wall_s / to.wall_s).toFixed(2).padStart(width);
+    console.log(`${name.padEnd(40)}${usage.wall_s.toFixed(2).padStart(8)}${usage.cpu_s.toFixed(2).padStart(8)}${(bytes / 2 ** 20 / usage.wall_s).toFixed(0).padStart(8)}${mb(usage.max_rss_bytes).padStart(14)}${ratio(numpy, 12)}${ratio(cp, 9)}${ratio(cpSynced, 15)}${(usage.max_rss_bytes / largest).toFixed(2).padStart(13)}`);
   }
   console.log(`agreement engine vs numpy task arithmetic: ${agreement.differing} of ${agreement.values} BF16 values differ over ${agreement.tensors} tensors`);
   if (values.before !== undefined) {

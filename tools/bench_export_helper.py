@@ -2,9 +2,12 @@
 """Helpers of `npm run bench:export` (tools/bench-export.ts), on Debian's /usr/bin/python3 + numpy.
 
   measure -- CMD...             runs CMD, prints {"wall_s", "cpu_s", "max_rss_bytes"} of it (JSON)
-  merge INSTRUCT THINKING OUT L  the baseline: task arithmetic θ_I + L·(θ_T − θ_I) over every
+  merge INSTRUCT THINKING OUT L [--fsync]
+                                 the baseline: task arithmetic θ_I + L·(θ_T − θ_I) over every
                                  tensor of two BF16 safetensors checkpoints, with numpy memmaps,
-                                 f32 arithmetic, bf16 rounded to nearest even, one output file
+                                 f32 arithmetic, bf16 rounded to nearest even, one output file;
+                                 --fsync flushes it to disk before returning, as the engine's
+                                 export does (its output must survive a crash)
   compare A_DIR B_DIR            {"tensors", "values", "differing"}: BF16 values that differ
                                  between two checkpoints' same-named tensors
 
@@ -59,7 +62,7 @@ def narrow(values):
     return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
 
 
-def merge(instruct, thinking, out, lam):
+def merge(instruct, thinking, out, lam, durable):
     a, b = tensors_of(instruct), tensors_of(thinking)
     names = sorted(a)
     header, offset = {}, 0
@@ -80,6 +83,9 @@ def merge(instruct, thinking, out, lam):
                 theta = widen(x[start:start + CHUNK])
                 merged = theta + np.float32(lam) * (widen(y[start:start + CHUNK]) - theta)
                 f.write(narrow(merged).tobytes())
+        if durable:
+            f.flush()
+            os.fsync(f.fileno())
 
 
 def compare(left, right):
@@ -106,7 +112,9 @@ def main():
     if verb == "measure":
         measure(sys.argv[3:] if sys.argv[2] == "--" else sys.argv[2:])
     elif verb == "merge":
-        merge(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]))
+        if sys.argv[6:] not in ([], ["--fsync"]):
+            raise SystemExit(f"merge takes INSTRUCT THINKING OUT L [--fsync], not {sys.argv[2:]}")
+        merge(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]), sys.argv[6:] == ["--fsync"])
     elif verb == "compare":
         compare(sys.argv[2], sys.argv[3])
     else:
