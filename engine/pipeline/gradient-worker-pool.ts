@@ -4,24 +4,24 @@
  *   await runJobsOnWorkers(jobs, { setup, workers, sink, signal })
  *
  * Every worker starts at once and reads its part of the shared tensors (shared-weights.ts); jobs
- * are handed out once all are ready, then in list order to whichever worker is free. Each job's
- * layers go to `sink.onLayer` (acked when it resolves; a worker waits for an ack only with
- * MAX_UNFOLDED_LAYERS layers unacked) and its end to
- * `sink.onDone` (in the background: the worker takes the next job at once). The first failure —
- * an error inside a worker, a worker that dies, a sink that throws, or the signal — terminates
- * every worker, abandons the sink (`sink.abandon`), waits for the sink calls in progress, and
- * rejects: a GradientWorkerError naming
- * the worker and the job, or CancelledError.
+ * are handed out once all are ready, then in list order to whichever worker is free (JobQueue).
+ * Each job's layers go to `sink.onLayer` (acked when it resolves; a worker waits for an ack only
+ * with MAX_UNFOLDED_LAYERS layers unacked) and its end to `sink.onDone` (in the background: the
+ * worker takes the next job at once). The first failure — an error inside a worker, a worker that
+ * dies, a sink that throws, or the signal — terminates every worker, abandons the sink
+ * (`sink.abandon`), waits for the sink calls in progress, and rejects: a GradientWorkerError
+ * naming the worker and the job, or CancelledError.
  *
- * The threads, their faults and the signal are a WorkerGroup (worker-group.ts): workers are
- * TypeScript modules started through worker-bootstrap.ts, so the same sources run under the CLI,
- * vitest and the Electron engine process.
+ * The threads, their faults, the signal and the sink calls in progress are a WorkerGroup
+ * (worker-group.ts: track, settled): workers are TypeScript modules started through
+ * worker-bootstrap.ts, so the same sources run under the CLI, vitest and the Electron engine
+ * process.
  */
 import type { LayerGradsOptions, LossSequence } from '../model/layer-grads.ts';
 import { BackendError } from '../tensor/backend.ts';
 import type { BatchRef } from './gradient-fold.ts';
 import { unpackLayer, type FromWorker, type GradientWorkerData, type GradientWorkerSetup, type ToWorker, type UnitSequence } from './gradient-worker-protocol.ts';
-import { faultText, WorkerGroup } from './worker-group.ts';
+import { faultText, JobQueue, WorkerGroup } from './worker-group.ts';
 
 export interface GradientJob {
   readonly ref: BatchRef;
@@ -64,34 +64,26 @@ function wireSequence(s: LossSequence): UnitSequence {
 export function runJobsOnWorkers(jobs: readonly GradientJob[], options: WorkerRunOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const { sink } = options;
-    const inFlight = new Set<Promise<unknown>>();
     const count = Math.min(options.workers, jobs.length);
     const waiting: (() => void)[] = [];
-    let next = 0;
-    let finished = 0;
-
     const group = new WorkerGroup({
       abort: { signal: options.signal, stage: 'gradients' },
       onEnd: (failure) => {
         if (failure !== undefined) sink.abandon?.();
-        void Promise.allSettled([...inFlight]).then(() => (failure === undefined ? resolve() : reject(failure)));
+        void group.settled().then(() => (failure === undefined ? resolve() : reject(failure)));
       },
     });
-    const track = (work: Promise<unknown>): void => {
-      const tracked = work.catch((error: unknown) => group.fail(error)).finally(() => inFlight.delete(tracked));
-      inFlight.add(tracked);
-    };
+    const queue = new JobQueue(jobs, group);
 
     const startWorker = (id: number): void => {
       let job: GradientJob | undefined;
       let chain: Promise<unknown> = Promise.resolve();
       const name = (): string => `gradient worker ${id}${job === undefined ? ' (starting)' : ` on ${job.label}`}`;
       const dispatch = (): void => {
-        if (group.closed) return;
-        const unit = next++;
-        job = jobs[unit];
-        if (job === undefined) return;
-        worker.postMessage({ type: 'unit', unit, sequences: job.sequences.map(wireSequence), options: job.options } satisfies ToWorker);
+        const next = queue.take();
+        if (next === undefined) return;
+        job = next.job;
+        worker.postMessage({ type: 'unit', unit: next.index, sequences: job.sequences.map(wireSequence), options: job.options } satisfies ToWorker);
       };
       const worker = group.start<FromWorker>({
         module: options.workerModule ?? DEFAULT_WORKER,
@@ -108,19 +100,16 @@ export function runJobsOnWorkers(jobs: readonly GradientJob[], options: WorkerRu
               await sink.onLayer(current, message.layer, unpackLayer(message));
               if (!group.closed) worker.postMessage({ type: 'ack' } satisfies ToWorker);
             });
-            track(chain);
+            group.track(chain);
           } else {
             const done = job as GradientJob;
-            track(chain.then(() => sink.onDone(done)).then(() => {
-              if (++finished === jobs.length) void group.finish();
-            }));
+            group.track(chain.then(() => sink.onDone(done)).then(() => queue.done()));
             dispatch();
           }
         },
       });
     };
 
-    if (group.closed) return;
     if (jobs.length === 0) return void group.finish();
     for (let id = 1; id <= count; id++) startWorker(id);
   });

@@ -16,7 +16,7 @@ import { defaultAnalysisSettings } from './analysis-settings.ts';
 import { writeSequences, type CalibrationSequence } from './calibration-sequences.ts';
 import { GradientStore } from './gradient-store.ts';
 import { GradientWorkerError, runJobsOnWorkers, type GradientJob } from './gradient-worker-pool.ts';
-import { runGradients } from './gradients-stage.ts';
+import { gradientsKey, runGradients } from './gradients-stage.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { pipelinePaths } from './pipeline-folder.ts';
 import { CancelledError, StageClock } from './progress.ts';
@@ -87,8 +87,9 @@ describe('gradients stage on worker threads', () => {
       const one = await files(await gradients(root, instruct, 'one', { workers: 1 }));
       const two = await files(await gradients(root, instruct, 'two', { workers: 2, messages }));
       const three = await files(await gradients(root, instruct, 'three', { workers: 3 }));
-      expect(messages).toContain('gradients: 5 batches on 2 worker threads');
-      expect([...one.keys()]).toEqual(['reasoning/layer_0@3.safetensors', 'reasoning/layer_1@3.safetensors', 'reasoning/progress.json', 'agent/layer_0@2.safetensors', 'agent/layer_1@2.safetensors', 'agent/progress.json']);
+      // 68 tokens in all, so no batch above 9 (gradient-batches.ts): every sequence is a batch of its own
+      expect(messages).toContain('gradients: 8 batches on 2 worker threads');
+      expect([...one.keys()]).toEqual(['reasoning/layer_0@5.safetensors', 'reasoning/layer_1@5.safetensors', 'reasoning/progress.json', 'agent/layer_0@3.safetensors', 'agent/layer_1@3.safetensors', 'agent/progress.json']);
       expect([...two.keys()]).toEqual([...one.keys()]);
       for (const [file, bytes] of one) {
         expect(two.get(file)?.equals(bytes), file).toBe(true);
@@ -127,10 +128,10 @@ describe('gradients stage on worker threads', () => {
       const reference = await files(await gradients(root, instruct, 'reference', { workers: 1 }));
       const failed = gradients(root, instruct, 'failed', { workers: 2, badId: true });
       await expect(failed).rejects.toThrow(GradientWorkerError);
-      await expect(failed).rejects.toThrow(/^gradient worker [12] on g_R batch 3\/3 failed: token id 64 at position 0 is outside the vocabulary/);
+      await expect(failed).rejects.toThrow(/^gradient worker [12] on g_R batch 5\/5 failed: token id 64 at position 0 is outside the vocabulary/);
       const dir = join(root, 'failed', 'stages', 'gradients');
       const store = await GradientStore.open(join(dir, 'reasoning'));
-      expect(store.batchesDone).toBeLessThan(3);
+      expect(store.batchesDone).toBeLessThan(5);
       expect((await readdir(join(dir, 'reasoning'))).filter((f) => f.startsWith('layer_')).every((f) => f.endsWith(`@${store.batchesDone}.safetensors`))).toBe(true);
       const resumed = await files(await gradients(root, instruct, 'failed', { workers: 1 }));
       expect([...resumed.keys()]).toEqual([...reference.keys()]);
@@ -153,6 +154,19 @@ describe('gradients stage on worker threads', () => {
       await instruct.close();
     }
   }), 120_000);
+});
+
+describe('gradients stage key', () => {
+  it('names the batch split: another --batch does not reuse the sums', () => withTempDir(async (root) => {
+    const instruct = await tinyInstruct(root);
+    try {
+      const key = (batchSequences: number) => gradientsKey({ instruct, inputs: { instruct: { 'model.safetensors': 'h' } }, settings: { batchSequences } } as unknown as PipelineContext, { targets: 't' });
+      expect(key(2)).toEqual({ targets: { targets: 't' }, instruct: { 'model.safetensors': 'h' }, batches: { sequences: 2, tokenShare: '1/8' } });
+      expect(key(4)).not.toEqual(key(2));
+    } finally {
+      await instruct.close();
+    }
+  }));
 });
 
 describe('gradient worker pool', () => {

@@ -8,11 +8,14 @@
  * g_K = (1/N) Σ_i ∇L_K(x_i), L_K(x_i) the mean CE over sequence i's target tokens: the runtime
  * divides by sequenceCount = N, so the batches' gradients simply add up in the store.
  *
- * Data-parallel: every batch (batchSequences sequences of one set) is a job; with more than one
- * worker (settings.workers, default worker-count.ts) the jobs run on worker threads, each with
- * its own backend (gradient-worker-pool.ts), else in this thread. A batch's sum is always one
- * model pass in sequence order, and OrderedGradientFold adds the batches in batch order, so the
- * stored sums are bit-identical for any worker count. A looped model's layer maps also carry
+ * Data-parallel: every batch of one set is a job — consecutive sequences, at most batchSequences
+ * of them and at most 1/BALANCE_PARTS of all tokens (gradient-batches.ts), so a small calibration
+ * still gives every worker its share — handed out longest first (each set's in batch order);
+ * with more than one worker (settings.workers, default worker-count.ts) the jobs run on worker
+ * threads, each with its own backend (gradient-worker-pool.ts), else in this thread. A batch's
+ * sum is always one model pass in sequence order, and OrderedGradientFold adds the batches in
+ * batch order; the split depends on the sequences and settings only (both knobs are in the key),
+ * so the stored sums are bit-identical for any worker count. A looped model's layer maps also carry
  * each pass's part (keepPassParts), for the per-pass analysis. Resumes at each set's first uncommitted
  * batch; a cancel or a failed worker loses only the batches in flight.
  */
@@ -24,6 +27,7 @@ import { memoryBudget } from '../model/memory-plan.ts';
 import { EMBED_NAME, lmHeadName } from '../model/weights.ts';
 import { requireActiveBackend } from '../tensor/backend.ts';
 import { lossBatch, readSequences } from './calibration-sequences.ts';
+import { BALANCE_PARTS, batchTokenCap, batchTokens, longestFirst, splitIntoBatches } from './gradient-batches.ts';
 import { OrderedGradientFold } from './gradient-fold.ts';
 import { keepPassParts } from './pass-gradients.ts';
 import { GradientStore } from './gradient-store.ts';
@@ -36,10 +40,14 @@ import { defaultGradientWorkers } from './worker-count.ts';
 
 const SETS = ['reasoning', 'agent'] as const;
 
-/** A looped model's layer files also hold each pass's part (pass-gradients.ts); other keys are unchanged. */
+/**
+ * The split into batches decides the sums' rounding, so its knobs are in the key (another --batch
+ * recomputes). A looped model's layer files also hold each pass's part (pass-gradients.ts).
+ */
 export function gradientsKey(ctx: PipelineContext, targets: StageKey): StageKey {
   const looped = passCount(loadCausalLM(ctx.instruct).spec) > 1;
-  return { targets, instruct: ctx.inputs.instruct, ...(looped ? { passParts: 1 } : {}) };
+  const batches = { sequences: ctx.settings.batchSequences, tokenShare: `1/${BALANCE_PARTS}` };
+  return { targets, instruct: ctx.inputs.instruct, batches, ...(looped ? { passParts: 1 } : {}) };
 }
 
 export async function runGradients(ctx: PipelineContext, clock: StageClock): Promise<void> {
@@ -68,28 +76,28 @@ export async function runGradients(ctx: PipelineContext, clock: StageClock): Pro
   throwIfCancelled(ctx.callbacks.signal, 'gradients');
 }
 
-/** Every batch of both sets not yet committed, in set then batch order, and the open stores. */
+/** Every batch of both sets not yet committed, longest first (each set's in batch order), and the open stores. */
 async function planJobs(ctx: PipelineContext): Promise<{ jobs: GradientJob[]; stores: Map<string, GradientStore>; total: number; done: number }> {
   const sequences = await readSequences(ctx.paths.sequences);
-  const size = ctx.settings.batchSequences;
-  const jobs: GradientJob[] = [];
+  const sets = SETS.map((set) => ({ set, name: `g_${set === 'reasoning' ? 'R' : 'A'}`, train: lossBatch(sequences, set, 'train') }));
+  const maxTokens = batchTokenCap(sets.map((s) => s.train));
+  const perSet: GradientJob[][] = [];
   const stores = new Map<string, GradientStore>();
   let total = 0;
   let done = 0;
-  for (const set of SETS) {
-    const name = `g_${set === 'reasoning' ? 'R' : 'A'}`;
-    const train = lossBatch(sequences, set, 'train');
+  for (const { set, name, train } of sets) {
     if (train.length === 0) throw new CalibrationError('dataset', ctx.settings.analysis.calibration[set], `has no training sequences for ${name} (all held out?)`);
     const store = await GradientStore.open(join(ctx.paths.gradients, set));
     stores.set(set, store);
-    const count = Math.ceil(train.length / size);
-    total += count;
+    const batches = splitIntoBatches(train, ctx.settings.batchSequences, maxTokens);
+    total += batches.length;
     done += store.batchesDone;
-    for (let b = store.batchesDone; b < count; b++) {
-      jobs.push({ ref: { set, batch: b }, sequences: train.slice(b * size, (b + 1) * size), options: { sequenceCount: train.length }, label: `${name} batch ${b + 1}/${count}` });
-    }
+    perSet.push(batches.slice(store.batchesDone).map((batch, i) => {
+      const b = store.batchesDone + i;
+      return { ref: { set, batch: b }, sequences: batch, options: { sequenceCount: train.length }, label: `${name} batch ${b + 1}/${batches.length}` };
+    }));
   }
-  return { jobs, stores, total, done };
+  return { jobs: longestFirst(perSet, (job) => batchTokens(job.sequences)), stores, total, done };
 }
 
 /** One job after another in this thread, on the backend already active. */

@@ -1,15 +1,16 @@
 /**
  * WorkerGroup on real worker threads (testing/scripted-worker.ts): messages reach onMessage,
  * finish() ends the group with success, and each way a worker goes wrong — it posts 'failed', an
- * uncaught error kills it, it exits, its message handler throws, the signal fires — ends the
- * group once, with the caller's error naming the worker, and stops the other workers.
+ * uncaught error kills it, it exits, its message handler throws, the signal fires, tracked work
+ * rejects — ends the group once, with the caller's error naming the worker, and stops the other
+ * workers; JobQueue hands each job out once and finishes the group after the last.
  */
 import type { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { BackendError } from '../tensor/backend.ts';
 import { CancelledError } from './progress.ts';
 import type { FromScripted, ScriptedBehaviour } from './testing/scripted-worker.ts';
-import { faultText, WorkerGroup, type WorkerGroupOptions } from './worker-group.ts';
+import { faultText, JobQueue, WorkerGroup, type WorkerGroupOptions } from './worker-group.ts';
 
 const SCRIPTED = new URL('./testing/scripted-worker.ts', import.meta.url);
 
@@ -114,12 +115,53 @@ describe('WorkerGroup', () => {
     expect(ends).toHaveLength(1);
   }, 60_000);
 
-  it('a signal that has already fired ends the group before any worker starts', async () => {
+  it('a signal that has already fired ends the group once the caller\'s setup has started its workers, and stops them', async () => {
     const controller = new AbortController();
     controller.abort();
-    const { group, ended } = groupWithEnd({ signal: controller.signal, stage: 'gradients' });
-    expect(group.closed).toBe(true);
+    const { group, ends, ended } = groupWithEnd({ signal: controller.signal, stage: 'gradients' });
+    expect(group.closed).toBe(false);
+    const stop = exited(startScripted(group, 'hang'));
     expect(await ended).toBeInstanceOf(CancelledError);
+    expect(group.closed).toBe(true);
+    await stop;
     expect(() => startScripted(group, 'echo')).toThrow(/ended/);
+    expect(ends).toHaveLength(1);
+  }, 60_000);
+
+  it('fails with a tracked work\'s rejection, and settled() waits for the tracked work still running', async () => {
+    const { group, ended } = groupWithEnd();
+    let release: () => void = () => undefined;
+    let released = false;
+    group.track(new Promise<void>((resolve) => (release = resolve)).then(() => void (released = true)));
+    group.track(Promise.reject(new RangeError('sink could not write layer 3')));
+    const failure = await ended;
+    expect(failure).toBeInstanceOf(RangeError);
+    expect(failure?.message).toBe('sink could not write layer 3');
+    const settled = group.settled().then(() => released);
+    release();
+    expect(await settled).toBe(true);
+  });
+});
+
+describe('JobQueue', () => {
+  it('hands out every job once, in order, and finishes the group when the last is done', async () => {
+    const { group, ended } = groupWithEnd();
+    const queue = new JobQueue(['a', 'b', 'c'], group);
+    expect([queue.take(), queue.take()]).toEqual([{ job: 'a', index: 0 }, { job: 'b', index: 1 }]);
+    queue.done();
+    queue.done();
+    expect(group.closed).toBe(false);
+    expect(queue.take()).toEqual({ job: 'c', index: 2 });
+    expect(queue.take()).toBeUndefined();
+    queue.done();
+    expect(await ended).toBeUndefined();
+  });
+
+  it('hands out nothing more once the group has ended', () => {
+    const { group } = groupWithEnd();
+    const queue = new JobQueue([1, 2], group);
+    expect(queue.take()?.job).toBe(1);
+    group.fail(new Error('a worker died'));
+    expect(queue.take()).toBeUndefined();
   });
 });

@@ -4,8 +4,12 @@
  *
  *   const group = new WorkerGroup({ onEnd: (failure) => …, abort: { signal, stage: 'gates' } })
  *   const worker = group.start({ module, workerData, onMessage, fault })
+ *   group.track(promise)     // the caller's work for the group (a sink's write): a rejection fails it
+ *   await group.settled()    // every tracked work in progress has settled (onEnd waits for it)
  *   group.fail(error)        // ends the group with this failure (the first failure wins)
  *   await group.finish()     // ends it with success; resolves once every thread has stopped
+ *   const queue = new JobQueue(jobs, group)   // queue.take() for a free worker, queue.done() per
+ *                                             // finished job: the last finishes the group
  *
  * A worker module (a TypeScript file, started through worker-bootstrap.ts) posts its own
  * messages and `{ type: 'failed', message }` when its work throws. The first failure — a
@@ -58,13 +62,17 @@ export function faultText(name: string, fault: WorkerFault, unfinished?: string)
 
 export class WorkerGroup {
   private readonly workers: Worker[] = [];
+  private readonly tracked = new Set<Promise<void>>();
   private stopped: Promise<void> | undefined;
   private readonly onAbort = (): void => this.fail(new CancelledError(this.options.abort?.stage as string));
 
-  /** A signal that has already fired ends the group at once (check `closed` before starting workers). */
+  /**
+   * A signal that has already fired ends the group in a microtask: after the caller's synchronous
+   * setup, whose workers it then stops, so that no caller checks `closed` between the two.
+   */
   constructor(private readonly options: WorkerGroupOptions) {
     const signal = options.abort?.signal;
-    if (signal?.aborted === true) this.onAbort();
+    if (signal?.aborted === true) queueMicrotask(this.onAbort);
     else signal?.addEventListener('abort', this.onAbort);
   }
 
@@ -91,6 +99,20 @@ export class WorkerGroup {
     return worker;
   }
 
+  /** Work done for the group outside its threads: its rejection fails the group. */
+  track(work: Promise<unknown>): void {
+    const settled: Promise<void> = work.then(() => undefined, (error: unknown) => this.fail(error)).finally(() => this.tracked.delete(settled));
+    this.tracked.add(settled);
+  }
+
+  /**
+   * Resolves once the tracked work in progress now has settled: a run that failed waits for its
+   * sink's writes before it rejects, so nothing writes after the caller has moved on.
+   */
+  settled(): Promise<void> {
+    return Promise.all([...this.tracked]).then(() => undefined);
+  }
+
   /** A failure that is not an Error (a rejected non-Error) becomes one with its text. */
   fail(failure: unknown): void {
     if (!this.closed) this.end(failure instanceof Error ? failure : new Error(String(failure)));
@@ -105,6 +127,29 @@ export class WorkerGroup {
     this.options.abort?.signal?.removeEventListener('abort', this.onAbort);
     this.stopped = Promise.all(this.workers.map((worker) => worker.terminate())).then(() => undefined);
     this.options.onEnd(failure);
+  }
+}
+
+/**
+ * Jobs for a group's workers, each handed to whichever worker is free, in list order; the group
+ * finishes when the last job is done. Every pool of identical workers dispatches this way.
+ */
+export class JobQueue<Job> {
+  private handedOut = 0;
+  private finished = 0;
+
+  constructor(private readonly jobs: readonly Job[], private readonly group: WorkerGroup) {}
+
+  /** The next job and its index in the list; undefined once every job is out or the group has ended. */
+  take(): { readonly job: Job; readonly index: number } | undefined {
+    if (this.group.closed || this.handedOut === this.jobs.length) return undefined;
+    const index = this.handedOut++;
+    return { job: this.jobs[index] as Job, index };
+  }
+
+  /** A job is finished; the last one finishes the group. */
+  done(): void {
+    if (++this.finished === this.jobs.length) void this.group.finish();
   }
 }
 
