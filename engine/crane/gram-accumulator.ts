@@ -6,6 +6,8 @@
  *   gram.addGram(partial, count);  // or a chunk's HᵀH computed elsewhere (e.g. a GPU matmul)
  *   gram.gram()                    // full symmetric d×d, float64
  *   gram.keptRows()                // H itself (rowCount × d, float64) while it has ≤ d/4 rows
+ *   gram.snapshot() → GramSnapshot // plain, transferable: what a solve needs (kept rows or the Gram)
+ *   GramAccumulator.fromSnapshot(s) // an accumulator giving the same keptRows() / gram(), bit for bit
  *
  * Not mean-centred (the spec): directions are those of the raw activations, so a large common
  * offset is itself a protected direction. Rows are buffered column-wise and flushed in blocks:
@@ -24,6 +26,14 @@
  */
 
 const ROWS_PER_FLUSH = 256;
+
+/**
+ * An accumulator's state as plain arrays (structured-cloneable, its buffers transferable), for a
+ * solve on another thread: the kept rows while there are any, else the Gram's upper triangle.
+ */
+export type GramSnapshot =
+  | { readonly dim: number; readonly rowCount: number; readonly rows: Float64Array }
+  | { readonly dim: number; readonly rowCount: number; readonly upper: Float64Array };
 
 /** The Gram's upper triangle (of a d×d array) and the block of rows not yet added to it. */
 interface GramBlocks {
@@ -86,6 +96,32 @@ export class GramAccumulator {
       at += chunk.length;
     }
     return out;
+  }
+
+  /** Fresh arrays (the caller may transfer them): the kept rows, or the flushed upper triangle. */
+  snapshot(): GramSnapshot {
+    const rows = this.keptRows();
+    if (rows !== undefined) return { dim: this.dim, rowCount: this.total, rows };
+    const { upper } = this.blocks();
+    this.flush();
+    return { dim: this.dim, rowCount: this.total, upper: Float64Array.from(upper) };
+  }
+
+  /** An accumulator in the snapshot's state: keptRows() and gram() return what the original's would. */
+  static fromSnapshot(snapshot: GramSnapshot): GramAccumulator {
+    const { dim, rowCount } = snapshot;
+    const expected = 'rows' in snapshot ? rowCount * dim : dim * dim;
+    const values = 'rows' in snapshot ? snapshot.rows : snapshot.upper;
+    if (values.length !== expected) throw new RangeError(`a ${dim}-wide snapshot of ${rowCount} rows has ${values.length} values, expected ${expected}`);
+    const gram = new GramAccumulator(dim);
+    if ('rows' in snapshot && rowCount > gram.maxKeptRows) throw new RangeError(`a snapshot keeps at most ${gram.maxKeptRows} rows of ${dim}, not ${rowCount}`);
+    gram.total = rowCount;
+    if ('rows' in snapshot) gram.kept = [snapshot.rows];
+    else {
+      gram.kept = null;
+      gram.sums = { upper: snapshot.upper, buffer: new Float64Array(dim * ROWS_PER_FLUSH) };
+    }
+    return gram;
   }
 
   /** The full symmetric Gram matrix so far. */

@@ -3,9 +3,12 @@
  * caller's memory budget) and checkpoint handle for the decoder layers (the embedding rows come
  * with the batch); each batch goes through forwardTapped with the
  * taps its readings describe (forward-requests.ts tapOf), and each layer's records are posted
- * as soon as the layer is done.
+ * as soon as the layer is done. Between batches it solves GSP keys it is sent (the projectors
+ * stage's second core once the lane's part of the pass is done).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { GramAccumulator } from '../crane/gram-accumulator.ts';
+import { projectorOfRows } from '../crane/gsp-projector.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM, type CausalLM } from '../model/causal-lm.ts';
 import { setMemoryBudget } from '../model/memory-plan.ts';
@@ -16,7 +19,7 @@ import { tapOf } from './forward-requests.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('forward-lane-worker.ts runs as a worker thread (forward-lane.ts starts it)');
-const post = (message: FromLane): void => port.postMessage(message);
+const post = (message: FromLane, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
 
 async function start(setup: LaneSetup): Promise<CausalLM> {
   const [checkpoint] = await Promise.all([Checkpoint.open(setup.checkpointDir), initBackend(setup.backend)]);
@@ -24,7 +27,7 @@ async function start(setup: LaneSetup): Promise<CausalLM> {
   return loadCausalLM(checkpoint);
 }
 
-async function runBatch(model: CausalLM, batch: ToLane): Promise<void> {
+async function runBatch(model: CausalLM, batch: Extract<ToLane, { type: 'batch' }>): Promise<void> {
   let records: LaneRecord[] = [];
   const sequences = batch.sequences.map((s, sequence) => ({
     ids: s.ids,
@@ -45,6 +48,12 @@ const fail = (error: unknown): void => post({ type: 'failed', message: error ins
 const model = start(workerData as LaneSetup);
 model.then(() => post({ type: 'ready' }), fail);
 let queue: Promise<void> = Promise.resolve();
+/** projectorOfRows, here as on the calling thread: the same arrays in, the same bits out. */
+function solve(message: Extract<ToLane, { type: 'solve' }>): void {
+  const projector = projectorOfRows(GramAccumulator.fromSnapshot(message.gram), message.options) ?? null;
+  post({ type: 'solved', projector }, projector === null ? [] : [projector.basis.buffer as ArrayBuffer, projector.sigma.buffer as ArrayBuffer]);
+}
+
 port.on('message', (message: ToLane) => {
-  queue = queue.then(async () => runBatch(await model, message)).catch(fail);
+  queue = queue.then(async () => (message.type === 'batch' ? runBatch(await model, message) : solve(message))).catch(fail);
 });

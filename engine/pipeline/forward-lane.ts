@@ -8,6 +8,8 @@
  *   const run = lane.run(sequences)            // the worker starts on them as soon as it is up
  *   await run.layer(layer, pass)               // that layer's records, in sequence and request order
  *   await run.done()
+ *   lane.computing                             // a batch is still running there
+ *   await lane.solve(gram.snapshot(), options) // a GSP key's projector, solved there
  *   await lane.close()
  *
  * The worker reads the decoder layers itself (a layer is not worth sharing, shared-weights.ts),
@@ -20,7 +22,9 @@
 import type { Worker } from 'node:worker_threads';
 import { memoryBudget } from '../model/memory-plan.ts';
 import { BackendError, requireActiveBackend } from '../tensor/backend.ts';
-import type { FromLane, LaneRecord, LaneSequence, LaneSetup, ToLane } from './forward-lane-protocol.ts';
+import type { GramSnapshot } from '../crane/gram-accumulator.ts';
+import type { GspProjector } from '../crane/gsp-projector.ts';
+import type { FromLane, LaneRecord, LaneSequence, LaneSetup, SolveOptions, ToLane } from './forward-lane-protocol.ts';
 import { faultText, WorkerGroup } from './worker-group.ts';
 
 export class ForwardLaneError extends BackendError {
@@ -34,34 +38,40 @@ export interface LaneRun {
   done(): Promise<void>;
 }
 
-/** Messages in arrival order; a wait takes the next one, a failure rejects every wait. */
+/** Messages by type, each type in arrival order; a wait takes the next of its type, a failure rejects every wait. */
 class Inbox {
-  private readonly queue: FromLane[] = [];
-  private readonly waiting: { resolve: (m: FromLane) => void; reject: (e: Error) => void }[] = [];
+  private readonly queues = new Map<FromLane['type'], FromLane[]>();
+  private readonly waiting = new Map<FromLane['type'], { resolve: (m: FromLane) => void; reject: (e: Error) => void }[]>();
   private failure: Error | undefined;
+  /** How many 'done' messages have arrived (taken or not). */
+  batchesDone = 0;
 
   push(message: FromLane): void {
-    const next = this.waiting.shift();
-    if (next === undefined) this.queue.push(message);
-    else next.resolve(message);
+    if (message.type === 'done') this.batchesDone++;
+    const next = this.waiting.get(message.type)?.shift();
+    if (next !== undefined) return next.resolve(message);
+    this.queues.set(message.type, [...(this.queues.get(message.type) ?? []), message]);
   }
 
   fail(error: Error): void {
     this.failure ??= error;
-    for (const w of this.waiting.splice(0)) w.reject(this.failure);
+    for (const waits of this.waiting.values()) for (const w of waits.splice(0)) w.reject(this.failure);
   }
 
-  next(): Promise<FromLane> {
+  next<T extends FromLane['type']>(type: T): Promise<Extract<FromLane, { type: T }>> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
-    const message = this.queue.shift();
-    if (message !== undefined) return Promise.resolve(message);
-    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+    const message = this.queues.get(type)?.shift();
+    if (message !== undefined) return Promise.resolve(message as Extract<FromLane, { type: T }>);
+    return new Promise((resolve, reject) => {
+      this.waiting.set(type, [...(this.waiting.get(type) ?? []), { resolve: resolve as (m: FromLane) => void, reject }]);
+    });
   }
 }
 
 export class ForwardLane {
   /** The worker's 'ready', the first message it sends (taken before any other wait). */
   private readonly started: Promise<void>;
+  private batchesPosted = 0;
 
   private constructor(private readonly worker: Worker, private readonly group: WorkerGroup, private readonly inbox: Inbox) {
     this.started = this.expect('ready').then(() => undefined);
@@ -91,7 +101,20 @@ export class ForwardLane {
     return this.started;
   }
 
+  /** True while a batch posted to the lane has not finished: a solve posted now would wait for it. */
+  get computing(): boolean {
+    return this.inbox.batchesDone < this.batchesPosted;
+  }
+
+  /** projectorOfRows on the lane's thread (after its batches in flight): the same bits as here. The snapshot's buffer is transferred. */
+  async solve(gram: GramSnapshot, options: SolveOptions): Promise<GspProjector | undefined> {
+    const values = 'rows' in gram ? gram.rows : gram.upper;
+    this.worker.postMessage({ type: 'solve', gram, options } satisfies ToLane, [values.buffer as ArrayBuffer]);
+    return (await this.expect('solved')).projector ?? undefined;
+  }
+
   run(sequences: readonly LaneSequence[]): LaneRun {
+    this.batchesPosted++;
     this.worker.postMessage({ type: 'batch', sequences } satisfies ToLane, sequences.map((s) => s.embedded.buffer as ArrayBuffer));
     return {
       layer: async (layer, pass) => {
@@ -107,9 +130,7 @@ export class ForwardLane {
     await this.group.finish();
   }
 
-  private async expect<T extends FromLane['type']>(type: T): Promise<Extract<FromLane, { type: T }>> {
-    const message = await this.inbox.next();
-    if (message.type !== type) throw new ForwardLaneError(`forward lane sent '${message.type}' where '${type}' was due`);
-    return message as Extract<FromLane, { type: T }>;
+  private expect<T extends FromLane['type']>(type: T): Promise<Extract<FromLane, { type: T }>> {
+    return this.inbox.next(type);
   }
 }

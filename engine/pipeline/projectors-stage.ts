@@ -26,7 +26,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readProjectors, writeProjectors } from '../analysis/projector-file.ts';
 import { GramAccumulator } from '../crane/gram-accumulator.ts';
-import { projectorOfRows, type GspProjector } from '../crane/gsp-projector.ts';
+import type { GspProjector } from '../crane/gsp-projector.ts';
 import { projectorKey } from '../crane/tensor-classification.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import { passCount } from '../model/loop-config.ts';
@@ -35,11 +35,13 @@ import { writeAimImportance } from '../crane/aim-importance-file.ts';
 import { ROUTER_STATS_FILE, writeRouterStats } from '../analysis/router-stats.ts';
 import { AIM_IMPORTANCE_FILE, aimImportanceMeasurement, aimPrompts } from './aim-importance.ts';
 import { readSequences } from './calibration-sequences.ts';
+import { ForwardLane } from './forward-lane.ts';
 import { activationRequest } from './forward-requests.ts';
 import { forwardLanes } from './lane-count.ts';
 import { routerStatsMeasurement } from './router-stats-measure.ts';
 import { runSharedForward } from './shared-forward.ts';
 import { PassSpectra } from './pass-spectra.ts';
+import { ProjectorSolves } from './projector-solves.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { throwIfCancelled, type StageClock } from './progress.ts';
 import type { StageKey } from './stage-store.ts';
@@ -84,36 +86,41 @@ export async function runProjectors(ctx: PipelineContext, clock: StageClock): Pr
   const aim = aimImportanceMeasurement(aimPrompts(calibration));
   const router = routerStatsMeasurement(model.spec, calibration);
   const { maxRank, rankCut } = ctx.settings.analysis.gsp;
-  // A key is solved as soon as its layer's rows are all in, while the pass goes on (with a lane,
-  // this thread is often ahead of it, waiting for the lane's copy of a layer), and its
-  // accumulator let go; what the pass did not report final is solved after it.
-  const solved = new Map<string, GspProjector | undefined>();
-  const solve = (key: string): void => {
-    const gram = grams.get(key);
-    if (gram === undefined) return;
-    grams.delete(key);
-    solved.set(key, projectorOfRows(gram, { maxRank, rankCut }));
-  };
   // Router first: its format chats are GSP's too, and share their forward only in that order.
   const measurements = [...(router === undefined ? [] : [router.requests]), formatRequests, aim.requests];
-  await runSharedForward(model, measurements, {
-    batch: ctx.settings.batchSequences,
-    lanes: forwardLanes(ctx.instruct, measurements.flat()),
-    onProgress: (fraction, text) => {
+  const lane = forwardLanes(ctx.instruct, measurements.flat()) === 2 ? ForwardLane.launch(ctx.instruct.dir) : undefined;
+  let solved: Map<string, GspProjector | undefined>;
+  try {
+    const solves = new ProjectorSolves({ maxRank, rankCut }, lane);
+    // A key goes to the solves as soon as its layer's rows are all in, and its accumulator with it.
+    const release = (key: string): void => {
+      const gram = grams.get(key);
+      grams.delete(key);
+      if (gram !== undefined) solves.add(key, gram);
+    };
+    await runSharedForward(model, measurements, {
+      batch: ctx.settings.batchSequences,
+      ...(lane === undefined ? {} : { lane }),
+      onProgress: (fraction, text) => {
+        throwIfCancelled(ctx.callbacks.signal, 'projectors');
+        clock.report(fraction * FORWARD_SHARE, text);
+      },
+      onLayerFinal: (layer) => {
+        for (const kind of ['attn_input', 'ffn_input'] as const) release(projectorKey(layer, kind));
+      },
+    });
+    for (const key of keys) release(key);
+    solved = await solves.finish((done) => {
       throwIfCancelled(ctx.callbacks.signal, 'projectors');
-      clock.report(fraction * FORWARD_SHARE, text);
-    },
-    onLayerFinal: (layer) => {
-      for (const kind of ['attn_input', 'ffn_input'] as const) solve(projectorKey(layer, kind));
-    },
-  });
+      clock.report(FORWARD_SHARE + ((1 - FORWARD_SHARE) * done) / keys.length, `eigen-decompositions ${done}/${keys.length}`);
+    });
+  } finally {
+    await lane?.close();
+  }
   const projectors = new Map<string, GspProjector>();
-  for (const [i, key] of keys.entries()) {
-    throwIfCancelled(ctx.callbacks.signal, 'projectors');
-    solve(key);
+  for (const key of keys) {
     const projector = solved.get(key);
     if (projector !== undefined) projectors.set(key, projector);
-    clock.report(FORWARD_SHARE + ((1 - FORWARD_SHARE) * (i + 1)) / keys.length, `eigen-decomposition ${key}`);
   }
   const importance = aim.result();
   const routerStats = router?.result();

@@ -12,6 +12,7 @@ import { moeGolden, useMoeCheckpoint } from '../model/testing/moe-golden.ts';
 import type { WeightSource } from '../model/weights.ts';
 import { aimImportanceMeasurement, aimPrompts } from './aim-importance.ts';
 import type { CalibrationSequence } from './calibration-sequences.ts';
+import { ForwardLane } from './forward-lane.ts';
 import { routerStatsMeasurement } from './router-stats-measure.ts';
 import { activationRequest, type ForwardRequest } from './forward-requests.ts';
 import { runSharedForward, type ForwardMeasurement } from './shared-forward.ts';
@@ -55,6 +56,16 @@ function formatMeasurement(sequences: readonly CalibrationSequence[]): ForwardMe
   return { requests, result: () => rows };
 }
 
+/** Runs `work` with a forward lane on the checkpoint (closed after) when asked, else without. */
+async function withLane(launch: boolean, work: (lane: { lane?: ForwardLane }) => Promise<void>): Promise<void> {
+  const lane = launch ? ForwardLane.launch(openCheckpoint().dir) : undefined;
+  try {
+    await work(lane === undefined ? {} : { lane });
+  } finally {
+    await lane?.close();
+  }
+}
+
 interface Measured {
   readonly rows: string[];
   readonly importance: Map<string, Float64Array>;
@@ -70,7 +81,7 @@ async function measure(shared: boolean, lanes: 1 | 2 = 1): Promise<{ measured: M
   const router = routerStatsMeasurement(model.spec, sequences);
   if (router === undefined) throw new Error('the MoE checkpoint has no router');
   const all = [router.requests, format.requests, aim.requests];
-  if (shared) await runSharedForward(model, all, { batch: 8, lanes });
+  if (shared) await withLane(lanes === 2, (lane) => runSharedForward(model, all, { batch: 8, ...lane }));
   else for (const requests of all) await runSharedForward(model, [requests], { batch: 1 });
   return { measured: { rows: format.result(), importance: aim.result(), router: router.result() }, reads: reads() };
 }
@@ -106,7 +117,7 @@ describe('runSharedForward', () => {
     const events: string[] = [];
     const requests = [a, b, a, b, a].map((ids, i) => activationRequest(ids, [0], i, (x) => void events.push(`read ${x.layer}/${i}`)));
     // Batch 3: the first pass split between this thread and the lane, the second of 2 sequences.
-    await runSharedForward(model, [requests], { batch: 3, lanes: 2, onLayerFinal: (layer) => void events.push(`final ${layer}`) });
+    await withLane(true, (lane) => runSharedForward(model, [requests], { batch: 3, ...lane, onLayerFinal: (layer) => void events.push(`final ${layer}`) }));
     const layers = Array.from({ length: model.spec.numLayers }, (_, l) => l);
     expect(events.filter((e) => e.startsWith('final'))).toEqual(layers.map((l) => `final ${l}`));
     for (const layer of layers) {

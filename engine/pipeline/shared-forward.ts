@@ -5,7 +5,7 @@
  * measurement — and, with two lanes, each pass's sequences split between this thread and a
  * worker thread (forward-lane.ts) that run the layers side by side.
  *
- *   await runSharedForward(model, [measurementA.requests, measurementB.requests, …], { batch, lanes?, onProgress? })
+ *   await runSharedForward(model, [measurementA.requests, measurementB.requests, …], { batch, lane?, onProgress?, onLayerFinal? })
  *
  * A request is a sequence and what to read of it (forward-requests.ts). Requests with the same
  * token ids share one forward (a format chat is both a GSP sequence and a router-statistics
@@ -15,8 +15,9 @@
  * memory plan), and each layer's readings are delivered in sequence order — this thread's part of
  * the batch, then the lane's (layer-deliveries.ts) — so every accumulator sums in the same order as
  * in a pass of its own: the results are bit-identical to separate passes, with one lane or two.
- * The lane is launched without waiting for its start and neither lane waits for the other's copy
- * of a layer: only the deliveries keep that order, so this thread runs ahead while the lane starts.
+ * Neither lane waits for the other's copy of a layer (nor this thread for the lane's start,
+ * ForwardLane.launch): only the deliveries keep that order, so this thread runs ahead while the
+ * lane starts.
  * `onLayerFinal(layer)` says when a layer's readings are all in (its last batch and loop pass), so
  * a caller can finish that layer's work (the projectors stage's eigen-solves) while later layers run.
  */
@@ -24,7 +25,7 @@ import type { CausalLM } from '../model/causal-lm.ts';
 import { allTaps, forwardTapped, type Delivery, type TappedSequence } from '../model/tapped-forward.ts';
 import { embedSequences } from '../model/embedding-rows.ts';
 import { passCount } from '../model/loop-config.ts';
-import { ForwardLane, type LaneRun } from './forward-lane.ts';
+import type { ForwardLane, LaneRun } from './forward-lane.ts';
 import type { LaneSequence } from './forward-lane-protocol.ts';
 import { tapOf, type ForwardRequest } from './forward-requests.ts';
 import { LayerDeliveries } from './layer-deliveries.ts';
@@ -38,8 +39,8 @@ export interface ForwardMeasurement<R> {
 export interface SharedForwardOptions {
   /** Sequences per forward pass (each pass reads every layer once per lane). */
   readonly batch: number;
-  /** 2: a worker thread takes part of each pass (default 1: this thread alone). */
-  readonly lanes?: 1 | 2;
+  /** A worker thread that takes part of each pass (default: this thread alone); the caller launches and closes it. */
+  readonly lane?: ForwardLane;
   /** Called after each layer of each pass with the fraction done. */
   readonly onProgress?: (fraction: number, text: string) => void;
   /** Names the passes in progress texts ("LABEL pass i/n, layer l"); default "model". */
@@ -61,32 +62,28 @@ export async function runSharedForward(model: CausalLM, measurements: readonly (
   const passes = Math.ceil(sequences.length / options.batch);
   const { numLayers } = model.spec;
   const lastLoopPass = passCount(model.spec) - 1;
-  const lane = options.lanes === 2 && Math.min(options.batch, sequences.length) >= 2 ? ForwardLane.launch(model.context.checkpoint.dir) : undefined;
-  try {
-    for (let pass = 0; pass < passes; pass++) {
-      const batch = sequences.slice(pass * options.batch, (pass + 1) * options.batch);
-      const cut = lane === undefined ? batch.length : balancedCut(batch);
-      const own = batch.slice(0, cut);
-      const theirs = batch.slice(cut);
-      const remote: LaneRun | undefined = lane === undefined || theirs.length === 0 ? undefined : lane.run(await laneSequences(model, theirs));
-      const deliveries = new LayerDeliveries();
-      const owed: Delivery[] = [];
-      await forwardTapped(model.context, own.map((s) => tapped(s, owed)), {
-        onLayerDone: (layer, loopPass) => {
-          deliveries.throwIfFailed();
-          const laneDeliveries = remote === undefined ? undefined : async () =>
-            (await remote.layer(layer, loopPass)).map(({ sequence, request, record }) => () => (theirs[sequence] as SharedSequence).requests[request]?.deliver(record));
-          deliveries.add(owed.splice(0), laneDeliveries, () => {
-            options.onProgress?.((pass + (layer + 1) / numLayers) / passes, `${options.label ?? 'model'} pass ${pass + 1}/${passes}, layer ${layer}`);
-            if (pass === passes - 1 && loopPass === lastLoopPass) options.onLayerFinal?.(layer);
-          });
-        },
-      });
-      await deliveries.drain();
-      await remote?.done();
-    }
-  } finally {
-    await lane?.close();
+  const lane = Math.min(options.batch, sequences.length) >= 2 ? options.lane : undefined;
+  for (let pass = 0; pass < passes; pass++) {
+    const batch = sequences.slice(pass * options.batch, (pass + 1) * options.batch);
+    const cut = lane === undefined ? batch.length : balancedCut(batch);
+    const own = batch.slice(0, cut);
+    const theirs = batch.slice(cut);
+    const remote: LaneRun | undefined = lane === undefined || theirs.length === 0 ? undefined : lane.run(await laneSequences(model, theirs));
+    const deliveries = new LayerDeliveries();
+    const owed: Delivery[] = [];
+    await forwardTapped(model.context, own.map((s) => tapped(s, owed)), {
+      onLayerDone: (layer, loopPass) => {
+        deliveries.throwIfFailed();
+        const laneDeliveries = remote === undefined ? undefined : async () =>
+          (await remote.layer(layer, loopPass)).map(({ sequence, request, record }) => () => (theirs[sequence] as SharedSequence).requests[request]?.deliver(record));
+        deliveries.add(owed.splice(0), laneDeliveries, () => {
+          options.onProgress?.((pass + (layer + 1) / numLayers) / passes, `${options.label ?? 'model'} pass ${pass + 1}/${passes}, layer ${layer}`);
+          if (pass === passes - 1 && loopPass === lastLoopPass) options.onLayerFinal?.(layer);
+        });
+      },
+    });
+    await deliveries.drain();
+    await remote?.done();
   }
 }
 
