@@ -13,9 +13,10 @@
  * The three measurements share their passes (shared-forward.ts): every layer is read and
  * widened once per batchSequences sequences for all of them, a format chat counted by the
  * router statistics goes through once; on two cores a worker thread computes part of each pass
- * (lane-count.ts decides); the accumulators persist across passes, and a layer's two keys are
- * solved (and their accumulators dropped) as soon as its last pass has delivered its rows, so the
- * solves fill the time this thread would otherwise wait for the lane. Memory: the runtime holds one batch's hidden states
+ * (lane-count.ts decides); the accumulators persist across passes, and a layer's two keys go to
+ * the solves (projector-solves.ts; their accumulators dropped here) as soon as its last pass has
+ * delivered its rows: solved by this thread while it would otherwise wait for the lane, by the
+ * lane once its part of the pass is done, by both from either end of the queue after the pass. Memory: the runtime holds one batch's hidden states
  * and one layer's weights; the accumulators are 2·L·d² float64 (for d = 2048 and 48 layers,
  * 3 GiB — the one place where the analysis is not layer-sized; a per-layer spill is possible
  * but unnecessary at the sizes the studio's runtime handles today). A looped model's captures
