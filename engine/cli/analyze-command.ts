@@ -54,7 +54,8 @@ ${memoryBudgetHelp(31)}
   --max-rank N                 GSP directions kept per projector (default 256)
   --rank-cut X                 keep σ_i > X·σ_1 (default 1e-5)
   --q Q                        keep quantile the preview coefficients are computed at (default 0.5)
-  --batch N                    sequences per model pass (default 8; memory only)
+  --batch N                    sequences per model pass (default 8; a gradient pass also holds at
+                               most 1/8 of all tokens, so small sets still keep every worker busy)
   --workers N                  worker threads computing the gradients, one batch each (default: the CPU
                                cores, fewer when free memory is short, 1 for small work), scoring
                                the gates stage's layers, one layer each, and making the curvature

@@ -8,8 +8,9 @@
  * (calibration/context-length.ts; part of the targets key), the keep-quantile q the preview
  * coefficients are computed at (they bake T(δ) in, see engine/analysis/preview-coefficients.ts)
  * and how many sequences go through one gradient / capture pass (a memory knob: the runtime
- * stashes every layer's inputs of the batch). The batch size is NOT part of any cache key: the summed gradients are the same
- * mathematically, only float rounding differs.
+ * stashes every layer's inputs of the batch). It is part of the gradients stage's key only: the
+ * split decides the stored sums' rounding (gradients-stage.ts); the result key leaves it out, as
+ * the summed gradients are the same mathematically.
  */
 import type { LongSequencePolicy } from '../calibration/context-length.ts';
 import { DEFAULT_ANALYSIS_KNOBS, DEFAULT_KEEP_QUANTILE } from '../protocol/settings-defaults.ts';
@@ -18,7 +19,7 @@ import type { AnalysisSettings, CalibrationSets } from '../protocol/settings-sch
 export interface PipelineSettings {
   readonly analysis: AnalysisSettings;
   readonly keepQuantile: number;
-  /** Sequences per gradient or capture pass (memory only; not part of any cache key). */
+  /** Sequences per gradient or capture pass (memory; in the gradients stage's key, not the result's). */
   readonly batchSequences: number;
   /**
    * Worker threads of the gradients stage (default: the CPU cores, fewer when memory is short;
