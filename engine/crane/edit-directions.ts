@@ -5,6 +5,9 @@
  *   const basis = editDirections(tensorNames, unitSettings, tokens, context)
  *   basis.deltasOf(name, shape, θ_I, θ_T) → [{ direction, delta }]   Δ_b of one tensor, unit coefficient
  *   basis.directionsOf(name) → number[]                               the directions that move it (nothing computed)
+ *   basis.movedRows(name, rowCount) → direction → rows | 'all'        a row-local tensor's rows each Δ_b can move
+ *   basis.rowDeltaOf(name, direction, rows, θ_I rows, θ_T rows) → Δ_b  of those rows alone
+ *   editDirectionsOf(basis.recipe)                                   the same basis on another thread (plain data)
  *
  * Directions and their coefficients:
  *   - `attention@3`, `ffn@3`, … (one per coarse layer block, crane rule): Δ = Π(T(δ)) with S = 1,
@@ -17,12 +20,20 @@
  * gradient products instead (analysis/preview-router.ts).
  * The unit Δ_b go through craneDelta / editEmbedding / editLmHead themselves, so a direction is
  * exactly what the edit does to those tensors at that coefficient (f32 arithmetic).
+ * The embedding and lm_head rules treat each row on its own (whether it is a think or a
+ * protected row, and its own values), so their Δ can be computed a block of rows at a time
+ * (rowDeltaOf, the values deltasOf gives those rows): the think directions' only on the think
+ * rows, every other row's Δ being 0 — (θ_I + 0·δ) − θ_I = +0 for the finite weights an analysis
+ * accepts (pipeline/preflight.ts) — and lm_head.blend's over every row without a vocab-sized
+ * array per step. The layers' Δ need the whole tensor (T(δ)'s quantile is per tensor).
  */
 import type { TokenRows } from '../protocol/settings-schemas.ts';
 import { craneDelta, type CraneContext, type CraneDeltaSettings } from './crane-edit.ts';
 import { blockKey } from './gate-accumulator.ts';
+import type { GateTable } from './gate-scales.ts';
+import type { GspProjector } from './gsp-projector.ts';
 import { editEmbedding, editLmHead } from './special-tensors.ts';
-import { classifyTensor, type LayerGroup, type TensorClass } from './tensor-classification.ts';
+import { classifyTensor, projectorKey, type GspKey, type LayerGroup, type TensorClass } from './tensor-classification.ts';
 
 /** What a direction's coefficient is at given settings. */
 export type DirectionCoefficient = 'alpha-scale' | 'think-rows' | 'lm-head-scale';
@@ -44,13 +55,65 @@ const LM_HEAD_BLEND = 'lm_head.blend';
 /** The unit-α, gate-off crane settings that make craneDelta return Δ_b itself (S = 1). */
 export type UnitDeltaSettings = Omit<CraneDeltaSettings, 'alpha' | 'overrideScales' | 'granularity'>;
 
-export interface DirectionBasis {
-  readonly directions: readonly EditDirection[];
-  deltasOf(name: string, shape: readonly number[], thetaI: Float32Array, thetaT: Float32Array): { direction: number; delta: Float32Array }[];
-  directionsOf(name: string): number[];
+/** Rows of a tensor: listed (ascending global indices) or `count` consecutive ones from `first`. */
+export type RowSet = readonly number[] | { readonly first: number; readonly count: number };
+
+/** One direction's Δ of a tensor. */
+export interface DirectionDelta {
+  readonly direction: number;
+  readonly delta: Float32Array;
 }
 
+/**
+ * Everything a basis is made from, as plain data (structured-clonable): a worker thread rebuilds
+ * the same basis from it (editDirectionsOf). `projectors`: every projector the context gives for
+ * the tensors' layers, so a Δ computed from it is the one computed from the context.
+ */
+export interface DirectionRecipe {
+  readonly tensorNames: readonly string[];
+  readonly stages: UnitDeltaSettings;
+  readonly tokens: TokenRows;
+  readonly gate: GateTable | null;
+  readonly projectors: ReadonlyMap<string, GspProjector>;
+}
+
+export interface DirectionBasis {
+  readonly directions: readonly EditDirection[];
+  readonly recipe: DirectionRecipe;
+  deltasOf(name: string, shape: readonly number[], thetaI: Float32Array, thetaT: Float32Array): DirectionDelta[];
+  directionsOf(name: string): number[];
+  /**
+   * For a tensor whose rule treats each row on its own (embedding, lm_head): each of its
+   * directions (directionsOf's order) and the rows its Δ can be nonzero on (ascending, each
+   * once), or 'all'; undefined for any other tensor.
+   */
+  movedRows(name: string, rowCount: number): ReadonlyMap<number, readonly number[] | 'all'> | undefined;
+  /**
+   * Δ of a row-local tensor along one of its directions on `rows` alone: θ_I and θ_T hold those
+   * rows (rows.length × width), and so does the result, written into θ_T's array (θ_T is used up).
+   */
+  rowDeltaOf(name: string, direction: number, rows: RowSet, thetaI: Float32Array, thetaT: Float32Array): Float32Array;
+}
+
+/** Every GspKey, so that a recipe holds each projector a layer's tensors may ask for (a new key is a compile error here). */
+const GSP_KEYS = Object.keys({ attn_input: 0, ffn_input: 0, linattn_inner: 0 } satisfies Record<GspKey, 0>) as GspKey[];
+
 export function editDirections(tensorNames: Iterable<string>, stages: UnitDeltaSettings, tokens: TokenRows, context: CraneContext): DirectionBasis {
+  const names = [...tensorNames];
+  const projectors = new Map<string, GspProjector>();
+  for (const layer of new Set(names.map((name) => classifyTensor(name).layer))) {
+    if (layer === null) continue;
+    for (const key of GSP_KEYS.map((gsp) => projectorKey(layer, gsp))) {
+      const projector = context.projector(key);
+      if (projector !== undefined) projectors.set(key, projector);
+    }
+  }
+  return editDirectionsOf({ tensorNames: names, stages, tokens, gate: context.gate, projectors });
+}
+
+export function editDirectionsOf(recipe: DirectionRecipe): DirectionBasis {
+  const { tensorNames, stages, tokens } = recipe;
+  const context: CraneContext = { gate: recipe.gate, projector: (key) => recipe.projectors.get(key) };
   const index = new Map<string, number>();
   const directions: EditDirection[] = [];
   const add = (key: string, group: EditGroup, coefficient: DirectionCoefficient) => {
@@ -81,47 +144,66 @@ export function editDirections(tensorNames: Iterable<string>, stages: UnitDeltaS
     }
   };
 
-  const deltasOf = (name: string, shape: readonly number[], thetaI: Float32Array, thetaT: Float32Array) => {
-    const tensor = classifyTensor(name);
-    const minus = (values: Float32Array) => values.map((v, i) => v - (thetaI[i] as number));
-    const [direction] = directionsOf(name);
-    if (direction === undefined) return [];
-    switch (tensor.rule) {
-      case 'crane': return [{ direction, delta: craneDelta(tensor, shape, thetaI, thetaT, unit, context).delta }];
-      case 'embedding': return [{ direction, delta: thinkRowsDelta(thetaI, thetaT, shape, tokens.think) }];
-      case 'lm_head':
-        return [
-          { direction: at(LM_HEAD_THINK), special: { thinkRows: 1, lmHeadScale: 0 } },
-          { direction: at(LM_HEAD_BLEND), special: { thinkRows: 0, lmHeadScale: 1 } },
-        ].filter((d) => d.direction >= 0).map(({ direction, special }) => ({ direction, delta: minus(editLmHead(thetaI, thetaT, shape, tokens, special).values) }));
-      case 'router':
-        return [];
+  const thinkRows = (rowCount: number) => [...new Set(tokens.think)].filter((row) => Number.isInteger(row) && row >= 0 && row < rowCount).sort((a, b) => a - b);
+  const movedRows = (name: string, rowCount: number): ReadonlyMap<number, readonly number[] | 'all'> | undefined => {
+    switch (classifyTensor(name).rule) {
+      case 'embedding': return new Map(directionsOf(name).map((direction) => [direction, thinkRows(rowCount)]));
+      case 'lm_head': return new Map(directionsOf(name).map((direction) => [direction, direction === at(LM_HEAD_THINK) ? thinkRows(rowCount) : 'all']));
+      default: return undefined;
     }
   };
 
-  return { directions, deltasOf, directionsOf };
+  const rowDeltaOf = (name: string, direction: number, rows: RowSet, thetaI: Float32Array, thetaT: Float32Array): Float32Array => {
+    const count = 'count' in rows ? rows.count : rows.length;
+    const shape = [count, count === 0 ? 0 : thetaI.length / count];
+    const local = localRows(rows);
+    const { rule } = classifyTensor(name);
+    if (rule === 'embedding' && direction === at(EMBED_THINK)) return minusInPlace(editEmbedding(thetaI, thetaT, shape, { think: local(tokens.think) }, { thinkRows: 1 }).values, thetaI);
+    if (rule !== 'lm_head' || !(direction === at(LM_HEAD_THINK) || direction === at(LM_HEAD_BLEND))) throw new Error(`internal: ${name} has no row-local direction ${direction}`);
+    const special = direction === at(LM_HEAD_THINK) ? { thinkRows: 1, lmHeadScale: 0 } : { thinkRows: 0, lmHeadScale: 1 };
+    return minusInPlace(editLmHead(thetaI, thetaT, shape, { think: local(tokens.think), special: local(tokens.special) }, special, 'f32', true).values, thetaI);
+  };
+
+  const deltasOf = (name: string, shape: readonly number[], thetaI: Float32Array, thetaT: Float32Array): DirectionDelta[] => {
+    const tensor = classifyTensor(name);
+    const [direction] = directionsOf(name);
+    if (direction === undefined) return [];
+    const rowCount = shape[0] ?? 0;
+    const moved = movedRows(name, rowCount);
+    if (moved === undefined) return tensor.rule === 'crane' ? [{ direction, delta: craneDelta(tensor, shape, thetaI, thetaT, unit, context).delta }] : [];
+    const width = rowCount === 0 ? 0 : thetaI.length / rowCount;
+    return [...moved].map(([direction, rows]) => {
+      if (rows === 'all') return { direction, delta: rowDeltaOf(name, direction, { first: 0, count: rowCount }, thetaI, thetaT.slice()) };
+      // Only the moved rows are computed; every other row's Δ is 0.
+      const gather = (values: Float32Array) => {
+        const out = new Float32Array(rows.length * width);
+        rows.forEach((row, i) => out.set(values.subarray(row * width, (row + 1) * width), i * width));
+        return out;
+      };
+      const rowsDelta = rowDeltaOf(name, direction, rows, gather(thetaI), gather(thetaT));
+      const delta = new Float32Array(thetaI.length);
+      rows.forEach((row, i) => delta.set(rowsDelta.subarray(i * width, (i + 1) * width), row * width));
+      return { direction, delta };
+    });
+  };
+
+  return { directions, recipe, deltasOf, directionsOf, movedRows, rowDeltaOf };
 }
 
-/**
- * The embedding's think-row direction, editEmbedding(thinkRows = 1) − θ_I, blended on the think
- * rows alone: every other row's Δ is 0, and a 151,936-row embedding is not copied twice for them.
- */
-function thinkRowsDelta(thetaI: Float32Array, thetaT: Float32Array, shape: readonly number[], think: readonly number[]): Float32Array {
-  const rowCount = shape[0] ?? 0;
-  const width = rowCount === 0 ? 0 : thetaI.length / rowCount;
-  const rows = [...new Set(think)].filter((row) => Number.isInteger(row) && row >= 0 && row < rowCount);
-  const gather = (values: Float32Array) => {
-    const out = new Float32Array(rows.length * width);
-    rows.forEach((row, i) => out.set(values.subarray(row * width, (row + 1) * width), i * width));
-    return out;
-  };
-  const [subI, subT] = [gather(thetaI), gather(thetaT)];
-  const edited = editEmbedding(subI, subT, [rows.length, width], { think: rows.map((_, i) => i) }, { thinkRows: 1 }).values;
-  const delta = new Float32Array(thetaI.length);
-  rows.forEach((row, i) => {
-    for (let j = 0; j < width; j++) delta[row * width + j] = (edited[i * width + j] as number) - (subI[i * width + j] as number);
-  });
-  return delta;
+/** Token ids as indices into `rows`; ids not among them are dropped (an id past the tensor's rows, too, as the edit skips it). */
+function localRows(rows: RowSet): (ids: readonly number[]) => number[] {
+  if ('count' in rows) {
+    const { first, count } = rows;
+    return (ids) => ids.filter((id) => id >= first && id < first + count).map((id) => id - first);
+  }
+  const place = new Map(rows.map((row, i) => [row, i]));
+  return (ids) => ids.flatMap((id) => place.get(id) ?? []);
+}
+
+/** edited − θ_I, into `edited`: each difference rounded to float32 as a fresh Float32Array of them would be. */
+function minusInPlace(edited: Float32Array, thetaI: Float32Array): Float32Array {
+  for (let i = 0; i < edited.length; i++) edited[i] = (edited[i] as number) - (thetaI[i] as number);
+  return edited;
 }
 
 function layerKey(tensor: TensorClass): string {

@@ -4,19 +4,23 @@
  *
  *   new ComputedDeltas(instruct, thinking, basis, store, routers?)   main thread: Δ from the pair, kept by the store
  *   await deltas.prepare(signal)        the special tensors' Δ now, before a model holds memory
- *   await deltas.computeAll(signal)     every tensor's Δ now (then store.seal() for worker threads)
+ *   await deltas.computeAll(signal)     every tensor's Δ now, on this thread and a worker (then store.seal() for the passes' threads)
  *   await SealedDirections.open(sealed, size, directionCount)   a worker: the sealed store read back
  *
  * `routers` are tensors (which are no direction) whose ∇L·θ_I and ∇L·θ_T are appended to dots,
  * two per router in the given order after the B directions: their "Δ" are θ_I and θ_T.
  * A Δ that is zero on most rows (the think rows of a 151,936-row embedding) is kept as its
- * nonzero rows only.
+ * nonzero rows only (sparse-rows.ts). How one tensor's Δ is computed: tensor-deltas.ts.
+ * computeAll splits the tensors, largest first, between this thread and one worker thread
+ * (delta-threads.ts), each Δ the same bits either way; the store keeps them all.
  */
 import type { DirectionBasis } from '../crane/edit-directions.ts';
 import { classifyTensor } from '../crane/tensor-classification.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import { DeltaStore, type SealedDeltas, type TensorDelta } from './delta-store.ts';
+import { deltasOnTwoThreads } from './delta-threads.ts';
 import { throwIfCancelled } from './progress.ts';
+import { movesTensor, routerSlots, tensorDeltas, type CheckpointPair } from './tensor-deltas.ts';
 
 export interface DirectionDeltas {
   /** Length of a pass's dots: the B directions, then two per router. */
@@ -31,10 +35,12 @@ export class ComputedDeltas implements DirectionDeltas {
   readonly size: number;
   /** Each router's first slot in dots. */
   private readonly routerSlots: ReadonlyMap<string, number>;
+  private readonly pair: CheckpointPair;
 
-  constructor(private readonly instruct: Checkpoint, private readonly thinking: Checkpoint, private readonly basis: DirectionBasis, private readonly store: DeltaStore, routers: readonly string[] = []) {
-    this.routerSlots = new Map(routers.map((name, i) => [name, basis.directions.length + 2 * i]));
+  constructor(private readonly instruct: Checkpoint, private readonly thinking: Checkpoint, private readonly basis: DirectionBasis, private readonly store: DeltaStore, private readonly routers: readonly string[] = []) {
+    this.routerSlots = routerSlots(basis.directions.length, routers);
     this.size = basis.directions.length + 2 * routers.length;
+    this.pair = { instruct, thinking };
   }
 
   directionsOf(name: string): readonly number[] {
@@ -51,29 +57,22 @@ export class ComputedDeltas implements DirectionDeltas {
     }
   }
 
-  /** Every tensor's Δ, so the store holds all a pass reads (prepare's special tensors first). */
+  /** Every tensor's Δ, so the store holds all a pass reads: the largest first, on this thread and a worker thread. */
   async computeAll(signal: AbortSignal | undefined): Promise<void> {
-    await this.prepare(signal);
-    for (const name of this.instruct.tensors.keys()) {
-      throwIfCancelled(signal, 'curvature');
-      await this.deltasOf(name);
-    }
+    const names = [...this.instruct.tensors.keys()].filter((name) => this.moves(name));
+    const size = (name: string) => this.instruct.tensor(name).shape.reduce((a, b) => a * b, 1);
+    const largestFirst = names.sort((a, b) => size(b) - size(a));
+    const setup = { instruct: this.instruct.dir, thinking: this.thinking.dir, recipe: this.basis.recipe, routers: this.routers };
+    await deltasOnTwoThreads(setup, largestFirst, (name) => this.deltasOf(name), (name, deltas) => this.store.get(name, () => Promise.resolve(deltas)), signal);
   }
 
   async deltasOf(name: string): Promise<TensorDelta[]> {
-    if (!this.thinking.tensors.has(name)) return []; // copied from Instruct: the edit does not move it
-    const { shape } = this.instruct.tensor(name);
-    const thinkingShape = this.thinking.tensor(name).shape;
-    if (thinkingShape.length !== shape.length || thinkingShape.some((d, i) => d !== shape[i])) return []; // θ_I kept (editPair)
-    const router = this.routerSlots.get(name);
-    if (router === undefined && this.basis.directionsOf(name).length === 0) return [];
-    return this.store.get(name, async () => {
-      const thetaI = await this.instruct.readFloat32(name);
-      const thetaT = await this.thinking.readFloat32(name);
-      return router === undefined
-        ? this.basis.deltasOf(name, shape, thetaI, thetaT).map(({ direction, delta }) => sparseRows(direction, delta, shape))
-        : [{ direction: router, values: thetaI }, { direction: router + 1, values: thetaT }];
-    });
+    if (!this.moves(name)) return [];
+    return this.store.get(name, () => tensorDeltas(this.pair, this.basis, name, this.routerSlots.get(name)));
+  }
+
+  private moves(name: string): boolean {
+    return movesTensor(this.pair, this.basis, name, this.routerSlots.has(name));
   }
 }
 
@@ -95,24 +94,4 @@ export class SealedDirections implements DirectionDeltas {
     if (!this.directions.has(name)) return [];
     return this.store.get(name, () => Promise.reject(new Error(`internal: ${name} is in the sealed Δ index but not readable`)));
   }
-}
-
-/** Δ as its nonzero rows when they are fewer than half of a matrix's rows; whole otherwise. */
-function sparseRows(direction: number, delta: Float32Array, shape: readonly number[]): TensorDelta {
-  const rowCount = shape.length === 2 ? (shape[0] as number) : 0;
-  if (rowCount < 2) return { direction, values: delta };
-  const width = delta.length / rowCount;
-  const rows: number[] = [];
-  for (let r = 0; r < rowCount && rows.length * 2 < rowCount; r++) {
-    for (let i = r * width; i < (r + 1) * width; i++) {
-      if (delta[i] !== 0) {
-        rows.push(r);
-        break;
-      }
-    }
-  }
-  if (rows.length * 2 >= rowCount) return { direction, values: delta };
-  const values = new Float32Array(rows.length * width);
-  rows.forEach((r, i) => values.set(delta.subarray(r * width, (r + 1) * width), i * width));
-  return { direction, values, rows: Int32Array.from(rows), width };
 }

@@ -1,0 +1,28 @@
+/**
+ * The Δ worker thread (started by delta-threads.ts): its own handles on both checkpoints, the
+ * basis rebuilt from its recipe, and one tensor at a time computed by tensorDeltas and posted
+ * back with its arrays transferred.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { editDirectionsOf } from '../crane/edit-directions.ts';
+import { Checkpoint } from '../io/checkpoint.ts';
+import type { DeltaWorkerData, FromDeltaWorker, ToDeltaWorker } from './delta-threads.ts';
+import { routerSlots, tensorDeltas } from './tensor-deltas.ts';
+
+const port = parentPort;
+if (port === null) throw new Error('delta-worker.ts runs as a worker thread (delta-threads.ts starts it)');
+const setup = workerData as DeltaWorkerData;
+const basis = editDirectionsOf(setup.recipe);
+const slots = routerSlots(basis.directions.length, setup.routers);
+const pair = Promise.all([Checkpoint.open(setup.instruct), Checkpoint.open(setup.thinking)]).then(([instruct, thinking]) => ({ instruct, thinking }));
+
+let queue: Promise<void> = Promise.resolve();
+port.on('message', ({ name }: ToDeltaWorker) => {
+  queue = queue.then(async () => {
+    const deltas = await tensorDeltas(await pair, basis, name, slots.get(name));
+    const buffers = new Set(deltas.flatMap((d) => [d.values.buffer, ...(d.rows === undefined ? [] : [d.rows.buffer])]));
+    port.postMessage({ type: 'deltas', name, deltas } satisfies FromDeltaWorker, [...buffers] as ArrayBuffer[]);
+  }).catch((error: unknown) => {
+    port.postMessage({ type: 'failed', message: error instanceof Error ? error.message : String(error) } satisfies FromDeltaWorker);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * One tensor's Δ from a real pair on disk (testing/delta-pair.ts): every tensor's, the lm_head
+ * read in blocks of 3 rows, is the Δ basis.deltasOf gives the whole tensors, bit for bit, kept
+ * row-sparse exactly when fewer than half its rows are nonzero; a basis rebuilt from its recipe
+ * after a structured clone (what a worker thread gets) gives the same bits; a router's are θ_I, θ_T.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { editDirectionsOf } from '../crane/edit-directions.ts';
+import type { TensorDelta } from './delta-store.ts';
+import { movesTensor, tensorDeltas } from './tensor-deltas.ts';
+import { writeDeltaPair, type DeltaPair } from './testing/delta-pair.ts';
+
+let root: string;
+let pair: DeltaPair;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'crane-tensor-deltas-'));
+  pair = await writeDeltaPair(root);
+});
+afterAll(async () => {
+  await pair.instruct.close();
+  await pair.thinking.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A TensorDelta written out whole, as bytes. */
+function wholeBytes(delta: TensorDelta, length: number): Uint8Array {
+  if (delta.rows === undefined || delta.width === undefined) return new Uint8Array(delta.values.buffer, delta.values.byteOffset, delta.values.byteLength);
+  const whole = new Float32Array(length);
+  const { rows, width, values } = delta;
+  rows.forEach((row, k) => whole.set(values.subarray(k * width, (k + 1) * width), row * width));
+  return new Uint8Array(whole.buffer);
+}
+
+/** The rows of a whole Δ with a value other than ±0. */
+function nonzeroRows(delta: Float32Array, rowCount: number): number[] {
+  const width = delta.length / rowCount;
+  return Array.from({ length: rowCount }, (_, r) => r).filter((r) => delta.subarray(r * width, (r + 1) * width).some((v) => v !== 0));
+}
+
+const bytes = (values: Float32Array) => new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+
+describe('tensor deltas', () => {
+  it('are the whole tensors\' Δ bit for bit, row-sparse exactly when under half the rows are nonzero (the lm_head read in blocks)', async () => {
+    const forms = new Set<string>();
+    const names = [...pair.instruct.tensors.keys()].filter((name) => movesTensor(pair, pair.basis, name, false));
+    expect(names).toEqual(expect.arrayContaining(['model.embed_tokens.weight', 'lm_head.weight', 'model.layers.1.self_attn.q_proj.weight']));
+    for (const name of names) {
+      const { shape } = pair.instruct.tensor(name);
+      const [thetaI, thetaT] = [await pair.instruct.readFloat32(name), await pair.thinking.readFloat32(name)];
+      const whole = pair.basis.deltasOf(name, shape, thetaI, thetaT);
+      const got = await tensorDeltas(pair, pair.basis, name, undefined, 3 * (shape[1] ?? 1));
+      expect(got.map((d) => d.direction)).toEqual(whole.map((d) => d.direction));
+      got.forEach((delta, i) => {
+        const expected = (whole[i] as (typeof whole)[number]).delta;
+        expect(wholeBytes(delta, expected.length)).toEqual(bytes(expected));
+        const rowCount = shape.length === 2 ? (shape[0] as number) : 0;
+        const rows = rowCount < 2 ? [] : nonzeroRows(expected, rowCount);
+        const sparse = rowCount >= 2 && rows.length * 2 < rowCount;
+        expect(delta.rows === undefined ? undefined : Array.from(delta.rows)).toEqual(sparse ? rows : undefined);
+        forms.add(sparse ? `${name} sparse` : 'whole');
+      });
+    }
+    // Both forms came up: the think rows of the embedding and lm_head, every layer tensor and lm_head's blend whole.
+    expect([...forms].sort()).toEqual(['lm_head.weight sparse', 'model.embed_tokens.weight sparse', 'whole']);
+  });
+
+  it('come out the same from a basis rebuilt from its structured-cloned recipe, as a worker thread rebuilds it', async () => {
+    const clone = editDirectionsOf(structuredClone(pair.basis.recipe));
+    expect(clone.directions).toEqual(pair.basis.directions);
+    expect([...pair.basis.recipe.projectors.keys()].sort()).toEqual(['layer_0_attn_input', 'layer_0_ffn_input', 'layer_1_attn_input', 'layer_1_ffn_input']);
+    for (const name of ['model.layers.0.self_attn.q_proj.weight', 'model.layers.1.mlp.up_proj.weight', 'model.layers.1.mlp.down_proj.weight', 'lm_head.weight']) {
+      const [here, there] = [await tensorDeltas(pair, pair.basis, name), await tensorDeltas(pair, clone, name)];
+      expect(there.map((d) => bytes(d.values))).toEqual(here.map((d) => bytes(d.values)));
+    }
+  });
+
+  it('give a router its θ_I and θ_T at its two slots', async () => {
+    const name = 'model.norm.weight';
+    const [delta, thinking] = await tensorDeltas(pair, pair.basis, name, 40);
+    expect([delta?.direction, thinking?.direction]).toEqual([40, 41]);
+    expect(bytes(delta?.values as Float32Array)).toEqual(bytes(await pair.instruct.readFloat32(name)));
+    expect(bytes(thinking?.values as Float32Array)).toEqual(bytes(await pair.thinking.readFloat32(name)));
+  });
+});

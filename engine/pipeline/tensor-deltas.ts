@@ -1,0 +1,76 @@
+/**
+ * One tensor's unit directions Δ_b from the pair, as a directional pass dots them
+ * (direction-deltas.ts keeps them; delta-worker.ts computes them on another thread).
+ *
+ *   movesTensor(pair, basis, name, isRouter) → whether the tensor has any Δ
+ *   routerSlots(B, routers) → each router's first slot in dots
+ *   await tensorDeltas(pair, basis, name, routerSlot?) → TensorDelta[]   (sparse-rows.ts's form)
+ *
+ * A layer tensor's Δ needs the whole tensor (T(δ)'s quantile): θ_I and θ_T are read whole. The
+ * embedding and lm_head rules are row-local (edit-directions.ts movedRows): for a think
+ * direction the think rows alone are read, and for lm_head.blend the lm_head is read
+ * ROW_BLOCK_VALUES at a time, its Δ gathered row by row (SparseRowCollector) — no vocab-sized
+ * θ_I, θ_T or intermediate array, only the Δ that is kept. A router (routerSlot given) is no direction: its "Δ" are θ_I and θ_T.
+ * The values are those of basis.deltasOf on the whole tensors, bit for bit.
+ */
+import type { DirectionBasis, RowSet } from '../crane/edit-directions.ts';
+import type { Checkpoint } from '../io/checkpoint.ts';
+import type { TensorDelta } from './delta-store.ts';
+import { SparseRowCollector, sparseRows } from './sparse-rows.ts';
+
+export interface CheckpointPair {
+  readonly instruct: Checkpoint;
+  readonly thinking: Checkpoint;
+}
+
+/** Values per lm_head block: 4 MiB of float32 per side, so a block's reads and edits stay in cache-sized arrays. */
+export const ROW_BLOCK_VALUES = 2 ** 20;
+
+/** False for a tensor the edit leaves at θ_I: absent from Thinking (copied), another shape (editPair keeps θ_I), or no direction and no router. */
+export function movesTensor(pair: CheckpointPair, basis: DirectionBasis, name: string, isRouter: boolean): boolean {
+  if (!pair.thinking.tensors.has(name)) return false;
+  const { shape } = pair.instruct.tensor(name);
+  const thinkingShape = pair.thinking.tensor(name).shape;
+  if (thinkingShape.length !== shape.length || thinkingShape.some((d, i) => d !== shape[i])) return false;
+  return isRouter || basis.directionsOf(name).length > 0;
+}
+
+/** Each router's first slot in a pass's dots: after the B directions, two per router in the given order. */
+export function routerSlots(directionCount: number, routers: readonly string[]): ReadonlyMap<string, number> {
+  return new Map(routers.map((name, i) => [name, directionCount + 2 * i]));
+}
+
+/** `blockValues`: how many values an lm_head block holds (tests make it small, so blocks end mid-tensor). */
+export async function tensorDeltas(pair: CheckpointPair, basis: DirectionBasis, name: string, routerSlot?: number, blockValues = ROW_BLOCK_VALUES): Promise<TensorDelta[]> {
+  const { shape } = pair.instruct.tensor(name);
+  if (routerSlot !== undefined) {
+    const [thetaI, thetaT] = [await pair.instruct.readFloat32(name), await pair.thinking.readFloat32(name)];
+    return [{ direction: routerSlot, values: thetaI }, { direction: routerSlot + 1, values: thetaT }];
+  }
+  const rowCount = shape[0] ?? 0;
+  const moved = basis.movedRows(name, rowCount);
+  if (moved === undefined) {
+    const [thetaI, thetaT] = [await pair.instruct.readFloat32(name), await pair.thinking.readFloat32(name)];
+    return basis.deltasOf(name, shape, thetaI, thetaT).map(({ direction, delta }) => sparseRows(direction, delta, shape));
+  }
+  const width = shape.slice(1).reduce((a, b) => a * b, 1);
+  const deltas: TensorDelta[] = [];
+  for (const [direction, rows] of moved) {
+    const collector = new SparseRowCollector(direction, rowCount, width);
+    const add = async (set: RowSet, ids: ArrayLike<number>): Promise<void> => {
+      const [thetaI, thetaT] = [await pair.instruct.readRowsFloat32(name, ids), await pair.thinking.readRowsFloat32(name, ids)];
+      collector.add(set, basis.rowDeltaOf(name, direction, set, thetaI, thetaT));
+    };
+    if (rows !== 'all') {
+      if (rows.length > 0) await add(rows, rows);
+    } else {
+      const step = Math.max(1, Math.floor(blockValues / Math.max(1, width)));
+      for (let first = 0; first < rowCount; first += step) {
+        const count = Math.min(step, rowCount - first);
+        await add({ first, count }, Int32Array.from({ length: count }, (_, k) => first + k));
+      }
+    }
+    deltas.push(collector.result());
+  }
+  return deltas;
+}
