@@ -21,7 +21,7 @@
  */
 import { join } from 'node:path';
 import { CalibrationError } from '../calibration/calibration-error.ts';
-import { loadCausalLM } from '../model/causal-lm.ts';
+import { loadCausalLM, type CausalLM } from '../model/causal-lm.ts';
 import { passCount } from '../model/loop-config.ts';
 import { memoryBudget } from '../model/memory-plan.ts';
 import { EMBED_NAME, lmHeadName } from '../model/weights.ts';
@@ -34,7 +34,7 @@ import { GradientStore } from './gradient-store.ts';
 import { runJobsOnWorkers, type GradientJob, type JobSink } from './gradient-worker-pool.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { throwIfCancelled, type StageClock } from './progress.ts';
-import { allocateSharedTensors } from './shared-weights.ts';
+import { allocateSharedTensors, fillSharedPart, withSharedTensors } from './shared-weights.ts';
 import type { StageKey } from './stage-store.ts';
 import { defaultGradientWorkers } from './worker-count.ts';
 
@@ -63,15 +63,17 @@ export async function runGradients(ctx: PipelineContext, clock: StageClock): Pro
     abandon: () => fold.abandon(),
   };
   const workers = Math.min(ctx.settings.workers ?? defaultGradientWorkers(ctx.instruct, jobs.map((job) => job.sequences)), jobs.length);
+  // The embedding and an untied lm_head (each vocab × hidden) read once for the stage: one copy
+  // for all workers, and in this thread not an lm_head read and widened again for every batch.
+  const shared = allocateSharedTensors(ctx.instruct, [...new Set([EMBED_NAME, lmHeadName(loadCausalLM(ctx.instruct).spec)])]);
   if (workers > 1) {
     ctx.callbacks.onLog?.(`gradients: ${jobs.length} batches on ${workers} worker threads`);
     const backend = requireActiveBackend('running the gradients stage');
-    // the embedding and an untied lm_head (each vocab × hidden): one copy for all workers, not one each per batch
-    const shared = allocateSharedTensors(ctx.instruct, [...new Set([EMBED_NAME, lmHeadName(loadCausalLM(ctx.instruct).spec)])]);
     const setup = { checkpointDir: ctx.instruct.dir, backend, memoryBudget: memoryBudget(), shared };
     await runJobsOnWorkers(jobs, { setup, workers, sink, signal: ctx.callbacks.signal });
-  } else {
-    await runJobsHere(ctx, jobs, sink);
+  } else if (jobs.length > 0) {
+    await fillSharedPart(ctx.instruct, shared, { index: 0, count: 1 });
+    await runJobsHere(ctx, loadCausalLM(withSharedTensors(ctx.instruct, shared)), jobs, sink);
   }
   throwIfCancelled(ctx.callbacks.signal, 'gradients');
 }
@@ -101,8 +103,7 @@ async function planJobs(ctx: PipelineContext): Promise<{ jobs: GradientJob[]; st
 }
 
 /** One job after another in this thread, on the backend already active. */
-async function runJobsHere(ctx: PipelineContext, jobs: readonly GradientJob[], sink: JobSink): Promise<void> {
-  const model = loadCausalLM(ctx.instruct);
+async function runJobsHere(ctx: PipelineContext, model: CausalLM, jobs: readonly GradientJob[], sink: JobSink): Promise<void> {
   for (const job of jobs) {
     throwIfCancelled(ctx.callbacks.signal, 'gradients');
     await model.lossAndPassGrads(job.sequences, keepPassParts(passCount(model.spec), async (layer, grads) => {

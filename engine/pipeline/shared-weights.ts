@@ -1,5 +1,6 @@
 /**
- * Checkpoint tensors held once, as float32 in SharedArrayBuffers, for every gradient worker.
+ * Checkpoint tensors held once, as float32 in SharedArrayBuffers, for every gradient worker (and
+ * for the gradients stage's own thread when it runs the batches itself: one read per stage).
  *
  *   allocateSharedTensors(checkpoint, names) → SharedTensor[]     main thread: zeroed, not read
  *   fillSharedPart(checkpoint, shared, part)                      worker `part.index` of `part.count`:
