@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { editDirectionsOf } from '../crane/edit-directions.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import type { DeltaWorkerData, FromDeltaWorker, ToDeltaWorker } from './delta-threads.ts';
-import { routerSlots, tensorDeltas } from './tensor-deltas.ts';
+import { PairReads, routerSlots, tensorDeltas } from './tensor-deltas.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('delta-worker.ts runs as a worker thread (delta-threads.ts starts it)');
@@ -16,10 +16,11 @@ const basis = editDirectionsOf(setup.recipe);
 const slots = routerSlots(basis.directions.length, setup.routers);
 const pair = Promise.all([Checkpoint.open(setup.instruct), Checkpoint.open(setup.thinking)]).then(([instruct, thinking]) => ({ instruct, thinking }));
 
+const reads = new PairReads(); // one tensor at a time: the queue below
 let queue: Promise<void> = Promise.resolve();
 port.on('message', ({ name }: ToDeltaWorker) => {
   queue = queue.then(async () => {
-    const deltas = await tensorDeltas(await pair, basis, name, slots.get(name));
+    const deltas = await tensorDeltas(await pair, basis, name, { routerSlot: slots.get(name), reads });
     const buffers = new Set(deltas.flatMap((d) => [d.values.buffer, ...(d.rows === undefined ? [] : [d.rows.buffer])]));
     port.postMessage({ type: 'deltas', name, deltas } satisfies FromDeltaWorker, [...buffers] as ArrayBuffer[]);
   }).catch((error: unknown) => {

@@ -20,7 +20,7 @@ import type { Checkpoint } from '../io/checkpoint.ts';
 import { DeltaStore, type SealedDeltas, type TensorDelta } from './delta-store.ts';
 import { deltasOnTwoThreads } from './delta-threads.ts';
 import { throwIfCancelled } from './progress.ts';
-import { movesTensor, routerSlots, tensorDeltas, type CheckpointPair } from './tensor-deltas.ts';
+import { movesTensor, PairReads, routerSlots, tensorDeltas, type CheckpointPair } from './tensor-deltas.ts';
 
 export interface DirectionDeltas {
   /** Length of a pass's dots: the B directions, then two per router. */
@@ -63,12 +63,16 @@ export class ComputedDeltas implements DirectionDeltas {
     const size = (name: string) => this.instruct.tensor(name).shape.reduce((a, b) => a * b, 1);
     const largestFirst = names.sort((a, b) => size(b) - size(a));
     const setup = { instruct: this.instruct.dir, thinking: this.thinking.dir, recipe: this.basis.recipe, routers: this.routers };
-    await deltasOnTwoThreads(setup, largestFirst, (name) => this.deltasOf(name), (name, deltas) => this.store.get(name, () => Promise.resolve(deltas)), signal);
+    const reads = new PairReads(); // this thread's tensors come one after another
+    await deltasOnTwoThreads(setup, largestFirst, (name) => this.kept(name, reads), (name, deltas) => this.store.get(name, () => Promise.resolve(deltas)), signal);
   }
 
   async deltasOf(name: string): Promise<TensorDelta[]> {
-    if (!this.moves(name)) return [];
-    return this.store.get(name, () => tensorDeltas(this.pair, this.basis, name, this.routerSlots.get(name)));
+    return this.moves(name) ? this.kept(name) : [];
+  }
+
+  private kept(name: string, reads?: PairReads): Promise<TensorDelta[]> {
+    return this.store.get(name, () => tensorDeltas(this.pair, this.basis, name, { routerSlot: this.routerSlots.get(name), ...(reads === undefined ? {} : { reads }) }));
   }
 
   private moves(name: string): boolean {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editDirectionsOf } from '../crane/edit-directions.ts';
 import type { TensorDelta } from './delta-store.ts';
-import { movesTensor, tensorDeltas } from './tensor-deltas.ts';
+import { movesTensor, PairReads, tensorDeltas } from './tensor-deltas.ts';
 import { writeDeltaPair, type DeltaPair } from './testing/delta-pair.ts';
 
 let root: string;
@@ -45,13 +45,14 @@ const bytes = (values: Float32Array) => new Uint8Array(values.buffer, values.byt
 describe('tensor deltas', () => {
   it('are the whole tensors\' Δ bit for bit, row-sparse exactly when under half the rows are nonzero (the lm_head read in blocks)', async () => {
     const forms = new Set<string>();
+    const reads = new PairReads(); // reused tensor after tensor, as a thread's sequence of tensors reuses it
     const names = [...pair.instruct.tensors.keys()].filter((name) => movesTensor(pair, pair.basis, name, false));
     expect(names).toEqual(expect.arrayContaining(['model.embed_tokens.weight', 'lm_head.weight', 'model.layers.1.self_attn.q_proj.weight']));
     for (const name of names) {
       const { shape } = pair.instruct.tensor(name);
       const [thetaI, thetaT] = [await pair.instruct.readFloat32(name), await pair.thinking.readFloat32(name)];
       const whole = pair.basis.deltasOf(name, shape, thetaI, thetaT);
-      const got = await tensorDeltas(pair, pair.basis, name, undefined, 3 * (shape[1] ?? 1));
+      const got = await tensorDeltas(pair, pair.basis, name, { blockValues: 3 * (shape[1] ?? 1), reads });
       expect(got.map((d) => d.direction)).toEqual(whole.map((d) => d.direction));
       got.forEach((delta, i) => {
         const expected = (whole[i] as (typeof whole)[number]).delta;
@@ -79,7 +80,7 @@ describe('tensor deltas', () => {
 
   it('give a router its θ_I and θ_T at its two slots', async () => {
     const name = 'model.norm.weight';
-    const [delta, thinking] = await tensorDeltas(pair, pair.basis, name, 40);
+    const [delta, thinking] = await tensorDeltas(pair, pair.basis, name, { routerSlot: 40 });
     expect([delta?.direction, thinking?.direction]).toEqual([40, 41]);
     expect(bytes(delta?.values as Float32Array)).toEqual(bytes(await pair.instruct.readFloat32(name)));
     expect(bytes(thinking?.values as Float32Array)).toEqual(bytes(await pair.thinking.readFloat32(name)));

@@ -4,13 +4,18 @@
  *
  *   movesTensor(pair, basis, name, isRouter) → whether the tensor has any Δ
  *   routerSlots(B, routers) → each router's first slot in dots
- *   await tensorDeltas(pair, basis, name, routerSlot?) → TensorDelta[]   (sparse-rows.ts's form)
+ *   await tensorDeltas(pair, basis, name, { routerSlot?, reads? }) → TensorDelta[]   (sparse-rows.ts's form)
+ *   new PairReads()   one thread's reusable θ_I/θ_T arrays for the layer tensors it computes one after another
  *
  * A layer tensor's Δ needs the whole tensor (T(δ)'s quantile): θ_I and θ_T are read whole. The
  * embedding and lm_head rules are row-local (edit-directions.ts movedRows): for a think
  * direction the think rows alone are read, and for lm_head.blend the lm_head is read
  * ROW_BLOCK_VALUES at a time, its Δ gathered row by row (SparseRowCollector) — no vocab-sized
- * θ_I, θ_T or intermediate array, only the Δ that is kept. A router (routerSlot given) is no direction: its "Δ" are θ_I and θ_T.
+ * θ_I, θ_T or intermediate array, only the Δ that is kept. A router (routerSlot given) is no
+ * direction: its "Δ" are θ_I and θ_T.
+ * With `reads`, a layer tensor's θ_I and θ_T are read into the same two arrays every time:
+ * fresh pages cost about as much as widening them (their first touch), and a layer's Δ
+ * (craneDelta's own array) never keeps them.
  * The values are those of basis.deltasOf on the whole tensors, bit for bit.
  */
 import type { DirectionBasis, RowSet } from '../crane/edit-directions.ts';
@@ -40,8 +45,29 @@ export function routerSlots(directionCount: number, routers: readonly string[]):
   return new Map(routers.map((name, i) => [name, directionCount + 2 * i]));
 }
 
-/** `blockValues`: how many values an lm_head block holds (tests make it small, so blocks end mid-tensor). */
-export async function tensorDeltas(pair: CheckpointPair, basis: DirectionBasis, name: string, routerSlot?: number, blockValues = ROW_BLOCK_VALUES): Promise<TensorDelta[]> {
+/** θ_I and θ_T arrays reused tensor after tensor (never by two computations at once), grown to the largest. */
+export class PairReads {
+  private instruct = new Float32Array(0);
+  private thinking = new Float32Array(0);
+
+  async read(pair: CheckpointPair, name: string): Promise<[Float32Array, Float32Array]> {
+    const size = pair.instruct.tensor(name).shape.reduce((a, b) => a * b, 1);
+    if (this.instruct.length < size) [this.instruct, this.thinking] = [new Float32Array(size), new Float32Array(size)];
+    return [await pair.instruct.readFloat32(name, this.instruct), await pair.thinking.readFloat32(name, this.thinking)];
+  }
+}
+
+export interface TensorDeltaOptions {
+  /** The router's first slot in dots, for a router. */
+  readonly routerSlot?: number | undefined;
+  /** Where a layer tensor's θ_I and θ_T are read (fresh arrays without). */
+  readonly reads?: PairReads;
+  /** How many values an lm_head block holds (tests make it small, so blocks end mid-tensor). */
+  readonly blockValues?: number;
+}
+
+export async function tensorDeltas(pair: CheckpointPair, basis: DirectionBasis, name: string, options: TensorDeltaOptions = {}): Promise<TensorDelta[]> {
+  const { routerSlot, reads, blockValues = ROW_BLOCK_VALUES } = options;
   const { shape } = pair.instruct.tensor(name);
   if (routerSlot !== undefined) {
     const [thetaI, thetaT] = [await pair.instruct.readFloat32(name), await pair.thinking.readFloat32(name)];
@@ -50,7 +76,7 @@ export async function tensorDeltas(pair: CheckpointPair, basis: DirectionBasis, 
   const rowCount = shape[0] ?? 0;
   const moved = basis.movedRows(name, rowCount);
   if (moved === undefined) {
-    const [thetaI, thetaT] = [await pair.instruct.readFloat32(name), await pair.thinking.readFloat32(name)];
+    const [thetaI, thetaT] = reads === undefined ? [await pair.instruct.readFloat32(name), await pair.thinking.readFloat32(name)] : await reads.read(pair, name);
     return basis.deltasOf(name, shape, thetaI, thetaT).map(({ direction, delta }) => sparseRows(direction, delta, shape));
   }
   const width = shape.slice(1).reduce((a, b) => a * b, 1);
