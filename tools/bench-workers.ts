@@ -10,7 +10,10 @@
  *   npm run bench:workers -- [--workers 2] [--hidden 256] [--layers 4] [--vocab 8192]
  *                            [--sequences 8] [--seq 128] [--batch 2]
  *
- * --sequences is per calibration set (D_R and D_A each); every --batch sequences are one job.
+ * --sequences is per calibration set (D_R and D_A each); a job is at most --batch sequences and
+ * 1/8 of all tokens (the stage's split, gradient-batches.ts; the count is printed). Each run
+ * prints the 1-minute load average at its start and end, and how many cores its CPU time kept
+ * busy (CPU s / wall s).
  * The machine's load average is printed next to the figures: on a shared machine the ratio
  * measures what the other processes leave over.
  */
@@ -22,6 +25,7 @@ import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { writeTinyCheckpoint } from '../engine/model/testing/tiny-checkpoint.ts';
 import { defaultAnalysisSettings } from '../engine/pipeline/analysis-settings.ts';
 import { writeSequences, type CalibrationSequence } from '../engine/pipeline/calibration-sequences.ts';
+import { batchTokenCap, splitIntoBatches } from '../engine/pipeline/gradient-batches.ts';
 import { runGradients } from '../engine/pipeline/gradients-stage.ts';
 import type { PipelineContext } from '../engine/pipeline/pipeline-context.ts';
 import { pipelinePaths } from '../engine/pipeline/pipeline-folder.ts';
@@ -62,22 +66,27 @@ try {
   const matmul = measureMatmulGflops({ size: 512 });
   console.log(`backend ${backend.name}, ${availableParallelism()} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} before`);
   console.log(`model: hidden ${hidden}, ${values.layers} layers, vocab ${vocab}; ${2 * perSet} sequences × ${seq} tokens, batches of ${values.batch}; matmul ${matmul.gflops.toFixed(1)} GFLOP/s (512², this thread)`);
-  const results: { workers: number; seconds: number; cpuSeconds: number; peakRss: number; files: Map<string, Buffer> }[] = [];
+  const sets = (['reasoning', 'agent'] as const).map((set) => sequences.filter((s) => s.set === set).map((s) => ({ ids: s.ids })));
+  const cap = batchTokenCap(sets);
+  console.log(`batches: ${sets.map((set) => splitIntoBatches(set, Number(values.batch), cap).length).join(' + ')} (at most ${values.batch} sequences and ${cap} tokens each, gradient-batches.ts)`);
+  const results: { workers: number; seconds: number; cpuSeconds: number; peakRss: number; load: string; files: Map<string, Buffer> }[] = [];
   for (const workers of counts) {
     const outDir = join(root, `run-${workers}`);
     const ctx = await context(instruct, outDir, sequences, workers, Number(values.batch));
+    const loadBefore = loadavg()[0] as number;
     const stop = sampleRss();
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     await runGradients(ctx, new StageClock('gradients'));
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
-    results.push({ workers, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, peakRss: stop(), files: await gradientFiles(pipelinePaths(outDir).gradients) });
+    const load = `${loadBefore.toFixed(1)} → ${(loadavg()[0] as number).toFixed(1)}`;
+    results.push({ workers, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, peakRss: stop(), load, files: await gradientFiles(pipelinePaths(outDir).gradients) });
   }
   const base = results[0] as (typeof results)[number];
   for (const r of results) {
     const same = r.files.size === base.files.size && [...base.files].every(([f, bytes]) => r.files.get(f)?.equals(bytes) === true);
-    console.log(`${r.workers} worker${r.workers === 1 ? ' (this thread)' : 's'}: ${r.seconds.toFixed(1)} s, ${(tokens / r.seconds).toFixed(1)} tokens/s, speed-up ${(base.seconds / r.seconds).toFixed(2)}×, CPU ${r.cpuSeconds.toFixed(1)} s (all threads), peak RSS ${(r.peakRss / 2 ** 20).toFixed(0)} MiB, gradient files ${same ? 'bit-identical' : 'DIFFERENT'} to 1 worker`);
+    console.log(`${r.workers} worker${r.workers === 1 ? ' (this thread)' : 's'}: ${r.seconds.toFixed(1)} s, ${(tokens / r.seconds).toFixed(1)} tokens/s, speed-up ${(base.seconds / r.seconds).toFixed(2)}×, CPU ${r.cpuSeconds.toFixed(1)} s (all threads, ${(r.cpuSeconds / r.seconds).toFixed(2)} cores busy), load ${r.load}, peak RSS ${(r.peakRss / 2 ** 20).toFixed(0)} MiB, gradient files ${same ? 'bit-identical' : 'DIFFERENT'} to 1 worker`);
   }
   console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} after`);
   await instruct.close();
