@@ -14,10 +14,9 @@
  * tokens gives every set several batches whenever the calibration is small enough for that to
  * matter (a 64 × 256-token set is cut by batchSequences as before), so 2–4 workers can be kept
  * equally busy. The cost of a batch beyond its tokens is a pass's fixed work — every decoder layer
- * read and widened twice, lm_head once in the calling thread, one more generation of the layer
- * files folded on the main thread — not matmul efficiency: the runtime already runs every
- * sequence's layers on its own (layer-backward.ts), so a smaller batch multiplies the same
- * matrices.
+ * read and widened twice, one more generation of the layer files folded on the main thread — not
+ * matmul efficiency: the runtime already runs every sequence's layers on its own
+ * (layer-backward.ts), so a smaller batch multiplies the same matrices.
  */
 import type { LossSequence } from '../model/layer-grads.ts';
 
