@@ -1,6 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { applyQ, reduceToTridiagonal } from './householder-tridiagonal.ts';
-import { randomGram, randomSymmetric } from './testing/matrices.ts';
+import { applyQ, reduceToTridiagonal, type Tridiagonal } from './householder-tridiagonal.ts';
+import { lcg, randomGram, randomSymmetric } from './testing/matrices.ts';
+
+/** The reference: applyQ as first written, one row at a time, reflector by reflector. */
+function applyQOneRowAtATime(t: Tridiagonal, vectors: Float64Array, count: number): void {
+  const { n, reflectors, tau } = t;
+  for (let j = n - 3; j >= 0; j--) {
+    const tj = tau[j] as number;
+    if (tj === 0) continue;
+    const v = j * n;
+    for (let k = 0; k < count; k++) {
+      const y = k * n;
+      let dot = 0;
+      for (let r = j + 1; r < n; r++) dot += (reflectors[v + r] as number) * (vectors[y + r] as number);
+      const f = tj * dot;
+      for (let r = j + 1; r < n; r++) vectors[y + r] = (vectors[y + r] as number) - f * (reflectors[v + r] as number);
+    }
+  }
+}
 
 /** max |Q·T·Qᵀ − A| and max |Q·Qᵀ − I|, with Q's columns from applyQ on the identity. */
 function reconstruction(a: Float64Array, n: number): { error: number; orthogonality: number } {
@@ -50,6 +67,21 @@ describe('reduceToTridiagonal + applyQ', () => {
     expect(Array.from(t.diag)).toEqual([1, 2, 3, 4, 5]);
     expect(Array.from(t.off.subarray(0, n - 1)).map(Math.abs)).toEqual([0.5, 0.5, 0.5, 0.5]);
     expect(reconstruction(a, n).error).toBeLessThan(1e-15);
+  });
+
+  it('applyQ gives the same bits as the one-row-at-a-time reference, for counts that are and are not multiples of four', () => {
+    for (const [n, count, seed] of [[37, 9, 3], [64, 16, 4], [50, 7, 5], [5, 3, 6]] as const) {
+      for (const a of [randomSymmetric(n, seed), randomGram(n, Math.ceil(n / 3), seed)]) {
+        const t = reduceToTridiagonal(a, n);
+        const next = lcg(seed + 100);
+        const grouped = Float64Array.from({ length: count * n }, next);
+        const reference = Float64Array.from(grouped);
+        applyQ(t, grouped, count);
+        applyQOneRowAtATime(t, reference, count);
+        expect(grouped).not.toEqual(Float64Array.from({ length: count * n }, lcg(seed + 100)));
+        expect(Array.from(grouped).every((x, i) => Object.is(x, reference[i]))).toBe(true);
+      }
+    }
   });
 
   it('rejects a matrix of the wrong size', () => {

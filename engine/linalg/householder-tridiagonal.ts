@@ -139,20 +139,59 @@ function updateAndMultiply(a: Float64Array, n: number, j: number, w: Float64Arra
   }
 }
 
-/** y ← Q·y = H₀(H₁(⋯H_{n−3}·y)) for `count` rows of n in `vectors`. */
+/**
+ * y ← Q·y = H₀(H₁(⋯H_{n−3}·y)) for `count` rows of n in `vectors`, four rows at a time: each
+ * loaded reflector entry serves four products, and every row's dot product and update run over
+ * the entries in the same order as one row alone would, so the bits do not depend on the grouping.
+ */
 export function applyQ(t: Tridiagonal, vectors: Float64Array, count: number): void {
-  const { n, reflectors, tau } = t;
+  const { n, tau } = t;
   if (vectors.length < count * n) throw new RangeError(`${vectors.length} values hold fewer than ${count} vectors of ${n}`);
-  for (let j = n - 3; j >= 0; j--) {
-    const tj = tau[j] as number;
-    if (tj === 0) continue;
-    const v = j * n;
-    for (let k = 0; k < count; k++) {
-      const y = k * n;
-      let dot = 0;
-      for (let r = j + 1; r < n; r++) dot += (reflectors[v + r] as number) * (vectors[y + r] as number);
-      const f = tj * dot;
-      for (let r = j + 1; r < n; r++) vectors[y + r] = (vectors[y + r] as number) - f * (reflectors[v + r] as number);
-    }
+  let k = 0;
+  for (; k + 4 <= count; k += 4) {
+    for (let j = n - 3; j >= 0; j--) if (tau[j] !== 0) reflectFour(t, j, vectors, k * n);
+  }
+  for (; k < count; k++) {
+    for (let j = n - 3; j >= 0; j--) if (tau[j] !== 0) reflectOne(t, j, vectors, k * n);
+  }
+}
+
+/** y ← H_j·y on the length-n row at offset y of `vectors` (entries ≤ j are untouched by H_j). */
+function reflectOne({ n, reflectors, tau }: Tridiagonal, j: number, vectors: Float64Array, y: number): void {
+  const v = j * n;
+  let dot = 0;
+  for (let r = j + 1; r < n; r++) dot += (reflectors[v + r] as number) * (vectors[y + r] as number);
+  const f = (tau[j] as number) * dot;
+  for (let r = j + 1; r < n; r++) vectors[y + r] = (vectors[y + r] as number) - f * (reflectors[v + r] as number);
+}
+
+/** reflectOne on the four rows starting at offset y, with each row's operations in reflectOne's order. */
+function reflectFour({ n, reflectors, tau }: Tridiagonal, j: number, vectors: Float64Array, y: number): void {
+  const v = j * n;
+  const y1 = y + n;
+  const y2 = y1 + n;
+  const y3 = y2 + n;
+  let d0 = 0;
+  let d1 = 0;
+  let d2 = 0;
+  let d3 = 0;
+  for (let r = j + 1; r < n; r++) {
+    const h = reflectors[v + r] as number;
+    d0 += h * (vectors[y + r] as number);
+    d1 += h * (vectors[y1 + r] as number);
+    d2 += h * (vectors[y2 + r] as number);
+    d3 += h * (vectors[y3 + r] as number);
+  }
+  const t = tau[j] as number;
+  const f0 = t * d0;
+  const f1 = t * d1;
+  const f2 = t * d2;
+  const f3 = t * d3;
+  for (let r = j + 1; r < n; r++) {
+    const h = reflectors[v + r] as number;
+    vectors[y + r] = (vectors[y + r] as number) - f0 * h;
+    vectors[y1 + r] = (vectors[y1 + r] as number) - f1 * h;
+    vectors[y2 + r] = (vectors[y2 + r] as number) - f2 * h;
+    vectors[y3 + r] = (vectors[y3 + r] as number) - f3 * h;
   }
 }
