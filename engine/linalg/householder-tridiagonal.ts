@@ -110,33 +110,85 @@ function symmetricProduct(a: Float64Array, n: number, from: number, p: Float64Ar
 
 /**
  * A₂₂ ← A₂₂ − v·wᵀ − w·vᵀ on rows/columns ≥ j+2 (column j+1 is done), and, when the next
- * reflector exists, p = A₂₂(updated)·v_{j+1} accumulated in the same sweep.
+ * reflector exists, p = A₂₂(updated)·v_{j+1} accumulated in the same sweep. Rows go two at a
+ * time so one load of w, v, v_{j+1} and p serves both; p[c] still receives row r's term before
+ * row r+1's, and each row's sum runs over c in order, so the bits are those of one row at a time.
  */
 function updateAndMultiply(a: Float64Array, n: number, j: number, w: Float64Array, multiply: boolean, p: Float64Array): void {
   const v = j * n;
-  const u = (j + 1) * n; // v_{j+1}
   const from = j + 2;
-  p.fill(0, from);
-  for (let r = from; r < n; r++) {
-    const row = r * n;
-    const vr = a[v + r] as number;
-    const wr = w[r] as number;
-    if (!multiply) {
+  if (!multiply) {
+    for (let r = from; r < n; r++) {
+      const row = r * n;
+      const vr = a[v + r] as number;
+      const wr = w[r] as number;
       for (let c = from; c <= r; c++) a[row + c] = (a[row + c] as number) - (vr * (w[c] as number) + wr * (a[v + c] as number));
-      continue;
     }
-    const ur = a[u + r] as number;
-    let sum = 0;
-    for (let c = from; c < r; c++) {
-      const x = (a[row + c] as number) - (vr * (w[c] as number) + wr * (a[v + c] as number));
-      a[row + c] = x;
-      sum += x * (a[u + c] as number);
-      p[c] = (p[c] as number) + x * ur;
-    }
-    const diagonal = (a[row + r] as number) - 2 * vr * wr;
-    a[row + r] = diagonal;
-    p[r] = (p[r] as number) + sum + diagonal * ur;
+    return;
   }
+  p.fill(0, from);
+  let r = from;
+  for (; r + 1 < n; r += 2) updateTwoRows(a, n, j, w, p, r);
+  if (r < n) updateRow(a, n, j, w, p, r);
+}
+
+/** One row r of updateAndMultiply. */
+function updateRow(a: Float64Array, n: number, j: number, w: Float64Array, p: Float64Array, r: number): void {
+  const v = j * n;
+  const u = v + n; // v_{j+1}
+  const row = r * n;
+  const vr = a[v + r] as number;
+  const wr = w[r] as number;
+  const ur = a[u + r] as number;
+  let sum = 0;
+  for (let c = j + 2; c < r; c++) {
+    const x = (a[row + c] as number) - (vr * (w[c] as number) + wr * (a[v + c] as number));
+    a[row + c] = x;
+    sum += x * (a[u + c] as number);
+    p[c] = (p[c] as number) + x * ur;
+  }
+  const diagonal = (a[row + r] as number) - 2 * vr * wr;
+  a[row + r] = diagonal;
+  p[r] = (p[r] as number) + sum + diagonal * ur;
+}
+
+/** Rows r and r+1 of updateAndMultiply in one sweep, each entry's operations in updateRow's order. */
+function updateTwoRows(a: Float64Array, n: number, j: number, w: Float64Array, p: Float64Array, r: number): void {
+  const v = j * n;
+  const u = v + n;
+  const row0 = r * n;
+  const row1 = row0 + n;
+  const vr0 = a[v + r] as number;
+  const wr0 = w[r] as number;
+  const ur0 = a[u + r] as number;
+  const vr1 = a[v + r + 1] as number;
+  const wr1 = w[r + 1] as number;
+  const ur1 = a[u + r + 1] as number;
+  let sum0 = 0;
+  let sum1 = 0;
+  for (let c = j + 2; c < r; c++) {
+    const wc = w[c] as number;
+    const vc = a[v + c] as number;
+    const uc = a[u + c] as number;
+    const x0 = (a[row0 + c] as number) - (vr0 * wc + wr0 * vc);
+    const x1 = (a[row1 + c] as number) - (vr1 * wc + wr1 * vc);
+    a[row0 + c] = x0;
+    a[row1 + c] = x1;
+    sum0 += x0 * uc;
+    sum1 += x1 * uc;
+    p[c] = (p[c] as number) + x0 * ur0 + x1 * ur1;
+  }
+  const diagonal0 = (a[row0 + r] as number) - 2 * vr0 * wr0;
+  a[row0 + r] = diagonal0;
+  p[r] = (p[r] as number) + sum0 + diagonal0 * ur0;
+  // Row r+1 at column r, then its diagonal, as updateRow would finish it.
+  const x1 = (a[row1 + r] as number) - (vr1 * wr0 + wr1 * (a[v + r] as number));
+  a[row1 + r] = x1;
+  sum1 += x1 * ur0;
+  p[r] = (p[r] as number) + x1 * ur1;
+  const diagonal1 = (a[row1 + r + 1] as number) - 2 * vr1 * wr1;
+  a[row1 + r + 1] = diagonal1;
+  p[r + 1] = (p[r + 1] as number) + sum1 + diagonal1 * ur1;
 }
 
 /**
