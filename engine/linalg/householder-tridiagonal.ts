@@ -200,9 +200,7 @@ export function applyQ(t: Tridiagonal, vectors: Float64Array, count: number): vo
   const { n, tau } = t;
   if (vectors.length < count * n) throw new RangeError(`${vectors.length} values hold fewer than ${count} vectors of ${n}`);
   let k = 0;
-  for (; k + 4 <= count; k += 4) {
-    for (let j = n - 3; j >= 0; j--) if (tau[j] !== 0) reflectFour(t, j, vectors, k * n);
-  }
+  for (; k + 4 <= count; k += 4) reflectFour(t, vectors, k * n);
   for (; k < count; k++) {
     for (let j = n - 3; j >= 0; j--) if (tau[j] !== 0) reflectOne(t, j, vectors, k * n);
   }
@@ -217,33 +215,70 @@ function reflectOne({ n, reflectors, tau }: Tridiagonal, j: number, vectors: Flo
   for (let r = j + 1; r < n; r++) vectors[y + r] = (vectors[y + r] as number) - f * (reflectors[v + r] as number);
 }
 
-/** reflectOne on the four rows starting at offset y, with each row's operations in reflectOne's order. */
-function reflectFour({ n, reflectors, tau }: Tridiagonal, j: number, vectors: Float64Array, y: number): void {
-  const v = j * n;
+/** The largest reflector index below `before` that is not the identity, or −1. */
+function previousReflector(tau: Float64Array, before: number): number {
+  let j = before - 1;
+  while (j >= 0 && tau[j] === 0) j--;
+  return j;
+}
+
+/**
+ * Every reflector on the four rows starting at offset y, with each row's operations in
+ * reflectOne's order. H_j's update and the next reflector's dot product share one sweep: the
+ * next dot takes entries ≤ j first (H_j leaves them as they are), then each entry just updated.
+ */
+function reflectFour({ n, reflectors, tau }: Tridiagonal, vectors: Float64Array, y: number): void {
   const y1 = y + n;
   const y2 = y1 + n;
   const y3 = y2 + n;
+  let j = previousReflector(tau, n - 2);
   let d0 = 0;
   let d1 = 0;
   let d2 = 0;
   let d3 = 0;
-  for (let r = j + 1; r < n; r++) {
-    const h = reflectors[v + r] as number;
+  for (let r = j + 1; j >= 0 && r < n; r++) {
+    const h = reflectors[j * n + r] as number;
     d0 += h * (vectors[y + r] as number);
     d1 += h * (vectors[y1 + r] as number);
     d2 += h * (vectors[y2 + r] as number);
     d3 += h * (vectors[y3 + r] as number);
   }
-  const t = tau[j] as number;
-  const f0 = t * d0;
-  const f1 = t * d1;
-  const f2 = t * d2;
-  const f3 = t * d3;
-  for (let r = j + 1; r < n; r++) {
-    const h = reflectors[v + r] as number;
-    vectors[y + r] = (vectors[y + r] as number) - f0 * h;
-    vectors[y1 + r] = (vectors[y1 + r] as number) - f1 * h;
-    vectors[y2 + r] = (vectors[y2 + r] as number) - f2 * h;
-    vectors[y3 + r] = (vectors[y3 + r] as number) - f3 * h;
+  while (j >= 0) {
+    const t = tau[j] as number;
+    const f0 = t * d0;
+    const f1 = t * d1;
+    const f2 = t * d2;
+    const f3 = t * d3;
+    const v = j * n;
+    const next = previousReflector(tau, j);
+    const u = Math.max(next, 0) * n; // after the last reflector: row 0 is read, its sums dropped
+    d0 = 0;
+    d1 = 0;
+    d2 = 0;
+    d3 = 0;
+    for (let r = next + 1; r <= j && next >= 0; r++) {
+      const g = reflectors[u + r] as number;
+      d0 += g * (vectors[y + r] as number);
+      d1 += g * (vectors[y1 + r] as number);
+      d2 += g * (vectors[y2 + r] as number);
+      d3 += g * (vectors[y3 + r] as number);
+    }
+    for (let r = j + 1; r < n; r++) {
+      const h = reflectors[v + r] as number;
+      const g = reflectors[u + r] as number;
+      const x0 = (vectors[y + r] as number) - f0 * h;
+      const x1 = (vectors[y1 + r] as number) - f1 * h;
+      const x2 = (vectors[y2 + r] as number) - f2 * h;
+      const x3 = (vectors[y3 + r] as number) - f3 * h;
+      vectors[y + r] = x0;
+      vectors[y1 + r] = x1;
+      vectors[y2 + r] = x2;
+      vectors[y3 + r] = x3;
+      d0 += g * x0;
+      d1 += g * x1;
+      d2 += g * x2;
+      d3 += g * x3;
+    }
+    j = next;
   }
 }
