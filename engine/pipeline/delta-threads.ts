@@ -43,7 +43,6 @@ export async function deltasOnTwoThreads(
 ): Promise<void> {
   const queue = [...names];
   const sent: string[] = [];
-  const keeping = new Set<Promise<unknown>>();
   let hereDone = false;
   let onEnd: (failure: Error | undefined) => void = () => undefined;
   const ended = new Promise<Error | undefined>((resolve) => (onEnd = resolve));
@@ -51,21 +50,20 @@ export async function deltasOnTwoThreads(
   const finishWhenDone = (): void => {
     if (hereDone && sent.length === 0) void group.finish();
   };
-  const worker = group.closed ? undefined : group.start<FromDeltaWorker>({
+  const worker = group.start<FromDeltaWorker>({
     module: WORKER,
     workerData: setup,
     fault: (fault) => new DeltaWorkerError(faultText(`the Δ worker${sent[0] === undefined ? '' : ` on ${sent[0]}`}`, fault, 'before its tensor was done')),
     onMessage: ({ name, deltas }) => {
       sent.shift();
-      const kept = keep(name, deltas).catch((error: unknown) => group.fail(error)).finally(() => keeping.delete(kept));
-      keeping.add(kept);
+      group.track(keep(name, deltas));
       send();
       finishWhenDone();
     },
   });
   const send = (): void => {
     const name = queue.shift();
-    if (name === undefined || worker === undefined) return;
+    if (name === undefined) return;
     sent.push(name);
     worker.postMessage({ type: 'tensor', name } satisfies ToDeltaWorker);
   };
@@ -82,6 +80,6 @@ export async function deltasOnTwoThreads(
   finishWhenDone();
   const failure = await ended;
   await group.finish();
-  await Promise.all(keeping);
+  await group.settled();
   if (failure !== undefined) throw failure;
 }
