@@ -50,7 +50,7 @@ class Inbox {
     if (message.type === 'done') this.batchesDone++;
     const next = this.waiting.get(message.type)?.shift();
     if (next !== undefined) return next.resolve(message);
-    this.queues.set(message.type, [...(this.queues.get(message.type) ?? []), message]);
+    listOf(this.queues, message.type).push(message);
   }
 
   fail(error: Error): void {
@@ -63,9 +63,16 @@ class Inbox {
     const message = this.queues.get(type)?.shift();
     if (message !== undefined) return Promise.resolve(message as Extract<FromLane, { type: T }>);
     return new Promise((resolve, reject) => {
-      this.waiting.set(type, [...(this.waiting.get(type) ?? []), { resolve: resolve as (m: FromLane) => void, reject }]);
+      listOf(this.waiting, type).push({ resolve: resolve as (m: FromLane) => void, reject });
     });
   }
+}
+
+/** The map's list for `key`, created empty on first use (appended to in place, not copied per item). */
+function listOf<K, V>(map: Map<K, V[]>, key: K): V[] {
+  let list = map.get(key);
+  if (list === undefined) map.set(key, (list = []));
+  return list;
 }
 
 export class ForwardLane {
