@@ -30,7 +30,7 @@ import type { DirectionalPass } from './directional-gradients.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { CancelledError } from './progress.ts';
 import { defaultWorkerCount, gradientWorkerBytes, gradientWorkShape, machineResources, type MachineResources } from './worker-count.ts';
-import { faultText, WorkerGroup } from './worker-group.ts';
+import { faultText, JobQueue, WorkerGroup } from './worker-group.ts';
 
 /** A curvature worker failed or died; the message names the worker and its pass. */
 export class CurvatureWorkerError extends BackendError {
@@ -82,16 +82,14 @@ export function runPassesOnWorkers(
   setup: CurvatureWorkerData, jobs: readonly CurvatureJob[], workers: number, onPass: (job: CurvatureJob, pass: DirectionalPass) => Promise<void>, signal?: AbortSignal,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const logging = new Set<Promise<void>>();
-    let next = 0;
-    let finished = 0;
     if (signal?.aborted === true) return reject(new CancelledError('curvature'));
     if (jobs.length === 0) return resolve();
     // Settled once every thread has stopped (what follows gets their memory back) and every result is logged.
     const group: WorkerGroup = new WorkerGroup({
       abort: { signal, stage: 'curvature' },
-      onEnd: (failure) => void Promise.allSettled([...logging, group.finish()]).then(() => (failure === undefined ? resolve() : reject(failure))),
+      onEnd: (failure) => void Promise.allSettled([group.settled(), group.finish()]).then(() => (failure === undefined ? resolve() : reject(failure))),
     });
+    const queue = new JobQueue(jobs, group);
     for (let id = 1; id <= Math.min(workers, jobs.length); id++) {
       let job: CurvatureJob | undefined;
       const name = (): string => `curvature worker ${id}${job === undefined ? '' : ` on pass ${job.name}`}`;
@@ -100,16 +98,12 @@ export function runPassesOnWorkers(
         workerData: setup,
         fault: (fault) => new CurvatureWorkerError(faultText(name(), fault, 'before its pass was done')),
         onMessage: (message) => {
-          const done = job as CurvatureJob;
-          const logged = onPass(done, message.pass).then(() => {
-            if (++finished === jobs.length) void group.finish();
-          }, (error: unknown) => group.fail(error)).finally(() => logging.delete(logged));
-          logging.add(logged);
+          group.track(onPass(job as CurvatureJob, message.pass).then(() => queue.done()));
           dispatch();
         },
       });
       const dispatch = (): void => {
-        job = jobs[next++];
+        job = queue.take()?.job;
         if (job !== undefined) worker.postMessage(jobMessage(job));
       };
       dispatch();
