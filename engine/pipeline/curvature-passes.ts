@@ -6,12 +6,13 @@
  *   await curvaturePasses(ctx, plan, onDone) → results keyed by name ("reasoning:base", "agent:probe1", "anchor:0.25", …)
  *
  * The passes are independent, so with more than one worker (curvatureWorkerCount:
- * settings.workers, else the cores the memory fits) every Δ is computed first on this thread
- * (when a directional pass is left to make), the store sealed, and all of them run on worker
- * threads (curvature-workers.ts), the costliest first, so the anchors overlap the backward
- * passes instead of following them on one thread; with one worker, or when the store cannot be
- * sealed (Δ beyond its budgets), they run here one after another, the anchors last, Δ computed
- * as the first pass meets them. Either way a pass's result is the same bits.
+ * settings.workers, else the cores the memory fits) every Δ is computed first, on this thread
+ * and a Δ worker (ComputedDeltas.computeAll; only when a directional pass is left to make), the
+ * store sealed, and all of them run on worker threads (curvature-workers.ts), the costliest
+ * first, so the anchors overlap the backward passes instead of following them on one thread;
+ * with one worker, or when the store cannot be sealed (Δ beyond its budgets), they run here one
+ * after another, the anchors last, Δ computed as the first pass meets them. Either way a pass's
+ * result is the same bits.
  * Resumable: each finished pass, anchors included, is kept in passes.json as it ends (in either
  * order); a rerun with the same key runs only the passes not kept. A base pass kept without its
  * sequence losses (a log from before the anchors used them) is run again.
