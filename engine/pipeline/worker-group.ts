@@ -1,6 +1,6 @@
 /**
  * Worker threads that end together: the plumbing the gradient pool, the gates workers, the
- * curvature workers and the forward lane share.
+ * curvature workers, the curvature's Δ worker (delta-threads.ts) and the forward lane share.
  *
  *   const group = new WorkerGroup({ onEnd: (failure) => …, abort: { signal, stage: 'gates' } })
  *   const worker = group.start({ module, workerData, onMessage, fault })
