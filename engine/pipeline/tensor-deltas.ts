@@ -29,7 +29,7 @@ export interface CheckpointPair {
 }
 
 /** Values per lm_head block: 4 MiB of float32 per side, so a block's reads and edits stay in cache-sized arrays. */
-export const ROW_BLOCK_VALUES = 2 ** 20;
+const ROW_BLOCK_VALUES = 2 ** 20;
 
 /** False for a tensor the edit leaves at θ_I: absent from Thinking (copied), another shape (editPair keeps θ_I), or no direction and no router. */
 export function movesTensor(pair: CheckpointPair, basis: DirectionBasis, name: string, isRouter: boolean): boolean {
