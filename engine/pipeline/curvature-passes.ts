@@ -55,7 +55,7 @@ const PASSES_FILE = 'passes.json';
 /** Δ_b beyond what memory keeps, for the passes' dots (delta-store.ts); deleted when the passes are done. */
 const DELTA_SCRATCH_FILE = 'deltas.scratch';
 /** A forward costs about a third of a forward + backward: an anchor's weight in progress and in the workers' order. */
-const FORWARD_SHARE = 1 / 3;
+export const FORWARD_SHARE = 1 / 3;
 
 export function anchorName(alpha: number): string {
   return `anchor:${alpha}`;

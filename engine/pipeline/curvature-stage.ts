@@ -50,7 +50,7 @@ import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { lossBatch, readSequences } from './calibration-sequences.ts';
 import { editTokenRows } from './checkpoint-tokenizer.ts';
 import { measuredAnchor } from './curvature-anchors.ts';
-import { anchorName, CALIBRATION_SETS, curvaturePasses, type CalibrationSet } from './curvature-passes.ts';
+import { anchorName, CALIBRATION_SETS, curvaturePasses, FORWARD_SHARE, type CalibrationSet } from './curvature-passes.ts';
 import { curvatureProbes, EPSILON_FLOOR } from './curvature-probes.ts';
 import type { DirectionalPass } from './directional-gradients.ts';
 import type { PipelineContext } from './pipeline-context.ts';
@@ -85,7 +85,7 @@ export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArti
   const sequences = await readSequences(ctx.paths.sequences);
   const batches = { reasoning: lossBatch(sequences, 'reasoning', 'train'), agent: lossBatch(sequences, 'agent', 'train') };
   const routerNames = editedRouters(ctx);
-  const total = CALIBRATION_SETS.length * (plan.probes.length + 1) + ANCHOR_ALPHAS.length * CALIBRATION_SETS.length / 3; // a forward pass ≈ a third of a backward one
+  const total = CALIBRATION_SETS.length * (plan.probes.length + 1) + ANCHOR_ALPHAS.length * CALIBRATION_SETS.length * FORWARD_SHARE;
   let finished = 0;
   const step = (message: string, weight = 1) => clock.report((finished += weight) / total, message);
   const anchorEdit = { defaults, gate: artifacts.gate, projectors: artifacts.projectors };
