@@ -16,7 +16,7 @@ import { APP_SCHEME } from './app-origin.ts';
 import { respondToAppRequest } from './app-protocol.ts';
 import { pickDirectory } from './dialogs.ts';
 import { engineProcessArgs } from '../common/engine-process-args.ts';
-import { hostDataDir } from './engine-launch.ts';
+import { engineProcessEnv, hostDataDir } from './engine-launch.ts';
 import { EngineSupervisor } from './engine-supervisor.ts';
 import { registerIpc } from './ipc.ts';
 import { launchRequests } from './launch-args.ts';
@@ -45,6 +45,7 @@ const supervisor = new EngineSupervisor<MessagePortMain>(
       utilityProcess.fork(ENGINE_ENTRY, engineProcessArgs(hostDataDir(process.env, app.getPath('userData'))), {
         serviceName: 'CRANE engine',
         stdio: 'inherit',
+        env: engineProcessEnv(process.env, process.platform),
       }),
     channel: () => {
       const { port1, port2 } = new MessageChannelMain();

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { engineProcessEnv } from '../../electron/main/engine-launch.ts';
 
 export interface ServeProcess {
   /** The URL with the session token: the only way in. */
@@ -29,8 +30,8 @@ export function startServeProcess({ root, uiDir, onLine, timeoutMs = 60_000, por
   const child = spawn(process.execPath, [join(root, 'bin', 'crane.mjs'), 'serve', '--port', String(port), '--ui', uiDir], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
-    // In the environment, not the arguments: other users can list a process's arguments.
-    env: token === undefined ? process.env : { ...process.env, CRANE_SESSION_TOKEN: token },
+    // The token in the environment, not the arguments: other users can list a process's arguments.
+    env: engineProcessEnv(token === undefined ? process.env : { ...process.env, CRANE_SESSION_TOKEN: token }, process.platform),
   });
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
