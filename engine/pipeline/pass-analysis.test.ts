@@ -177,7 +177,7 @@ describe('a dense pair', () => {
     const store = await GradientStore.open(join(paths.gradients, 'reasoning'));
     expect([...(await store.readLayer(0)).keys()].every((name) => name.startsWith('model.layers.0.'))).toBe(true);
     await expect(access(paths.passes)).rejects.toThrow();
-    for (const [stage, key] of [[paths.gradients, ['instruct', 'targets']], [paths.projectors, ['instruct', 'maxRank', 'rankCut', 'targets']]] as const) {
+    for (const [stage, key] of [[paths.gradients, ['batches', 'instruct', 'targets']], [paths.projectors, ['instruct', 'maxRank', 'rankCut', 'targets']]] as const) {
       expect(Object.keys(JSON.parse(await readFile(join(stage, STAGE_MARKER), 'utf8')) as object).sort()).toEqual(key);
     }
     await expect(access(join(paths.projectors, 'pass-spectra.json'))).rejects.toThrow();
