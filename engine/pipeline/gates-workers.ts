@@ -17,7 +17,7 @@ import { numel } from '../io/safetensors-header.ts';
 import { BackendError } from '../tensor/backend.ts';
 import type { ScoredLayer } from './gates-layer.ts';
 import type { PipelineContext } from './pipeline-context.ts';
-import { faultText, WorkerGroup } from './worker-group.ts';
+import { faultText, JobQueue, WorkerGroup } from './worker-group.ts';
 
 /** A gates worker failed or died; the message names the worker (the CLI reports it as an engine error, not a crash). */
 export class GatesWorkerError extends BackendError {
@@ -61,7 +61,6 @@ export function scoreLayersOnWorkers(
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const finished = new Map<number, ScoredLayer>();
-    let next = 0;
     let merged = 0;
     const group = new WorkerGroup({
       abort: { signal, stage: 'gates' },
@@ -73,10 +72,11 @@ export function scoreLayersOnWorkers(
         onLayer(scored);
       }
     };
-    if (group.closed) return;
+    const queue = new JobQueue(Array.from({ length: layers }, (_, layer) => layer), group);
     for (let id = 1; id <= Math.min(workers, layers); id++) {
       const dispatch = (): void => {
-        if (next < layers) worker.postMessage({ type: 'layer', layer: next++ } satisfies ToGatesWorker);
+        const next = queue.take();
+        if (next !== undefined) worker.postMessage({ type: 'layer', layer: next.job } satisfies ToGatesWorker);
       };
       const worker = group.start<FromGatesWorker>({
         module: WORKER,
@@ -87,7 +87,7 @@ export function scoreLayersOnWorkers(
           finished.set(message.scored.layer, message.scored);
           dispatch();
           mergeReady();
-          if (merged === layers) void group.finish();
+          queue.done();
         },
       });
       dispatch();
