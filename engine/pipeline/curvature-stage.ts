@@ -54,8 +54,9 @@ import { anchorName, CALIBRATION_SETS, curvaturePasses, FORWARD_SHARE, type Cali
 import { curvatureProbes, EPSILON_FLOOR } from './curvature-probes.ts';
 import type { DirectionalPass } from './directional-gradients.ts';
 import type { PipelineContext } from './pipeline-context.ts';
-import { pipelinePaths, resultKey, type PipelineRecord } from './pipeline-folder.ts';
+import { pipelinePaths, type PipelineRecord } from './pipeline-folder.ts';
 import type { StageClock } from './progress.ts';
+import { sumsKey } from './stage-keys.ts';
 import { stageStatus, type StageKey } from './stage-store.ts';
 
 export const ANCHOR_ALPHAS = [0.25, 1] as const;
@@ -65,10 +66,13 @@ const LOW_RANK = 64;
 // version 2: the default edit is taken at the analysed q (version 1 took the default q); 3: router products.
 const ESTIMATOR = { version: 3, method: 'forward-difference-gradients', epsilonFloor: EPSILON_FLOOR, anchors: ANCHOR_ALPHAS } as const;
 
-/** A given probe budget is part of the key (another budget is another result); none keeps the key results were made under. */
+/**
+ * The gradient sums' key (the gates' result read here and the split the passes batch by, stage-keys.ts);
+ * a given probe budget is part of the key (another budget is another result), none keeps the key results were made under.
+ */
 export function curvatureKey(ctx: Pick<PipelineContext, 'inputs' | 'settings'>): StageKey {
   const budget = ctx.settings.curvatureProbes;
-  return { result: resultKey(ctx.inputs, ctx.settings), estimator: budget === undefined ? ESTIMATOR : { ...ESTIMATOR, probes: budget } };
+  return { ...sumsKey(ctx.inputs, ctx.settings), estimator: budget === undefined ? ESTIMATOR : { ...ESTIMATOR, probes: budget } };
 }
 
 export async function runCurvature(ctx: PipelineContext, artifacts: AnalysisArtifacts, clock: StageClock): Promise<void> {

@@ -27,7 +27,7 @@ import { memoryBudget } from '../model/memory-plan.ts';
 import { EMBED_NAME, lmHeadName } from '../model/weights.ts';
 import { requireActiveBackend } from '../tensor/backend.ts';
 import { lossBatch, readSequences } from './calibration-sequences.ts';
-import { BALANCE_PARTS, batchTokenCap, batchTokens, longestFirst, splitIntoBatches } from './gradient-batches.ts';
+import { batchTokenCap, batchTokens, longestFirst, splitIntoBatches } from './gradient-batches.ts';
 import { OrderedGradientFold } from './gradient-fold.ts';
 import { keepPassParts } from './pass-gradients.ts';
 import { GradientStore } from './gradient-store.ts';
@@ -36,6 +36,7 @@ import type { PipelineContext } from './pipeline-context.ts';
 import { throwIfCancelled, type StageClock } from './progress.ts';
 import { allocateSharedTensors, fillSharedPart, withSharedTensors } from './shared-weights.ts';
 import type { StageKey } from './stage-store.ts';
+import { gradientSplit } from './stage-keys.ts';
 import { defaultGradientWorkers } from './worker-count.ts';
 
 const SETS = ['reasoning', 'agent'] as const;
@@ -46,8 +47,7 @@ const SETS = ['reasoning', 'agent'] as const;
  */
 export function gradientsKey(ctx: PipelineContext, targets: StageKey): StageKey {
   const looped = passCount(loadCausalLM(ctx.instruct).spec) > 1;
-  const batches = { sequences: ctx.settings.batchSequences, tokenShare: `1/${BALANCE_PARTS}` };
-  return { targets, instruct: ctx.inputs.instruct, batches, ...(looped ? { passParts: 1 } : {}) };
+  return { targets, instruct: ctx.inputs.instruct, batches: gradientSplit(ctx.settings), ...(looped ? { passParts: 1 } : {}) };
 }
 
 export async function runGradients(ctx: PipelineContext, clock: StageClock): Promise<void> {

@@ -9,9 +9,10 @@
  *   readCurrentPassMetrics(analysisDir, record)   the file if its key is the analysis' own; null
  *                                                 when there is none (a model without a loop)
  *
- * Its key is the result's key (every input hash and result-shaping setting) and a format
- * version, so a looped analysis whose result is cached but whose per-pass file is missing or
- * older reruns the gates stage, and a dense analysis' keys and files are what they were.
+ * Its key is the result's key (every input hash and result-shaping setting), the gradients'
+ * batch split (stage-keys.ts) and a format version, so a looped analysis whose result is cached
+ * but whose per-pass file is missing or older reruns the gates stage, and a dense analysis' keys
+ * and files are what they were.
  */
 import { join } from 'node:path';
 import { PASS_METRICS_FILE, PASS_SPECTRA_FILE, readPassMetrics, readPassSpectra, writePassMetrics } from '../analysis/pass-metrics.ts';
@@ -21,7 +22,8 @@ import { passCount } from '../model/loop-config.ts';
 import type { StoredPassBlock, StoredPassMetrics } from '../protocol/pass-schemas.ts';
 import type { PipelineSettings } from './analysis-settings.ts';
 import type { PipelineContext } from './pipeline-context.ts';
-import { pipelinePaths, resultKey, type InputHashes, type PipelineRecord } from './pipeline-folder.ts';
+import { pipelinePaths, type InputHashes, type PipelineRecord } from './pipeline-folder.ts';
+import { sumsKey } from './stage-keys.ts';
 import { markStageDone, openStage, stageStatus, type StageKey } from './stage-store.ts';
 
 const PASS_METRICS_VERSION = 1;
@@ -32,7 +34,7 @@ export function passMetricsKey(ctx: PipelineContext): StageKey | undefined {
 }
 
 function keyOf(inputs: InputHashes, settings: PipelineSettings): StageKey {
-  return { result: resultKey(inputs, settings), version: PASS_METRICS_VERSION };
+  return { ...sumsKey(inputs, settings), version: PASS_METRICS_VERSION };
 }
 
 /** A marker of another key means an analysis from before the per-pass metrics (or of other inputs): analyze again. */

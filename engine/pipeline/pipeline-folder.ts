@@ -4,6 +4,7 @@
  *   DIR/pipeline.json            what was analysed: checkpoint paths, settings, input hashes
  *   DIR/decode-cache.jsonl       decoded targets (decode-cache.ts), valid across invalidations
  *   DIR/stages/{targets,projectors,gradients,curvature}/   resumable stage caches with done.json markers
+ *   DIR/stages/gates/            the gates stage's marker only (its files are DIR/result)
  *   DIR/stages/passes/           a looped model's per-pass metrics (pass-metrics-stage.ts)
  *   DIR/result/                  the final artifacts, written by engine/analysis/analysis-store
  *
@@ -38,6 +39,7 @@ export function pipelinePaths(dir: string) {
     sequences: join(stages, 'targets', 'sequences.jsonl'),
     projectors: join(stages, 'projectors'),
     gradients: join(stages, 'gradients'),
+    gates: join(stages, 'gates'),
     curvature: join(stages, 'curvature'),
     passes: join(stages, 'passes'),
     result: join(dir, 'result'),

@@ -73,4 +73,16 @@ describe('analysis cache', () => {
     expect(input.events[0]?.staleReasons).toEqual(['format changed']);
     expect(input.events[3]?.staleReasons?.join('\n')).toMatch(/input format: [0-9a-f]+ then, [0-9a-f]+ now/);
   }), 300_000); // five analyses, each with a curvature stage of B+1 backward passes per set
+
+  it('re-runs the gradients and every stage that reads them when the batch split changes, with the reasons', () => withTempDir(async (root) => {
+    const project = await writeTinyProject(root);
+    const outDir = join(root, 'analysis');
+    await analyse({ ...project, outDir });
+    // The split decides the gradient sums' rounding: gates and curvature read those sums.
+    const split = await analyse({ ...project, settings: { ...project.settings, batchSequences: 1 }, outDir });
+    expect(split.summary).toEqual(['targets:cached', 'projectors:cached', 'gradients:ran', 'gates:ran', 'curvature:ran']);
+    expect(split.events.slice(2).map((e) => e.staleReasons)).toEqual([['batches changed'], ['batches changed'], ['batches changed']]);
+    expect((await analyse({ ...project, settings: { ...project.settings, batchSequences: 1 }, outDir })).summary)
+      .toEqual(['targets:cached', 'projectors:cached', 'gradients:cached', 'gates:cached', 'curvature:cached']);
+  }), 200_000); // three analyses
 });

@@ -10,7 +10,8 @@
  * (reported with the reasons), resumed when a run with the same key was cancelled inside it.
  * A stage's key holds the keys of the stages it reads, so a changed input or setting re-runs
  * exactly the stages downstream of it. The final artifacts' manifest (analysis-store) is keyed
- * by the flat input hashes and the settings that shape results (no paths, no batch size).
+ * by the flat input hashes and the settings that shape results (no paths, no batch size); the
+ * stages that read the gradient sums add the batch split to it (stage-keys.ts).
  *
  * Cancellation: the signal is checked between sequences, batches and layers; it ends the run
  * with CancelledError and leaves every folder either marked complete or resumable.
@@ -30,6 +31,7 @@ import { assertAnalysablePair } from './preflight.ts';
 import { CancelledError, StageClock, type AnalysisStageName, type PipelineCallbacks, type StageDoneEvent } from './progress.ts';
 import { projectorsKey, runProjectors } from './projectors-stage.ts';
 import { markStageDone, openStage, stageStatus, type StageKey } from './stage-store.ts';
+import { sumsKey } from './stage-keys.ts';
 import { runTargets, targetsKey } from './targets-stage.ts';
 
 export interface AnalyzeOptions extends PipelineCallbacks {
@@ -92,19 +94,26 @@ async function runStage(ctx: PipelineContext, stage: AnalysisStageName, dir: str
 }
 
 /**
- * The gates stage's marker is the analysis-store manifest itself: its key (every input hash and
- * every result-shaping setting) determines all upstream stage keys, so nothing else is needed —
- * but for a looped model's per-pass metrics, which have their own (pass-metrics-stage.ts).
+ * The gates stage's files are the analysis-store manifest's folder, keyed by every input hash and
+ * every result-shaping setting; its marker in stages/gates adds the gradients' batch split
+ * (stage-keys.ts), which the manifest leaves out but the sums' rounding follows. A looped model's
+ * per-pass metrics have their own marker (pass-metrics-stage.ts).
  */
 async function runGatesStage(ctx: PipelineContext): Promise<{ event: StageDoneEvent<AnalysisStageName>; artifacts: AnalysisArtifacts }> {
   const key = resultKey(ctx.inputs, ctx.settings);
+  const marker = sumsKey(ctx.inputs, ctx.settings);
   const loaded = await loadAnalysis(ctx.paths.result, key);
-  if (loaded.state === 'cached' && await passMetricsCached(ctx)) return { event: done(ctx, { stage: 'gates', cached: true, seconds: 0 }), artifacts: loaded.artifacts };
+  const status = await stageStatus(ctx.paths.gates, marker);
+  if (loaded.state === 'cached' && status.state === 'cached' && await passMetricsCached(ctx)) return { event: done(ctx, { stage: 'gates', cached: true, seconds: 0 }), artifacts: loaded.artifacts };
   const clock = new StageClock('gates', ctx.callbacks.onProgress);
+  await openStage(ctx.paths.gates, marker);
   const { artifacts, passBlocks } = await cancellable(ctx, 'gates', () => runGates(ctx, clock));
   await writeAnalysis(ctx.paths.result, artifacts, key);
   await writePassMetricsStage(ctx, passBlocks);
-  const staleReasons = loaded.state === 'stale' ? { staleReasons: loaded.reasons } : {};
+  await markStageDone(ctx.paths.gates, marker);
+  // The manifest's reasons name what changed in the result; the marker's only add the split.
+  const reasons = loaded.state === 'stale' ? loaded.reasons : status.state === 'stale' ? status.reasons : [];
+  const staleReasons = reasons.length > 0 ? { staleReasons: reasons } : {};
   return { event: done(ctx, { stage: 'gates', cached: false, seconds: clock.seconds, ...staleReasons }), artifacts };
 }
 
