@@ -2,7 +2,7 @@
  * `npm run bench:export`: the engine's export against `cp` of the same bytes and against a plain
  * numpy memmap merge of the same pair, wall time, CPU time and peak RSS of each, in one run.
  *
- *   npm run bench:export -- [--pair DIR] [--layers 2] [--before REV]
+ *   npm run bench:export -- [--pair DIR] [--layers 2] [--before REV] [--help]
  *
  * DIR holds instruct/ and thinking/ (BF16 safetensors); without it, tools/qwen3-tiny-pair.ts
  * writes a Qwen3-0.6B-shaped pair (real 151,936-row embedding and lm_head) cut to --layers into
@@ -44,7 +44,24 @@ interface Usage {
   readonly max_rss_bytes: number;
 }
 
-const { values } = parseArgs({ options: { pair: { type: 'string' }, layers: { type: 'string', default: '2' }, before: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { pair: { type: 'string' }, layers: { type: 'string', default: '2' }, before: { type: 'string' }, help: { type: 'boolean', default: false } },
+});
+if (values.help) {
+  process.stdout.write([
+    'npm run bench:export -- [--pair DIR] [--layers 2] [--before REV]',
+    '  --pair DIR    a pair to export: DIR/instruct and DIR/thinking (BF16 safetensors); default: a Qwen3-0.6B-shaped pair written to a temp folder',
+    '  --layers N    decoder layers of that written pair (ignored with --pair)',
+    '  --before REV  also run both engine rows with the engine at commit REV and compare its outputs with today\'s bit for bit',
+    'Prints wall s, CPU s, MiB/s and peak RSS of cp -r, numpy memmap task arithmetic and crane merge (task arithmetic, CRANE without gate and GSP), with ratios, and the load average.',
+    '',
+  ].join('\n'));
+  process.exit(0);
+}
+if (!(Number.isSafeInteger(Number(values.layers)) && Number(values.layers) >= 1)) {
+  process.stderr.write(`--layers must be a positive integer; got "${values.layers}"\n`);
+  process.exit(2);
+}
 const root = await mkdtemp(join(tmpdir(), 'crane-bench-export-'));
 
 function measure(command: readonly string[]): Usage {

@@ -43,6 +43,7 @@ export function baselineEdit(settings: BaselineSettings): PairedEdit {
   }
   return (name, shape, thetaI, thetaT, handedOver) => {
     if (settings.method === 'slerp') return { values: baselineSlerpRows(thetaI, thetaT, shape, settings.t) };
+    if (settings.method === 'task_arithmetic') return { values: taskArithmetic(thetaI, thetaT, settings.lambda, handedOver === true ? thetaT : new Float32Array(thetaI.length)) };
     const delta = taskVector(thetaI, thetaT, handedOver === true ? thetaT : undefined);
     const moved = settings.method === 'ties' || settings.method === 'aim_ties' ? tiesTrim(delta, settings.density)
       : settings.method === 'lewis' ? tiesTrim(delta, settings.densityOf(name))
@@ -73,6 +74,19 @@ export function dareDrop(delta: Float32Array, dropProbability: number, seed: num
   const next = uniformStream(seed, name);
   const rescale = 1 / (1 - dropProbability);
   return delta.map((v) => (next() < dropProbability ? 0 : v * rescale));
+}
+
+/**
+ * θ_I + λδ in one pass, into `out` (it may be θ_T): each step rounded to float32 as the separate
+ * passes (taskVector, scaleInPlace, addDelta) store it, so the values are theirs bit for bit, with
+ * one read of each input instead of three passes over tensor-sized arrays (the export's main loop).
+ */
+function taskArithmetic(thetaI: Float32Array, thetaT: Float32Array, lambda: number, out: Float32Array): Float32Array {
+  for (let i = 0; i < out.length; i++) {
+    const base = thetaI[i] as number;
+    out[i] = base + Math.fround(lambda * Math.fround((thetaT[i] as number) - base));
+  }
+  return out;
 }
 
 function scaleInPlace(values: Float32Array, factor: number): void {

@@ -15,7 +15,10 @@
  *
  * Any NaN or ±Inf in an input stops the export with a CheckpointError naming the shard file and
  * the tensor (an edit cannot repair it, and writing it on would spread it silently); an edit that
- * turns finite inputs into a non-finite value stops it too. Tensors that are not floating point
+ * turns finite inputs into a non-finite value stops it too. With `buffers` neither check has a
+ * pass of its own: the inputs' rides on their widening (read-ahead.ts), the result's on its
+ * narrowing (finite-values.ts narrowFiniteInPlace); an F32 result, or one the edit returned
+ * outside the buffers, is checked by itself. Tensors that are not floating point
  * on either side are copied raw from the side the output is based on. editPair's notes (missing
  * side, shape mismatch, skipped projection) are appended to `notes` for the model card.
  */
@@ -23,8 +26,7 @@ import { join } from 'node:path';
 import { editPair, type PairedEdit, type TensorSide } from '../crane/tensor-pair.ts';
 import type { Checkpoint, CheckpointTensor } from '../io/checkpoint.ts';
 import { isFloatDType } from '../io/dtype.ts';
-import { assertFiniteValues } from '../io/finite-values.ts';
-import { narrowInPlace } from '../io/half-float.ts';
+import { assertFiniteValues, narrowFiniteInPlace } from '../io/finite-values.ts';
 import type { TensorPayload } from '../io/tensor-encoding.ts';
 import type { PlannedTensor } from './export-plan.ts';
 import { ReadAhead } from './read-ahead.ts';
@@ -74,18 +76,25 @@ export async function produceEdited(
   }
   const read = async (checkpoint: Checkpoint, info: CheckpointTensor | undefined, buffer: Float32Array | undefined, ahead: ReadAhead | undefined): Promise<TensorSide | undefined> => {
     if (info === undefined) return undefined;
-    const values = buffer !== undefined && ahead !== undefined ? await ahead.readFloat32(name, buffer) : await checkpoint.readFloat32(name, buffer);
+    if (buffer !== undefined && ahead !== undefined) return { shape: info.shape, values: await ahead.readFiniteFloat32(name, buffer) };
+    const values = await checkpoint.readFloat32(name, buffer);
     assertFiniteValues(values, join(checkpoint.dir, info.shard), name, 'contains', 'nothing was written');
     return { shape: info.shape, values };
   };
+  // Both sides' reads in flight at once (Thinking's copy runs while Instruct's is widened);
+  // awaited in order, so a pair that is bad on both sides is refused for Instruct first.
+  const thinkingRead = read(thinking, planned.thinking, buffers?.thinking, buffers?.readAhead.thinking);
+  thinkingRead.catch(() => undefined); // surfaces below, once Instruct's read has succeeded
   const instructSide = await read(instruct, planned.instruct, buffers?.instruct, buffers?.readAhead.instruct);
-  const thinkingSide = await read(thinking, planned.thinking, buffers?.thinking, buffers?.readAhead.thinking);
+  const thinkingSide = await thinkingRead;
   // Both sides were read for this tensor alone: the edit may overwrite them.
   const result = editPair({ name, instruct: instructSide, thinking: thinkingSide }, edit, true);
   if (result.note !== undefined) notes.push(`${name}: ${result.note}`);
-  assertFiniteValues(result.values, join(base.dir, baseInfo.shard), name, 'was edited into', 'nothing was written');
+  const refuse = [join(base.dir, baseInfo.shard), name, 'was edited into', 'nothing was written'] as const;
   // Narrowed in place only inside the read buffers: an array the edit returns from elsewhere (RAIN's tensors) is not ours to overwrite.
   const { dtype } = planned.spec;
   const ours = buffers !== undefined && (result.values.buffer === buffers.instruct.buffer || result.values.buffer === buffers.thinking.buffer);
-  return ours && (dtype === 'BF16' || dtype === 'F16') ? narrowInPlace(dtype, result.values) : result.values;
+  if (ours && (dtype === 'BF16' || dtype === 'F16')) return narrowFiniteInPlace(dtype, result.values, ...refuse);
+  assertFiniteValues(result.values, ...refuse);
+  return result.values;
 }

@@ -2,7 +2,7 @@ import { truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Checkpoint, type CheckpointTensor } from '../io/checkpoint.ts';
-import { encodeHalf } from '../io/half-float.ts';
+import { decodeHalf, encodeHalf } from '../io/half-float.ts';
 import { seededFloats, withTempDir, writeFixtureCheckpoint, type FixtureTensor } from '../io/testing/fixtures.ts';
 import { ReadAhead, RUN_BYTES } from './read-ahead.ts';
 
@@ -43,7 +43,7 @@ describe('ReadAhead', () => {
         const reader = new ReadAhead(checkpoint, floats);
         try {
           for (const t of order) {
-            const got = await reader.readFloat32(t.name, into);
+            const got = await reader.readFiniteFloat32(t.name, into);
             const expected = await checkpoint.readFloat32(t.name);
             expect(got.length, t.name).toBe(expected.length);
             expect(bytesOf(got).equals(bytesOf(expected)), t.name).toBe(true);
@@ -57,13 +57,42 @@ describe('ReadAhead', () => {
     }
   }));
 
+  it('refuses a NaN or ±Inf in any tensor, in a run or read alone, naming the shard, the tensor and the first bad index', () => withTempDir(async (root) => {
+    // Each tensor of mixedTensors() in turn gets a bad value (the integer tensor aside); the others stay readable.
+    const tensors = mixedTensors().filter((t) => t.spec.dtype !== 'I32');
+    const bads = [NaN, Infinity, -Infinity];
+    const spoiled = tensors.map((t, k): FixtureTensor => {
+      const values = t.spec.dtype === 'F32' ? Float32Array.from(t.data as Float32Array) : decodeHalf(t.spec.dtype as 'F16' | 'BF16', t.data as Uint16Array);
+      const at = (k * 7919) % values.length;
+      values[at] = bads[k % 3] as number;
+      values[values.length - 1] = NaN;
+      return { spec: t.spec, data: t.spec.dtype === 'F32' ? values : encodeHalf(t.spec.dtype as 'F16' | 'BF16', values) };
+    });
+    const dir = await writeFixtureCheckpoint(join(root, 'ckpt'), spoiled, { maxShardBytes: 1024 ** 2 });
+    const checkpoint = await Checkpoint.open(dir);
+    const reader = new ReadAhead(checkpoint, checkpoint.tensors.values());
+    try {
+      const into = new Float32Array(RUN_BYTES);
+      for (const [k, t] of spoiled.entries()) {
+        const { shard } = checkpoint.tensor(t.spec.name);
+        const at = (k * 7919) % (t.data.length);
+        const expected = at === t.data.length - 1 ? NaN : bads[k % 3];
+        await expect(reader.readFiniteFloat32(t.spec.name, into), t.spec.name)
+          .rejects.toThrow(`${join(dir, shard)}: tensor "${t.spec.name}": contains ${expected} at flat index ${at}; nothing was written`);
+      }
+    } finally {
+      await reader.close();
+      await checkpoint.close();
+    }
+  }));
+
   it('names the shard and the tensor when a run cannot be read whole', () => withTempDir(async (root) => {
     const dir = await writeFixtureCheckpoint(join(root, 'ckpt'), mixedTensors().slice(0, 2));
     const checkpoint = await Checkpoint.open(dir);
     try {
       const reader = new ReadAhead(checkpoint, checkpoint.tensors.values());
       await truncate(join(dir, 'model.safetensors'), checkpoint.location('b.f32').position + 4);
-      await expect(reader.readFloat32('a.bf16', new Float32Array(1000))).rejects.toThrow(/model\.safetensors: tensor "a\.bf16": file ended after/);
+      await expect(reader.readFiniteFloat32('a.bf16', new Float32Array(1000))).rejects.toThrow(/model\.safetensors: tensor "a\.bf16": file ended after/);
       await reader.close();
     } finally {
       await checkpoint.close();

@@ -3,8 +3,8 @@
  * grouped into byte ranges of one shard (≤ RUN_BYTES each) read with one call, the next run
  * read while the current one's tensors are edited.
  *
- *   new ReadAhead(checkpoint, tensors)   tensors: this side's, in the order readFloat32 will be called
- *   readAhead.readFloat32(name, into)     as Checkpoint.readFloat32; from the run when the tensor is in one
+ *   new ReadAhead(checkpoint, tensors)   tensors: this side's, in the order readFiniteFloat32 will be called
+ *   readAhead.readFiniteFloat32(name, into)   as Checkpoint.readFloat32, refusing NaN and ±Inf; from the run when the tensor is in one
  *   readAhead.close()
  *
  * Why: a Qwen3-30B-A3B pair has 18,867 tensors a side, most of them experts of a few MiB or
@@ -12,13 +12,21 @@
  * each of those waits for a core: the export spent a quarter of its wall time waiting so. In runs
  * it makes one read per 4 MiB, and the read overlaps the edit. Memory: two runs a side.
  *
- * A tensor that is not F32/F16/BF16, or larger than half a run, is read on its own (into the
- * caller's array, as before). Asked out of order, a run is read again: slower, never wrong.
+ * A tensor larger than half a run is read on its own, straight into the caller's array; one
+ * that is not F32/F16/BF16 through Checkpoint.readFloat32. Asked out of order, a run is read
+ * again: slower, never wrong.
+ *
+ * Finiteness (the export refuses a NaN or ±Inf input, naming the shard and tensor): F16/BF16 are
+ * tested inside the widening pass (half-float.ts widenCheckedInPlace), F32 on the stored words,
+ * so the check adds no pass over a widened tensor; the first bad value is looked for only once
+ * a test has failed.
  */
 import type { FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Checkpoint, CheckpointTensor } from '../io/checkpoint.ts';
 import { DTYPE_BYTES } from '../io/dtype.ts';
-import { widenInPlace } from '../io/half-float.ts';
+import { assertFiniteStored, assertFiniteValues } from '../io/finite-values.ts';
+import { widenCheckedInPlace } from '../io/half-float.ts';
 import { openRegularFile } from '../io/input-file.ts';
 import { readInto } from '../io/safetensors-reader.ts';
 
@@ -46,7 +54,7 @@ export class ReadAhead {
 
   constructor(private readonly checkpoint: Checkpoint, tensors: Iterable<CheckpointTensor>) {
     for (const tensor of tensors) {
-      if (!(tensor.dtype === 'F32' || tensor.dtype === 'F16' || tensor.dtype === 'BF16') || tensor.bytes > RUN_BYTES / 2) continue;
+      if (!isRunDType(tensor.dtype) || tensor.bytes > RUN_BYTES / 2) continue;
       const { path, position } = checkpoint.location(tensor.name);
       const last = this.runs.at(-1);
       const joins = last !== undefined && last.path === path && position >= last.end && position - last.end <= MAX_GAP_BYTES
@@ -57,16 +65,31 @@ export class ReadAhead {
     }
   }
 
-  /** See Checkpoint.readFloat32; `into` must hold the tensor. */
-  async readFloat32(name: string, into: Float32Array): Promise<Float32Array> {
+  /** See Checkpoint.readFloat32; `into` must hold the tensor. A NaN or ±Inf is a CheckpointError naming the shard and the tensor. */
+  async readFiniteFloat32(name: string, into: Float32Array): Promise<Float32Array> {
+    const tensor = this.checkpoint.tensor(name);
+    const file = join(this.checkpoint.dir, tensor.shard);
     const placed = this.placed.get(name);
-    if (placed === undefined) return this.checkpoint.readFloat32(name, into);
+    if (placed === undefined) {
+      if (!isRunDType(tensor.dtype)) {
+        const values = await this.checkpoint.readFloat32(name, into);
+        assertFiniteValues(values, file, name, ...REFUSAL);
+        return values;
+      }
+      const values = viewFor(tensor, into);
+      const { path, position } = this.checkpoint.location(name);
+      const bytes = storedBytesOf(tensor, values);
+      await readInto(await this.handle(path), path, position, bytes, name);
+      return widenFinite(tensor, bytes, values, file);
+    }
     const slot = await this.load(placed.run);
     this.load(placed.run + 1).catch(() => undefined); // read ahead; a failure surfaces when that run is asked for
     const run = this.runs[placed.run] as Run;
-    const tensor = this.checkpoint.tensor(name);
     const offset = placed.position - run.start;
-    return fromBytes(tensor, slot.subarray(offset, offset + tensor.bytes), into);
+    const values = viewFor(tensor, into);
+    const bytes = storedBytesOf(tensor, values);
+    bytes.set(slot.subarray(offset, offset + tensor.bytes));
+    return widenFinite(tensor, bytes, values, file);
   }
 
   async close(): Promise<void> {
@@ -105,15 +128,32 @@ export class ReadAhead {
   }
 }
 
-/** The tensor's stored bytes as float32 in `into`'s first elements: F32 copied, F16/BF16 copied into the upper half and widened in place. */
-function fromBytes(tensor: CheckpointTensor, bytes: Uint8Array, into: Float32Array): Float32Array {
-  const count = bytes.length / DTYPE_BYTES[tensor.dtype];
+/** What the export's error says after the tensor and the bad value. */
+const REFUSAL = ['contains', 'nothing was written'] as const;
+
+function isRunDType(dtype: string): dtype is 'F32' | 'F16' | 'BF16' {
+  return dtype === 'F32' || dtype === 'F16' || dtype === 'BF16';
+}
+
+/** The first elements of `into` that will hold the tensor as float32. */
+function viewFor(tensor: CheckpointTensor, into: Float32Array): Float32Array {
+  const count = tensor.bytes / DTYPE_BYTES[tensor.dtype];
   if (into.length < count) throw new RangeError(`${tensor.name}: ${count} values do not fit a buffer of ${into.length}`);
-  const values = into.subarray(0, count);
+  return into.subarray(0, count);
+}
+
+/** Where the stored bytes go: the whole view for F32, its upper half for F16/BF16 (widened in place from there). */
+function storedBytesOf(tensor: CheckpointTensor, values: Float32Array): Uint8Array {
+  const offset = tensor.dtype === 'F16' || tensor.dtype === 'BF16' ? tensor.bytes : 0;
+  return new Uint8Array(values.buffer, values.byteOffset + offset, tensor.bytes);
+}
+
+/** The stored bytes (in place, see storedBytesOf) as float32 values, refused if any is NaN or ±Inf. */
+function widenFinite(tensor: CheckpointTensor, bytes: Uint8Array, values: Float32Array, file: string): Float32Array {
   if (tensor.dtype !== 'F16' && tensor.dtype !== 'BF16') {
-    new Uint8Array(values.buffer, values.byteOffset, bytes.length).set(bytes);
+    assertFiniteStored('F32', bytes, 0, file, tensor.name, ...REFUSAL);
     return values;
   }
-  new Uint8Array(values.buffer, values.byteOffset + bytes.length, bytes.length).set(bytes);
-  return widenInPlace(tensor.dtype, values);
+  if (!widenCheckedInPlace(tensor.dtype, values)) assertFiniteValues(values, file, tensor.name, ...REFUSAL);
+  return values;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bf16BitsToF32, decodeHalf, encodeHalf, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits, narrowInPlace, widenInPlace } from './half-float.ts';
+import { bf16BitsToF32, decodeHalf, encodeHalf, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits, narrowInPlace, widenCheckedInPlace, widenInPlace } from './half-float.ts';
 
 const isNaNF16 = (b: number) => (b & 0x7c00) === 0x7c00 && (b & 0x3ff) !== 0;
 const isNaNBf16 = (b: number) => (b & 0x7f80) === 0x7f80 && (b & 0x7f) !== 0;
@@ -150,7 +150,53 @@ describe('widenInPlace', () => {
   });
 });
 
+describe('widenCheckedInPlace', () => {
+  it.each([['BF16', 0x7f80], ['F16', 0x7c00]] as const)('says whether any %s pattern is NaN or ±Inf, wherever it sits (first, odd, even, last), and widens as widenInPlace does', (dtype, exponent) => {
+    for (const count of [1, 2, 7, 1000, 1001]) {
+      const finite = Uint16Array.from({ length: count }, (_, i) => (Math.imul(i, 40503) & 0xffff) & ~(exponent & ~(exponent >> 1))); // never an all-ones exponent
+      const widen = (patterns: Uint16Array) => {
+        const values = new Float32Array(new ArrayBuffer(4 * (count + 2)), 8, count);
+        new Uint16Array(values.buffer, values.byteOffset + 2 * count, count).set(patterns);
+        const ok = widenCheckedInPlace(dtype, values);
+        return { ok, bits: [...new Uint32Array(values.buffer, values.byteOffset, count)] };
+      };
+      const clean = widen(finite);
+      expect(clean.ok, `${count} finite`).toBe(true);
+      expect(clean.bits).toEqual([...new Uint32Array(decodeHalf(dtype, finite).buffer)]);
+      for (const at of new Set([0, 1, count >> 1, count - 1].filter((i) => i < count))) {
+        for (const bad of [exponent, exponent | 0x8000, exponent | 1, exponent | 0x8001]) { // ±Inf, NaNs
+          const patterns = Uint16Array.from(finite);
+          patterns[at] = bad;
+          const result = widen(patterns);
+          expect(result.ok, `0x${bad.toString(16)} at ${at} of ${count}`).toBe(false);
+          expect(result.bits).toEqual([...new Uint32Array(decodeHalf(dtype, patterns).buffer)]);
+        }
+      }
+    }
+  });
+
+  it('counts the largest finite values and the subnormals as finite', () => {
+    for (const [dtype, patterns] of [['BF16', [0x7f7f, 0xff7f, 0x0001, 0x8001, 0x0000, 0x8000]], ['F16', [0x7bff, 0xfbff, 0x0001, 0x83ff, 0x0000, 0x8000]]] as const) {
+      const values = new Float32Array(patterns.length);
+      new Uint16Array(values.buffer, 2 * patterns.length, patterns.length).set(patterns);
+      expect(widenCheckedInPlace(dtype, values), dtype).toBe(true);
+    }
+  });
+});
+
 describe('narrowInPlace', () => {
+  it('over consecutive ranges gives the whole array\'s patterns', () => {
+    const bits = Uint32Array.from({ length: 10_001 }, (_, i) => (Math.imul(i, 2654435761) ^ (i << 9)) >>> 0);
+    for (const dtype of ['BF16', 'F16'] as const) {
+      const whole = Array.from(narrowInPlace(dtype, new Float32Array(Uint32Array.from(bits).buffer)));
+      const values = new Float32Array(Uint32Array.from(bits).buffer);
+      let narrowed = new Uint16Array(0);
+      for (const [from, to] of [[0, 1], [1, 4096], [4096, 4097], [4097, 10_001]] as const) narrowed = narrowInPlace(dtype, values, from, to);
+      expect(Array.from(narrowed), dtype).toEqual(whole);
+    }
+  });
+
+
   it.each(['BF16', 'F16'] as const)('writes the %s patterns the scalar conversion gives, into the first half of the same array', (dtype) => {
     // Every float32 exponent with assorted mantissas and signs, the halfway cases, ±0, ±inf and NaNs with payloads.
     const bits = Uint32Array.from({ length: 1 << 17 }, (_, i) => (Math.imul(i, 2654435761) ^ (i << 7)) >>> 0);

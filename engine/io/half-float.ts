@@ -85,20 +85,49 @@ export function decodeHalf(dtype: 'F16' | 'BF16', bits: Uint16Array): Float32Arr
  * and none at all when the caller reuses the array.
  */
 export function widenInPlace(dtype: 'F16' | 'BF16', values: Float32Array): Float32Array {
-  const count = values.length;
-  const patterns = new Uint16Array(values.buffer, values.byteOffset, 2 * count);
-  if (dtype === 'BF16' && LITTLE_ENDIAN) {
-    widenBf16Pairs(values);
-  } else if (dtype === 'BF16') {
-    const wide = new Int32Array(values.buffer, values.byteOffset, count);
-    for (let i = 0; i < count; i++) wide[i] = (patterns[count + i] as number) << 16;
-  } else {
-    for (let i = 0; i < count; i++) values[i] = f16BitsToF32(patterns[count + i] as number);
-  }
+  widenCheckedInPlace(dtype, values);
   return values;
 }
 
+/**
+ * widenInPlace, returning whether every value came out finite (no pattern with an all-ones
+ * exponent, i.e. no NaN or ±Inf). The test rides on the widening's loads, so a caller that must
+ * refuse non-finite inputs (the export) needs no second pass over the tensor: one where it is
+ * false looks for the first bad value (assertFiniteValues) only then.
+ */
+export function widenCheckedInPlace(dtype: 'F16' | 'BF16', values: Float32Array): boolean {
+  if (dtype === 'BF16' && LITTLE_ENDIAN) return widenBf16Pairs(values);
+  const count = values.length;
+  const patterns = new Uint16Array(values.buffer, values.byteOffset, 2 * count);
+  const exponent = HALF_EXPONENT[dtype];
+  let flags = 0;
+  if (dtype === 'BF16') {
+    const wide = new Int32Array(values.buffer, values.byteOffset, count);
+    for (let i = 0; i < count; i++) {
+      const pattern = patterns[count + i] as number;
+      flags |= (pattern & exponent) + LOWEST_EXPONENT_BIT.BF16;
+      wide[i] = pattern << 16;
+    }
+  } else {
+    for (let i = 0; i < count; i++) {
+      const pattern = patterns[count + i] as number;
+      flags |= (pattern & exponent) + LOWEST_EXPONENT_BIT.F16;
+      values[i] = f16BitsToF32(pattern);
+    }
+  }
+  return (flags & 0x8000) === 0;
+}
+
 const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+/**
+ * Exponent masks of the half floats (all ones: Inf or NaN) and their lowest bit: adding the bit
+ * to the masked exponent carries into bit 15 exactly when the exponent is all ones
+ * (0x7f80 + 0x0080 = 0x8000 for BF16, 0x7c00 + 0x0400 for F16), so OR-ing those sums over a
+ * tensor flags any non-finite value without a branch.
+ */
+export const HALF_EXPONENT = { BF16: 0x7f80, F16: 0x7c00 } as const;
+const LOWEST_EXPONENT_BIT = { BF16: 0x0080, F16: 0x0400 } as const;
 
 /**
  * BF16 widened two patterns per load: on a little-endian machine the uint32 over patterns i and
@@ -107,18 +136,29 @@ const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
  * the patterns 2 bytes off a uint32 boundary, so its first pattern is widened alone. Still in
  * forward order: floats i, i+1 (bytes 4i…4i+7) are written after the pair at 2·count + 2i is
  * read, and every pair still unread starts past byte 4i+7 (2·count + 2i + 4 > 4i + 7 for i ≤ count − 2).
+ * Returns whether all were finite: the exponent test of HALF_EXPONENT on both halves of each
+ * pair at once (the low half's sum stays below bit 16).
  */
-function widenBf16Pairs(values: Float32Array): void {
+function widenBf16Pairs(values: Float32Array): boolean {
   const count = values.length;
   const wide = new Int32Array(values.buffer, values.byteOffset, count);
   const head = count & 1;
-  if (head === 1) wide[0] = (new Uint16Array(values.buffer, values.byteOffset + 2 * count, 1)[0] as number) << 16;
+  const mask = HALF_EXPONENT.BF16 * 0x10001;
+  const carry = LOWEST_EXPONENT_BIT.BF16 * 0x10001;
+  let flags = 0;
+  if (head === 1) {
+    const pattern = new Uint16Array(values.buffer, values.byteOffset + 2 * count, 1)[0] as number;
+    flags = (pattern & mask) + carry;
+    wide[0] = pattern << 16;
+  }
   const pairs = new Uint32Array(values.buffer, values.byteOffset + 2 * (count + head), (count - head) >> 1);
   for (let k = 0, i = head; k < pairs.length; k++, i += 2) {
     const pair = pairs[k] as number;
+    flags |= (pair & mask) + carry;
     wide[i] = pair << 16;
     wide[i + 1] = pair & 0xffff0000;
   }
+  return (flags & 0x80008000) === 0;
 }
 
 export function encodeHalf(dtype: 'F16' | 'BF16', values: Float32Array): Uint16Array {
@@ -129,21 +169,26 @@ export function encodeHalf(dtype: 'F16' | 'BF16', values: Float32Array): Uint16A
  * `values` narrowed to F16/BF16 in place: the patterns, as a view of the array's first half (the
  * rest of its bytes are left as they were). Forward order is safe: pattern i (bytes 2i…2i+1) lands
  * in float ⌊i/2⌋ ≤ i, already read. Same rounding as encodeHalf; the export writes a tensor's
- * edited float32 values this way without a second array.
+ * edited float32 values this way without a second array. With `from`/`to`, only values
+ * [from, to) are narrowed (into patterns [from, to)): calls over consecutive ascending ranges
+ * give the whole array's result, and values at `to` and past are still unread float32 — so a
+ * caller can look at each range just before it is narrowed (finite-values.ts narrowFiniteInPlace).
  */
-export function narrowInPlace(dtype: 'F16' | 'BF16', values: Float32Array): Uint16Array {
-  return narrowInto(dtype, values, new Uint16Array(values.buffer, values.byteOffset, values.length));
+export function narrowInPlace(dtype: 'F16' | 'BF16', values: Float32Array, from = 0, to = values.length): Uint16Array {
+  const out = new Uint16Array(values.buffer, values.byteOffset, values.length);
+  narrowInto(dtype, values, out, from, to);
+  return out;
 }
 
-/** Round to nearest even of every value into `out` (which may alias `values`' first half, see narrowInPlace). */
-function narrowInto(dtype: 'F16' | 'BF16', values: Float32Array, out: Uint16Array): Uint16Array {
+/** Round to nearest even of values [from, to) into `out` (which may alias `values`' first half, see narrowInPlace). */
+function narrowInto(dtype: 'F16' | 'BF16', values: Float32Array, out: Uint16Array, from = 0, to = values.length): Uint16Array {
   if (dtype === 'F16') {
-    for (let i = 0; i < values.length; i++) out[i] = f32ToF16Bits(values[i] as number);
+    for (let i = from; i < to; i++) out[i] = f32ToF16Bits(values[i] as number);
     return out;
   }
   // f32ToBf16Bits on the bit patterns directly: no round trip through a scratch float per value.
   const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
-  for (let i = 0; i < bits.length; i++) {
+  for (let i = from; i < to; i++) {
     const b = bits[i] as number;
     out[i] = (b & 0x7fffffff) > 0x7f800000 ? ((b >>> 16) | 0x0040) & 0xffff : ((b + 0x7fff + ((b >>> 16) & 1)) >>> 16) & 0xffff;
   }
