@@ -190,7 +190,7 @@ describe('narrowInPlace', () => {
     for (const dtype of ['BF16', 'F16'] as const) {
       const whole = Array.from(narrowInPlace(dtype, new Float32Array(Uint32Array.from(bits).buffer)));
       const values = new Float32Array(Uint32Array.from(bits).buffer);
-      let narrowed = new Uint16Array(0);
+      let narrowed: Uint16Array = new Uint16Array(0);
       for (const [from, to] of [[0, 1], [1, 4096], [4096, 4097], [4097, 10_001]] as const) narrowed = narrowInPlace(dtype, values, from, to);
       expect(Array.from(narrowed), dtype).toEqual(whole);
     }
