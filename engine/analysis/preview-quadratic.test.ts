@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { craneEdit, type CraneContext } from '../crane/crane-edit.ts';
 import { editDirections } from '../crane/edit-directions.ts';
+import { wholeDeltas } from '../crane/testing/whole-deltas.ts';
 import { resolveScale } from '../crane/gate-scales.ts';
 import { classifyTensor, type LayerGroup } from '../crane/tensor-classification.ts';
 import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
@@ -28,7 +29,7 @@ const B = basis.directions.length;
 function curvature(anchors: PreviewCurvature['anchors']): PreviewCurvature {
   const firstOrder = { reasoning: new Array<number>(B).fill(0), agent: new Array<number>(B).fill(0) };
   for (const t of tensors) {
-    for (const { direction, delta } of basis.deltasOf(t.name, t.shape, t.thetaI, t.thetaT)) {
+    for (const { direction, delta } of wholeDeltas(basis, t.name, t.shape, t.thetaI, t.thetaT)) {
       delta.forEach((d, i) => {
         firstOrder.reasoning[direction] = (firstOrder.reasoning[direction] as number) + (t.gradR[i] as number) * d;
         firstOrder.agent[direction] = (firstOrder.agent[direction] as number) + (t.gradA[i] as number) * d;

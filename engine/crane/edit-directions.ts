@@ -3,7 +3,7 @@
  * stage settings (q, τ, k, the toggles) and each c_b a number the Tune sliders move.
  *
  *   const basis = editDirections(tensorNames, unitSettings, tokens, context)
- *   basis.deltasOf(name, shape, θ_I, θ_T) → [{ direction, delta }]   Δ_b of one tensor, unit coefficient
+ *   basis.deltasOf(name, shape, θ_I, θ_T) → [{ direction, delta }]   Δ_b of a layer tensor or the final norm, unit coefficient
  *   basis.directionsOf(name) → number[]                               the directions that move it (nothing computed)
  *   basis.movedRows(name, rowCount) → direction → rows | 'all'        a row-local tensor's rows each Δ_b can move
  *   basis.rowDeltaOf(name, direction, rows, θ_I rows, θ_T rows) → Δ_b  of those rows alone
@@ -22,10 +22,11 @@
  * exactly what the edit does to those tensors at that coefficient (f32 arithmetic).
  * The embedding and lm_head rules treat each row on its own (whether it is a think or a
  * protected row, and its own values), so their Δ can be computed a block of rows at a time
- * (rowDeltaOf, the values deltasOf gives those rows): the think directions' only on the think
+ * (rowDeltaOf, the same values as over all rows at once): the think directions' only on the think
  * rows, every other row's Δ being 0 — (θ_I + 0·δ) − θ_I = +0 for the finite weights an analysis
  * accepts (pipeline/preflight.ts) — and lm_head.blend's over every row without a vocab-sized
- * array per step. The layers' Δ need the whole tensor (T(δ)'s quantile is per tensor).
+ * array per step; deltasOf refuses them. The layers' Δ need the whole tensor (T(δ)'s quantile is
+ * per tensor): deltasOf.
  */
 import type { TokenRows } from '../protocol/settings-schemas.ts';
 import { craneDelta, type CraneContext, type CraneDeltaSettings } from './crane-edit.ts';
@@ -80,6 +81,7 @@ export interface DirectionRecipe {
 export interface DirectionBasis {
   readonly directions: readonly EditDirection[];
   readonly recipe: DirectionRecipe;
+  /** A tensor whose Δ needs all of it (not a row-local one: rowDeltaOf); [] when no direction moves it. */
   deltasOf(name: string, shape: readonly number[], thetaI: Float32Array, thetaT: Float32Array): DirectionDelta[];
   directionsOf(name: string): number[];
   /**
@@ -166,25 +168,9 @@ export function editDirectionsOf(recipe: DirectionRecipe): DirectionBasis {
 
   const deltasOf = (name: string, shape: readonly number[], thetaI: Float32Array, thetaT: Float32Array): DirectionDelta[] => {
     const tensor = classifyTensor(name);
+    if (tensor.rule === 'embedding' || tensor.rule === 'lm_head') throw new Error(`internal: ${name} is row-local: its Δ comes from rowDeltaOf`);
     const [direction] = directionsOf(name);
-    if (direction === undefined) return [];
-    const rowCount = shape[0] ?? 0;
-    const moved = movedRows(name, rowCount);
-    if (moved === undefined) return tensor.rule === 'crane' ? [{ direction, delta: craneDelta(tensor, shape, thetaI, thetaT, unit, context).delta }] : [];
-    const width = rowCount === 0 ? 0 : thetaI.length / rowCount;
-    return [...moved].map(([direction, rows]) => {
-      if (rows === 'all') return { direction, delta: rowDeltaOf(name, direction, { first: 0, count: rowCount }, thetaI, thetaT.slice()) };
-      // Only the moved rows are computed; every other row's Δ is 0.
-      const gather = (values: Float32Array) => {
-        const out = new Float32Array(rows.length * width);
-        rows.forEach((row, i) => out.set(values.subarray(row * width, (row + 1) * width), i * width));
-        return out;
-      };
-      const rowsDelta = rowDeltaOf(name, direction, rows, gather(thetaI), gather(thetaT));
-      const delta = new Float32Array(thetaI.length);
-      rows.forEach((row, i) => delta.set(rowsDelta.subarray(i * width, (i + 1) * width), row * width));
-      return { direction, delta };
-    });
+    return direction === undefined ? [] : [{ direction, delta: craneDelta(tensor, shape, thetaI, thetaT, unit, context).delta }];
   };
 
   return { directions, recipe, deltasOf, directionsOf, movedRows, rowDeltaOf };

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InstantPreview } from '../analysis/preview.ts';
 import type { PreviewCurvature } from '../analysis/preview-curvature.ts';
 import { editDirections, type DirectionBasis } from '../crane/edit-directions.ts';
+import { wholeDeltas } from '../crane/testing/whole-deltas.ts';
 import type { PairedEdit } from '../crane/tensor-pair.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
@@ -63,7 +64,7 @@ afterAll(async () => {
 function along(steps: ReadonlyMap<number, number>): PairedEdit {
   return (name, shape, thetaI, thetaT) => {
     const values = Float32Array.from(thetaI);
-    for (const { direction, delta } of basis.deltasOf(name, shape, thetaI, thetaT)) {
+    for (const { direction, delta } of wholeDeltas(basis, name, shape, thetaI, thetaT)) {
       const step = steps.get(direction) ?? 0;
       delta.forEach((d, i) => (values[i] = (values[i] as number) + step * d));
     }

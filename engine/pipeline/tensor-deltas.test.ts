@@ -1,6 +1,6 @@
 /**
  * One tensor's Δ from a real pair on disk (testing/delta-pair.ts): every tensor's, the lm_head
- * read in blocks of 3 rows, is the Δ basis.deltasOf gives the whole tensors, bit for bit, kept
+ * read in blocks of 3 rows, is the Δ of the whole tensors (crane/testing/whole-deltas.ts), bit for bit, kept
  * row-sparse exactly when fewer than half its rows are nonzero; a basis rebuilt from its recipe
  * after a structured clone (what a worker thread gets) gives the same bits; a router's are θ_I, θ_T.
  */
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editDirectionsOf } from '../crane/edit-directions.ts';
+import { wholeDeltas } from '../crane/testing/whole-deltas.ts';
 import type { TensorDelta } from './delta-store.ts';
 import { movesTensor, PairReads, tensorDeltas } from './tensor-deltas.ts';
 import { writeDeltaPair, type DeltaPair } from './testing/delta-pair.ts';
@@ -51,7 +52,7 @@ describe('tensor deltas', () => {
     for (const name of names) {
       const { shape } = pair.instruct.tensor(name);
       const [thetaI, thetaT] = [await pair.instruct.readFloat32(name), await pair.thinking.readFloat32(name)];
-      const whole = pair.basis.deltasOf(name, shape, thetaI, thetaT);
+      const whole = wholeDeltas(pair.basis, name, shape, thetaI, thetaT);
       const got = await tensorDeltas(pair, pair.basis, name, { blockValues: 3 * (shape[1] ?? 1), reads });
       expect(got.map((d) => d.direction)).toEqual(whole.map((d) => d.direction));
       got.forEach((delta, i) => {
@@ -66,6 +67,7 @@ describe('tensor deltas', () => {
     }
     // Both forms came up: the think rows of the embedding and lm_head, every layer tensor and lm_head's blend whole.
     expect([...forms].sort()).toEqual(['lm_head.weight sparse', 'model.embed_tokens.weight sparse', 'whole']);
+    expect(() => pair.basis.deltasOf('lm_head.weight', [1, 1], new Float32Array(1), new Float32Array(1))).toThrow(/lm_head\.weight is row-local/);
   });
 
   it('come out the same from a basis rebuilt from its structured-cloned recipe, as a worker thread rebuilds it', async () => {
