@@ -17,6 +17,7 @@
  * The machine's load average is printed next to the figures: on a shared machine the ratio
  * measures what the other processes leave over.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,24 +70,28 @@ try {
   const sets = (['reasoning', 'agent'] as const).map((set) => sequences.filter((s) => s.set === set).map((s) => ({ ids: s.ids })));
   const cap = batchTokenCap(sets);
   console.log(`batches: ${sets.map((set) => splitIntoBatches(set, Number(values.batch), cap).length).join(' + ')} (at most ${values.batch} sequences and ${cap} tokens each, gradient-batches.ts)`);
-  const results: { workers: number; seconds: number; cpuSeconds: number; peakRss: number; load: string; files: Map<string, Buffer> }[] = [];
+  const results: { workers: number; seconds: number; cpuSeconds: number; peakRss: number; load: string; threads: string; log: string[]; files: Map<string, Buffer> }[] = [];
   for (const workers of counts) {
     const outDir = join(root, `run-${workers}`);
-    const ctx = await context(instruct, outDir, sequences, workers, Number(values.batch));
+    const log: string[] = [];
+    const ctx = await context(instruct, outDir, sequences, workers, Number(values.batch), log);
     const loadBefore = loadavg()[0] as number;
     const stop = sampleRss();
+    const stopThreads = sampleThreadCpu();
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     await runGradients(ctx, new StageClock('gradients'));
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     const load = `${loadBefore.toFixed(1)} → ${(loadavg()[0] as number).toFixed(1)}`;
-    results.push({ workers, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, peakRss: stop(), load, files: await gradientFiles(pipelinePaths(outDir).gradients) });
+    results.push({ workers, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, peakRss: stop(), load, threads: stopThreads(), log, files: await gradientFiles(pipelinePaths(outDir).gradients) });
   }
   const base = results[0] as (typeof results)[number];
   for (const r of results) {
     const same = r.files.size === base.files.size && [...base.files].every(([f, bytes]) => r.files.get(f)?.equals(bytes) === true);
     console.log(`${r.workers} worker${r.workers === 1 ? ' (this thread)' : 's'}: ${r.seconds.toFixed(1)} s, ${(tokens / r.seconds).toFixed(1)} tokens/s, speed-up ${(base.seconds / r.seconds).toFixed(2)}×, CPU ${r.cpuSeconds.toFixed(1)} s (all threads, ${(r.cpuSeconds / r.seconds).toFixed(2)} cores busy), load ${r.load}, peak RSS ${(r.peakRss / 2 ** 20).toFixed(0)} MiB, gradient files ${same ? 'bit-identical' : 'DIFFERENT'} to 1 worker`);
+    console.log(`   CPU per thread: ${r.threads}`);
+    for (const line of r.log) console.log(`   ${line}`);
   }
   console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} after`);
   await instruct.close();
@@ -104,7 +109,7 @@ function calibration(perSet: number, length: number, vocab: number): Calibration
 }
 
 /** The context runGradients reads (the Instruct checkpoint, the folder, the settings), its sequences written. */
-async function context(instruct: Checkpoint, outDir: string, sequences: CalibrationSequence[], workers: number, batchSequences: number): Promise<PipelineContext> {
+async function context(instruct: Checkpoint, outDir: string, sequences: CalibrationSequence[], workers: number, batchSequences: number, log: string[]): Promise<PipelineContext> {
   const calibration = { reasoning: 'reasoning.jsonl', agent: 'agent.jsonl', format: 'format.jsonl' };
   const paths = pipelinePaths(outDir);
   await mkdir(paths.targets, { recursive: true });
@@ -115,7 +120,7 @@ async function context(instruct: Checkpoint, outDir: string, sequences: Calibrat
     inputs: { instruct: {}, thinking: {}, reasoning: '', agent: '', format: '' },
     settings: { ...defaultAnalysisSettings(calibration), batchSequences, workers },
     paths,
-    callbacks: {},
+    callbacks: { onLog: (message) => log.push(message) },
   };
 }
 
@@ -125,6 +130,42 @@ async function gradientFiles(dir: string): Promise<Map<string, Buffer>> {
     for (const file of await readdir(join(dir, set))) out.set(`${set}/${file}`, await readFile(join(dir, set, file)));
   }
   return out;
+}
+
+/**
+ * Samples every thread's CPU seconds (Linux /proc/self/task; elsewhere the stop function says
+ * so) every 50 ms, so threads that end within the run are counted too; the stop function words
+ * the main thread's, each thread started during the run (the workers, then tsx's loader threads
+ * — the largest first) and the sum of those that were already running (V8's GC helpers).
+ */
+function sampleThreadCpu(): () => string {
+  const TICKS = 100;
+  const read = (): Map<string, number> => {
+    const out = new Map<string, number>();
+    for (const tid of readdirSync('/proc/self/task')) {
+      try {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        out.set(tid, (Number(fields[11]) + Number(fields[12])) / TICKS);
+      } catch {
+        // the thread ended between the listing and the read: its last sample stands
+      }
+    }
+    return out;
+  };
+  if (process.platform !== 'linux') return () => 'not measured (Linux only)';
+  const before = read();
+  const last = new Map(before);
+  const timer = setInterval(() => read().forEach((cpu, tid) => last.set(tid, cpu)), 50);
+  return () => {
+    clearInterval(timer);
+    read().forEach((cpu, tid) => last.set(tid, cpu));
+    const main = String(process.pid);
+    const mainSeconds = (last.get(main) ?? 0) - (before.get(main) ?? 0);
+    const started = [...last].filter(([tid]) => !before.has(tid)).map(([, cpu]) => cpu).sort((a, b) => b - a);
+    const helpers = [...before].filter(([tid]) => tid !== main).reduce((sum, [tid, cpu]) => sum + (last.get(tid) ?? cpu) - cpu, 0);
+    return `main ${mainSeconds.toFixed(1)} s, started threads ${started.map((s) => s.toFixed(1)).join(' / ') || 'none'} s, helpers ${helpers.toFixed(1)} s`;
+  };
 }
 
 /** Samples this process's RSS (worker threads included) every 50 ms; the stop function returns the peak. */

@@ -3,8 +3,8 @@
  *
  *   await runJobsOnWorkers(jobs, { setup, workers, sink, signal })
  *
- * Every worker starts at once and reads its part of the shared tensors (shared-weights.ts); jobs
- * are handed out once all are ready, then in list order to whichever worker is free (JobQueue).
+ * Every worker starts at once and reads chunks of the shared tensors until none is left
+ * (shared-read-claims.ts: a worker that starts sooner reads more); jobs are handed out once all are ready, then in list order to whichever worker is free (JobQueue).
  * Each job's layers go to `sink.onLayer` (acked when it resolves; a worker waits for an ack only
  * with MAX_UNFOLDED_LAYERS layers unacked) and its end to `sink.onDone` (in the background: the
  * worker takes the next job at once). The first failure — an error inside a worker, a worker that
@@ -21,7 +21,9 @@ import type { LayerGradsOptions, LossSequence } from '../model/layer-grads.ts';
 import { BackendError } from '../tensor/backend.ts';
 import type { BatchRef } from './gradient-fold.ts';
 import { unpackLayer, type FromWorker, type GradientWorkerData, type GradientWorkerSetup, type ToWorker, type UnitSequence } from './gradient-worker-protocol.ts';
+import { sharedReadClaims } from './shared-read-claims.ts';
 import { faultText, JobQueue, WorkerGroup } from './worker-group.ts';
+import { WorkerTimeline, type PoolTimes } from './worker-timeline.ts';
 
 export interface GradientJob {
   readonly ref: BatchRef;
@@ -61,16 +63,19 @@ function wireSequence(s: LossSequence): UnitSequence {
   return { ids: Array.from(s.ids), targets: Array.from(s.targets ?? [], Number) };
 }
 
-export function runJobsOnWorkers(jobs: readonly GradientJob[], options: WorkerRunOptions): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
+/** Resolves with where each worker's time went (worker-timeline.ts) once every job is done and folded. */
+export function runJobsOnWorkers(jobs: readonly GradientJob[], options: WorkerRunOptions): Promise<PoolTimes> {
+  return new Promise<PoolTimes>((resolve, reject) => {
     const { sink } = options;
     const count = Math.min(options.workers, jobs.length);
     const waiting: (() => void)[] = [];
+    const timeline = new WorkerTimeline();
+    const claims = sharedReadClaims();
     const group = new WorkerGroup({
       abort: { signal: options.signal, stage: 'gradients' },
       onEnd: (failure) => {
         if (failure !== undefined) sink.abandon?.();
-        void group.settled().then(() => (failure === undefined ? resolve() : reject(failure)));
+        void group.settled().then(() => (failure === undefined ? resolve(timeline.summary()) : reject(failure)));
       },
     });
     const queue = new JobQueue(jobs, group);
@@ -85,12 +90,14 @@ export function runJobsOnWorkers(jobs: readonly GradientJob[], options: WorkerRu
         job = next.job;
         worker.postMessage({ type: 'unit', unit: next.index, sequences: job.sequences.map(wireSequence), options: job.options } satisfies ToWorker);
       };
+      timeline.start(id);
       const worker = group.start<FromWorker>({
         module: options.workerModule ?? DEFAULT_WORKER,
-        workerData: { ...options.setup, part: { index: id - 1, count } } satisfies GradientWorkerData,
+        workerData: { ...options.setup, claims } satisfies GradientWorkerData,
         fault: (fault) => new GradientWorkerError(faultText(name(), fault, 'before its work was done')),
         onMessage: (message) => {
           if (message.type === 'ready') {
+            timeline.ready(id, worker);
             // each worker needs every part of the shared tensors: start when the last is read
             waiting.push(dispatch);
             if (waiting.length === count) for (const begin of waiting) begin();
@@ -103,6 +110,7 @@ export function runJobsOnWorkers(jobs: readonly GradientJob[], options: WorkerRu
             group.track(chain);
           } else {
             const done = job as GradientJob;
+            timeline.jobDone(id, worker);
             group.track(chain.then(() => sink.onDone(done)).then(() => queue.done()));
             dispatch();
           }

@@ -4,14 +4,15 @@
  *
  *   main → worker   workerData: GradientWorkerData, then 'unit' (one batch) and 'ack' (a layer
  *                   was folded); a worker posts at most MAX_UNFOLDED_LAYERS layers not yet acked
- *   worker → main   'ready' once its backend and checkpoint are open and its part of the shared
- *                   tensors is read (shared-weights.ts), then per unit one 'layer' per decoder
+ *   worker → main   'ready' once its backend and checkpoint are open and no chunk of the shared
+ *                   tensors is left to claim (shared-read-claims.ts), then per unit one 'layer' per decoder
  *                   layer (top down) and 'done'; 'failed' with the error's text
  *
  * The pool posts a unit only when every worker is ready (each needs the whole shared embedding).
  */
 import type { BackendName } from '../tensor/backend.ts';
 import type { LayerGradsOptions } from '../model/layer-grads.ts';
+import type { SharedReadClaims } from './shared-read-claims.ts';
 
 /** A checkpoint tensor as float32, held once and shared read-only by every worker. */
 export interface SharedTensor {
@@ -19,7 +20,7 @@ export interface SharedTensor {
   readonly buffer: SharedArrayBuffer;
 }
 
-/** Which share of the shared tensors a worker reads: part `index` (0-based) of `count`. */
+/** Which share of the shared tensors one read covers: part `index` (0-based) of `count` (a chunk, shared-read-claims.ts). */
 export interface SharedPart {
   readonly index: number;
   readonly count: number;
@@ -42,9 +43,9 @@ export interface GradientWorkerSetup {
   readonly shared: readonly SharedTensor[];
 }
 
-/** What one worker starts with: the common setup and the part of the shared tensors it reads. */
+/** What one worker starts with: the common setup and the claims through which the workers share the shared tensors' read. */
 export interface GradientWorkerData extends GradientWorkerSetup {
-  readonly part: SharedPart;
+  readonly claims: SharedReadClaims;
 }
 
 /** A loss sequence as structured clone carries it. */

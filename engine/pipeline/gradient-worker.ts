@@ -1,8 +1,8 @@
 /**
  * A gradient worker thread (started by gradient-worker-pool.ts): its own tfjs backend, its own
  * handle on the Instruct checkpoint (decoder layers streamed from disk as in the main thread;
- * the embedding shared read-only, shared-weights.ts — this worker reads its part of it before
- * it reports ready), and one batch at a time through lossAndPassGrads (keepPassParts: the sum,
+ * the embedding shared read-only, shared-weights.ts — this worker reads chunks of it until none
+ * is left before it reports ready, shared-read-claims.ts), and one batch at a time through lossAndPassGrads (keepPassParts: the sum,
  * and a looped model's per-pass parts). Each layer's gradient sum is posted (buffers
  * transferred) as soon as it exists; a layer waits only while MAX_UNFOLDED_LAYERS posted layers
  * are not acked (folded) yet, so the backward pass overlaps the main thread's folding and a
@@ -16,7 +16,8 @@ import { setMemoryBudget } from '../model/memory-plan.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { MAX_UNFOLDED_LAYERS, packLayer, type FromWorker, type GradientWorkerData, type ToWorker } from './gradient-worker-protocol.ts';
 import { keepPassParts } from './pass-gradients.ts';
-import { fillSharedPart, withSharedTensors } from './shared-weights.ts';
+import { fillClaimedParts } from './shared-read-claims.ts';
+import { withSharedTensors } from './shared-weights.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('gradient-worker.ts runs as a worker thread (gradient-worker-pool.ts starts it)');
@@ -29,7 +30,7 @@ let queue: Promise<void> = Promise.resolve();
 async function start(setup: GradientWorkerData): Promise<CausalLM> {
   const open = async (): Promise<Checkpoint> => {
     const checkpoint = await Checkpoint.open(setup.checkpointDir);
-    await fillSharedPart(checkpoint, setup.shared, setup.part);
+    await fillClaimedParts(checkpoint, setup.shared, setup.claims);
     return checkpoint;
   };
   const [checkpoint] = await Promise.all([open(), initBackend(setup.backend)]);

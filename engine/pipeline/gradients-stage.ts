@@ -38,6 +38,7 @@ import { allocateSharedTensors, fillSharedPart, withSharedTensors } from './shar
 import type { StageKey } from './stage-store.ts';
 import { gradientSplit } from './stage-keys.ts';
 import { defaultGradientWorkers } from './worker-count.ts';
+import { describeTimes } from './worker-timeline.ts';
 
 const SETS = ['reasoning', 'agent'] as const;
 
@@ -70,7 +71,8 @@ export async function runGradients(ctx: PipelineContext, clock: StageClock): Pro
     ctx.callbacks.onLog?.(`gradients: ${jobs.length} batches on ${workers} worker threads`);
     const backend = requireActiveBackend('running the gradients stage');
     const setup = { checkpointDir: ctx.instruct.dir, backend, memoryBudget: memoryBudget(), shared };
-    await runJobsOnWorkers(jobs, { setup, workers, sink, signal: ctx.callbacks.signal });
+    const times = await runJobsOnWorkers(jobs, { setup, workers, sink, signal: ctx.callbacks.signal });
+    ctx.callbacks.onLog?.(`gradients: ${describeTimes(times, ['batch', 'batches'])}`);
   } else if (jobs.length > 0) {
     await fillSharedPart(ctx.instruct, shared, { index: 0, count: 1 });
     await runJobsHere(ctx, loadCausalLM(withSharedTensors(ctx.instruct, shared)), jobs, sink);
