@@ -1,7 +1,8 @@
 /**
  * GramAccumulator snapshots: an accumulator rebuilt from one (on another thread, in the projectors
  * stage) gives the same kept rows, Gram and projector bits as the original, on both sides of the
- * d/4 kept-rows limit; a snapshot of the wrong size is refused.
+ * d/4 kept-rows limit, and a Gram snapshot's copy allocates no row buffer until rows arrive; a
+ * snapshot of the wrong size is refused.
  */
 import { describe, expect, it } from 'vitest';
 import { lcg } from '../linalg/testing/matrices.ts';
@@ -44,6 +45,24 @@ describe('GramAccumulator snapshots', () => {
     if (!('upper' in snapshot)) throw new Error('300 rows of 24 keep no rows');
     snapshot.upper.fill(7);
     expect(bytes(original.gram()).equals(bytes(before))).toBe(true);
+  });
+
+  it('takes a Gram snapshot\'s triangle as its own and allocates no row buffer until rows arrive, which then add as on the original', () => {
+    const original = accumulated(300, 2);
+    const snapshot = original.snapshot();
+    if (!('upper' in snapshot)) throw new Error('300 rows of 24 keep no rows');
+    // A 512-wide one: its row buffer (512 × 256 float64, 1 MiB) would show in the ArrayBuffer total.
+    const wide = new GramAccumulator(512);
+    wide.addGram(new Float64Array(512 * 512), 600);
+    const wideSnapshot = wide.snapshot();
+    const before = process.memoryUsage().arrayBuffers;
+    GramAccumulator.fromSnapshot(wideSnapshot);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(512 * 256 * 8 / 2);
+    const copy = GramAccumulator.fromSnapshot(snapshot);
+    const more = Float32Array.from({ length: 7 * DIM }, (_, i) => Math.sin(i));
+    copy.addRows(more);
+    original.addRows(more); // a snapshot flushes the original's block: both add these rows as a new one
+    expect(bytes(copy.gram()).equals(bytes(original.gram()))).toBe(true);
   });
 
   it('refuses a snapshot whose arrays do not fit its dimension and row count', () => {

@@ -18,8 +18,8 @@
  * quarter of the Gram's own memory): GSP then solves from H directly (linalg/thin-gram-eigen.ts,
  * ~10× faster at 100 rows of 1024). Past d/4 rows, or once a partial Gram arrives without its
  * rows, they are dropped. Until then neither the Gram nor its block buffer exists (d² + 256·d
- * float64, 10 MB at d = 1024; the buffer's 2 MB are resident once a row is buffered, the Gram's
- * pages once a block is flushed): the kept rows are all there is, replayed through the same
+ * float64, 10 MB at d = 1024; the buffer is allocated with the first row buffered, the Gram's
+ * pages resident once a block is flushed): the kept rows are all there is, replayed through the same
  * blocks (so the Gram is bit-identical) only when the Gram is asked for or the rows outgrow d/4.
  * The projectors stage holds one accumulator per layer and key (56 at 28 layers) and, with a
  * few chats, never asks for a Gram.
@@ -38,8 +38,11 @@ export type GramSnapshot =
 /** The Gram's upper triangle (of a d×d array) and the block of rows not yet added to it. */
 interface GramBlocks {
   readonly upper: Float64Array;
-  /** Buffered rows, transposed: column c of the block is buffer[c*ROWS_PER_FLUSH ..]. */
-  readonly buffer: Float64Array;
+  /**
+   * Buffered rows, transposed: column c of the block is buffer[c*ROWS_PER_FLUSH ..]. Allocated
+   * with the first row buffered: a Gram built from partial Grams or a snapshot may never need it.
+   */
+  buffer?: Float64Array;
 }
 
 export class GramAccumulator {
@@ -119,7 +122,7 @@ export class GramAccumulator {
     if ('rows' in snapshot) gram.kept = [snapshot.rows];
     else {
       gram.kept = null;
-      gram.sums = { upper: snapshot.upper, buffer: new Float64Array(dim * ROWS_PER_FLUSH) };
+      gram.sums = { upper: snapshot.upper };
     }
     return gram;
   }
@@ -146,15 +149,16 @@ export class GramAccumulator {
    */
   private blocks(): GramBlocks {
     if (this.sums !== undefined) return this.sums;
-    const sums = { upper: new Float64Array(this.dim * this.dim), buffer: new Float64Array(this.dim * ROWS_PER_FLUSH) };
+    const sums: GramBlocks = { upper: new Float64Array(this.dim * this.dim) };
     this.sums = sums;
     for (const rows of this.kept ?? []) this.accumulate(sums, rows);
     return sums;
   }
 
   /** Buffers rows (already checked finite) in blocks of ROWS_PER_FLUSH, flushing each full block. */
-  private accumulate({ buffer }: GramBlocks, rows: Float32Array | Float64Array): void {
+  private accumulate(sums: GramBlocks, rows: Float32Array | Float64Array): void {
     const d = this.dim;
+    const buffer = (sums.buffer ??= new Float64Array(d * ROWS_PER_FLUSH));
     for (let offset = 0; offset < rows.length; offset += d) {
       for (let c = 0; c < d; c++) buffer[c * ROWS_PER_FLUSH + this.buffered] = rows[offset + c] as number;
       this.buffered++;
@@ -170,8 +174,8 @@ export class GramAccumulator {
   private flush(): void {
     const d = this.dim;
     const count = this.buffered;
-    if (count === 0 || this.sums === undefined) return;
-    const { buffer: b, upper } = this.sums;
+    const { buffer: b, upper } = this.sums ?? {};
+    if (count === 0 || b === undefined || upper === undefined) return;
     for (let i = 0; i < d; i += 2) {
       const i1 = Math.min(i + 1, d - 1);
       const colI0 = i * ROWS_PER_FLUSH;
