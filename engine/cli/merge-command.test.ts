@@ -89,3 +89,21 @@ describe('crane merge --recipe from an export folder', () => {
     expect((await runCli(['merge', project.instruct, other, '--out', join(project.root, 'x'), '--allow-different-inputs'])).err).toMatch(/--allow-different-inputs goes with --recipe/);
   });
 });
+
+describe('crane merge and the tokenizer', () => {
+  it('builds Instruct\'s tokenizer for CRANE\'s token rows only, not for a baseline', async () => {
+    // Weights-only folders (the pair check compares the two sides' tokenizers, so neither has one).
+    const [instruct, thinking] = [join(project.root, 'instruct-weights'), join(project.root, 'thinking-weights')];
+    for (const [from, to] of [[project.instruct, instruct], [project.thinking, thinking]] as const) {
+      await cp(from, to, { recursive: true });
+      await rm(join(to, 'tokenizer.json'));
+    }
+    const warning = `${instruct} has no tokenizer.json: embedding and lm_head rows get no think/protected rules`;
+    const baseline = await runCli(['merge', instruct, thinking, '--method', 'task_arithmetic', '--out', join(project.root, 'ta-no-tokenizer')]);
+    expect(baseline.code, baseline.err).toBe(0);
+    expect(baseline.err).not.toContain('tokenizer.json');
+    const crane = await runCli(['merge', instruct, thinking, '--no-gate', '--no-gsp', '--out', join(project.root, 'crane-no-tokenizer')]);
+    expect(crane.code, crane.err).toBe(0);
+    expect(crane.err).toContain(`warning: ${warning}`);
+  });
+});
