@@ -8,7 +8,7 @@
  * are not acked (folded) yet, so the backward pass overlaps the main thread's folding and a
  * fold that waits for another batch does not stop this worker at once.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { loadCausalLM, type CausalLM } from '../model/causal-lm.ts';
 import { passCount } from '../model/loop-config.ts';
@@ -18,14 +18,12 @@ import { MAX_UNFOLDED_LAYERS, packLayer, type FromWorker, type GradientWorkerDat
 import { keepPassParts } from './pass-gradients.ts';
 import { fillClaimedParts } from './shared-read-claims.ts';
 import { withSharedTensors } from './shared-weights.ts';
+import { workerJobs, type Reply } from './worker-jobs.ts';
 
-const port = parentPort;
-if (port === null) throw new Error('gradient-worker.ts runs as a worker thread (gradient-worker-pool.ts starts it)');
-const post = (message: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
+const jobs = workerJobs<FromWorker>('gradient-worker.ts', 'gradient-worker-pool.ts');
 
 let unfolded = 0;
 let onAck: (() => void) | undefined;
-let queue: Promise<void> = Promise.resolve();
 
 async function start(setup: GradientWorkerData): Promise<CausalLM> {
   const open = async (): Promise<Checkpoint> => {
@@ -43,26 +41,26 @@ async function roomForLayer(): Promise<void> {
   unfolded++;
 }
 
-async function runUnit(model: CausalLM, request: Extract<ToWorker, { type: 'unit' }>): Promise<void> {
+async function runUnit(model: CausalLM, request: ToWorker): Promise<Reply<FromWorker>> {
+  if (request.type !== 'unit') throw new Error('internal: an ack reached the gradient worker\'s queue');
   const sequences = request.sequences.map((s) => ({ ids: s.ids, targets: s.targets }));
   await model.lossAndPassGrads(sequences, keepPassParts(passCount(model.spec), async (layer, grads) => {
     await roomForLayer();
     const { message, transfer } = packLayer(request.unit, layer, grads);
-    post(message, transfer);
+    jobs.post(message, transfer);
   }), request.options);
-  post({ type: 'done', unit: request.unit });
+  return { message: { type: 'done', unit: request.unit } };
 }
 
-const fail = (error: unknown): void => post({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+/** An ack is taken at once: the running unit may be waiting for it. */
+function takeAck(message: ToWorker): boolean {
+  if (message.type !== 'ack') return false;
+  unfolded--;
+  onAck?.();
+  onAck = undefined;
+  return true;
+}
 
 const model = start(workerData as GradientWorkerData);
-model.then(() => post({ type: 'ready' }), fail);
-port.on('message', (message: ToWorker) => {
-  if (message.type === 'ack') {
-    unfolded--;
-    onAck?.();
-    onAck = undefined;
-    return;
-  }
-  queue = queue.then(async () => runUnit(await model, message)).catch(fail);
-});
+model.then(() => jobs.post({ type: 'ready' }), jobs.fail);
+jobs.serve<ToWorker>(async (message) => runUnit(await model, message), takeAck);
