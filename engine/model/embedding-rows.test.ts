@@ -1,4 +1,4 @@
-/** Looking tokens up without the whole embedding: rows read from a real checkpoint, whole reads for other sources. */
+/** Looking tokens up without the whole embedding: rows read from a real checkpoint or any source that reads rows, whole reads for other sources. */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +45,23 @@ describe('embedSequences', () => {
     const whole = await checkpoint.readFloat32(EMBED_NAME);
     const looked = await embedSequences(rowsOnly(), SEQUENCES);
     expect(looked.map((rows) => [...rows])).toEqual(SEQUENCES.map((ids) => [...embedTokens(whole, ids, hiddenSize)]));
+  });
+
+  it('reads rows from any source that has a rows reader (a curvature probe\'s moved weights), never the whole embedding', async () => {
+    const asked: (readonly number[])[] = [];
+    const rowsSource: WeightSource = {
+      dir: checkpoint.dir,
+      config: checkpoint.config,
+      tensors: checkpoint.tensors,
+      tensor: (name) => checkpoint.tensor(name),
+      readFloat32: () => Promise.reject(new Error('a whole tensor was read')),
+      readRowsFloat32: (name, rows) => (asked.push([...Array.from(rows)]), checkpoint.readRowsFloat32(name, rows)),
+    };
+    const { spec } = loadCausalLM(checkpoint);
+    const whole = await checkpoint.readFloat32(EMBED_NAME);
+    const looked = await embedSequences({ ...createContext(rowsSource, spec), embedding: () => Promise.reject(new Error('the whole embedding was read')) }, SEQUENCES);
+    expect(looked.map((rows) => [...rows])).toEqual(SEQUENCES.map((ids) => [...embedTokens(whole, ids, spec.hiddenSize)]));
+    expect(asked).toEqual(SEQUENCES);
   });
 
   it('reads the whole embedding of a source that computes its tensors (an edited model), so its values are the ones used', async () => {

@@ -2,7 +2,8 @@
  * lossAndLayerGrads' headDirections against the vocab-sized head gradients of the same pass
  * (headGrads) and against central finite differences of the loss along Δ, on tiny random
  * Qwen3-shaped models (untied, tied) and looped ones (Nanbeige, untied and tied), and on a
- * 151,936-token head whose every target dominates (p_label ≈ 1, where 1 − p cancels in float32).
+ * 151,936-token head whose every target dominates (p_label ≈ 1, where 1 − p cancels in float32);
+ * the batch's embedding rows read alone give the pass of a whole read, bit for bit.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { rm } from 'node:fs/promises';
@@ -16,7 +17,7 @@ import { HEAD_GRADS_LAYER, type LossResult, type LossSequence } from './layer-gr
 import { dominantHeadModel } from './testing/dominant-head.ts';
 import { withOverrides } from './testing/override-source.ts';
 import { writeTinyCheckpoint, type TinyModelOptions } from './testing/tiny-checkpoint.ts';
-import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME } from './weights.ts';
+import { EMBED_NAME, FINAL_NORM_NAME, LM_HEAD_NAME, type WeightSource } from './weights.ts';
 
 const BATCH: LossSequence[] = [
   { ids: [5, 17, 3, 40, 22, 9, 31, 2], targets: [0, 0, 0, 1, 1, 1, 1, 1] },
@@ -127,6 +128,28 @@ describe.each(CASES)('head directions: $label', ({ options }) => {
       expect(err, `${name}: fd ${fd} vs dot ${dot}`).toBeLessThan(2e-2);
     }
     console.info(`[${options.tied === true ? 'tied' : 'untied'}${options.loop === undefined ? '' : ', looped'}] ${checks.length} directions: max relative error against finite differences ${worst.toExponential(2)}`);
+  });
+
+  it('looks the batch up in the embedding\'s rows (an untied model never reads it whole), the same bits as a whole read', async () => {
+    const tied = options.tied === true;
+    const wholeRead: string[] = [];
+    const source = (rows: boolean): WeightSource => ({
+      dir: checkpoint.dir,
+      config: checkpoint.config,
+      tensors: checkpoint.tensors,
+      tensor: (name) => checkpoint.tensor(name),
+      readFloat32: (name, into) => (rows && wholeRead.push(name), checkpoint.readFloat32(name, into)),
+      ...(rows ? { readRowsFloat32: (name: string, ids: ArrayLike<number>) => checkpoint.readRowsFloat32(name, ids) } : {}),
+    });
+    const pass = async (rows: boolean): Promise<{ result: LossResult; grads: Float32Array[] }> => {
+      const grads: Float32Array[] = [];
+      const result = await loadCausalLM(source(rows)).lossAndLayerGrads(BATCH, (_layer, g) => void grads.push(...g.values()), { headDirections: () => Promise.resolve(DIRECTIONS) });
+      return { result, grads };
+    };
+    const [rows, whole] = [await pass(true), await pass(false)];
+    expect(wholeRead.includes(EMBED_NAME)).toBe(tied);
+    expect(rows.result).toEqual(whole.result);
+    expect(rows.grads).toEqual(whole.grads);
   });
 
   it('refuses a direction that does not fit the embedding or lm_head, naming it', async () => {

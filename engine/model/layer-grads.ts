@@ -30,7 +30,8 @@
  * tied embedding's lm_head use, and the last norm in the last pass) — and lossAndLayerGrads
  * their sums over passes (loop-grad-sums.ts). A model without a loop has one pass, 0.
  */
-import { RopeCache, embedTokens, forwardLayers, type ModelContext } from './forward.ts';
+import { embedSequences } from './embedding-rows.ts';
+import { RopeCache, forwardLayers, type ModelContext } from './forward.ts';
 import { backwardLayer } from './layer-backward.ts';
 import { disposeHead, readHead, targetRows } from './head.ts';
 import { checkDirection, directionRows, dot64, type HeadDirections, type HeadDots } from './head-directions.ts';
@@ -99,14 +100,14 @@ async function passGrads(ctx: ModelContext, batch: readonly LossSequence[], onPa
     return t;
   });
   const scale = 1 / (options.sequenceCount ?? batch.length);
-  const { embedding, hidden, stash } = await forwardWithStash(ctx, batch);
+  const { hidden, stash } = await forwardWithStash(ctx, batch);
   const headGrads = options.headGrads === true;
   const { grads: result, along } = await headPass(ctx, batch, hidden.map((h, i) => ({ hidden: h, ...(seqs[i] as (typeof seqs)[number]) })), { scale, chunkRows: options.headChunkRows ?? planMemory(spec).headRows, lmHeadGrad: headGrads }, options.headDirections);
 
   const { dEmbedOut, dNorms } = await backwardLayers(ctx, stash, result.dHidden, onPart);
   if (headGrads || along !== undefined) {
     const parts = normParts(passCount(spec), result.dNorm, dNorms);
-    if (headGrads) addVocabGrads(ctx, parts, embedding, batch, dEmbedOut, result);
+    if (headGrads) addVocabGrads(ctx, parts, batch, dEmbedOut, result);
     for (let pass = parts.length - 1; pass >= 0; pass--) await onPart(pass, HEAD_GRADS_LAYER, parts[pass] as Map<string, Float32Array>);
   }
   const { sequenceLosses } = result;
@@ -210,13 +211,17 @@ type LayerInputs = (readonly Float32Array[] | undefined)[];
 /** LayerInputs per pass. */
 type PassInputs = LayerInputs[];
 
-/** Final hidden states of the batch, and every (pass, layer)'s inputs kept for the recompute. */
-async function forwardWithStash(ctx: ModelContext, batch: readonly LossSequence[]): Promise<{ embedding: Float32Array; hidden: Float32Array[]; stash: PassInputs }> {
-  const embedding = await ctx.embedding();
-  const hidden = batch.map((s) => embedTokens(embedding, s.ids, ctx.spec.hiddenSize));
+/**
+ * Final hidden states of the batch, and every (pass, layer)'s inputs kept for the recompute. The
+ * lookup reads the batch's embedding rows only where the source can (embedding-rows.ts): an
+ * untied model's backward needs no other row of it (the curvature passes: one vocab-sized read
+ * and widening less per pass, the same floats).
+ */
+async function forwardWithStash(ctx: ModelContext, batch: readonly LossSequence[]): Promise<{ hidden: Float32Array[]; stash: PassInputs }> {
+  const hidden = await embedSequences(ctx, batch.map((s) => s.ids));
   const stash: PassInputs = [];
   await forwardLayers(ctx, hidden, { keep: (layer, inputs, pass) => ((stash[pass] ??= [])[layer] = inputs) });
-  return { embedding, hidden, stash };
+  return { hidden, stash };
 }
 
 /**
@@ -233,12 +238,13 @@ function normParts(passes: number, dNorm: Float32Array, dNorms: readonly (Float3
  * lm_head and embedding gradients into the per-pass maps: the lookup scatter in pass 0, lm_head
  * (into the embedding when tied) in the last pass. One pass: everything in one map.
  */
-function addVocabGrads(ctx: ModelContext, parts: Map<string, Float32Array>[], embedding: Float32Array, batch: readonly LossSequence[], dEmbedOut: readonly Float32Array[], head: HeadGrads): void {
+function addVocabGrads(ctx: ModelContext, parts: Map<string, Float32Array>[], batch: readonly LossSequence[], dEmbedOut: readonly Float32Array[], head: HeadGrads): void {
   const width = ctx.spec.hiddenSize;
+  const size = ctx.spec.vocabSize * width;
   const passes = parts.length;
   const out = parts[passes - 1] as Map<string, Float32Array>;
-  const dHead = head.dLmHead ?? new Float32Array(embedding.length);
-  const dEmbed = ctx.spec.tiedEmbeddings && passes === 1 ? dHead : new Float32Array(embedding.length);
+  const dHead = head.dLmHead ?? new Float32Array(size);
+  const dEmbed = ctx.spec.tiedEmbeddings && passes === 1 ? dHead : new Float32Array(size);
   batch.forEach((s, i) => {
     const g = dEmbedOut[i] as Float32Array;
     for (let t = 0; t < s.ids.length; t++) {

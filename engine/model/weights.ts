@@ -18,9 +18,11 @@ import { EXPERT_PROJECTIONS, ROUTER_KEY, detectExpertLayout, expertKey, fuseExpe
 
 /**
  * Where weights come from: a Checkpoint, or anything with the same read surface (tests wrap a
- * checkpoint to perturb single tensors for finite differences).
+ * checkpoint to perturb single tensors for finite differences). `readRowsFloat32`, where a source
+ * has it, gives chosen rows of a tensor as its readFloat32 would have them: the embedding lookup
+ * then reads only the batch's rows (embedding-rows.ts), not a vocab-sized tensor.
  */
-export type WeightSource = Pick<Checkpoint, 'dir' | 'config' | 'tensors' | 'tensor' | 'readFloat32'>;
+export type WeightSource = Pick<Checkpoint, 'dir' | 'config' | 'tensors' | 'tensor' | 'readFloat32'> & Partial<Pick<Checkpoint, 'readRowsFloat32'>>;
 
 /** One decoder layer's parameters, keyed by relative name. */
 export type LayerParams = Readonly<Record<string, tf.Tensor>>;

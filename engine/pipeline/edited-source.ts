@@ -52,6 +52,7 @@ export function editedWeightSource(instruct: Checkpoint, thinking: Checkpoint, e
 
 export function cancellableSource(weights: WeightSource, signal: AbortSignal | undefined, stage: string): WeightSource {
   if (signal === undefined) return weights;
+  const readRows = weights.readRowsFloat32?.bind(weights);
   return {
     dir: weights.dir,
     config: weights.config,
@@ -61,5 +62,12 @@ export function cancellableSource(weights: WeightSource, signal: AbortSignal | u
       throwIfCancelled(signal, stage);
       return weights.readFloat32(name, into);
     },
+    // kept where the source has it: the embedding lookup then reads rows only (model/embedding-rows.ts)
+    ...(readRows === undefined ? {} : {
+      readRowsFloat32: async (name: string, rows: ArrayLike<number>) => {
+        throwIfCancelled(signal, stage);
+        return readRows(name, rows);
+      },
+    }),
   };
 }
