@@ -91,7 +91,7 @@ describe('gradients stage on worker threads', () => {
       expect(messages).toContain('gradients: 8 batches on 2 worker threads');
       // the closing timeline names both workers, and their batches add up to all 8
       const timeline = messages.find((m) => m.startsWith('gradients: worker 1: start')) ?? '';
-      expect(timeline).toMatch(/; worker 2: start .*; main thread busy \d+\.\d s of \d+\.\d s$/);
+      expect(timeline).toMatch(/; worker 2: start .*; main thread (CPU \d+\.\d s in )?\d+\.\d s$/);
       expect([...timeline.matchAll(/(\d+) batch(?:es)? busy/g)].reduce((sum, m) => sum + Number(m[1]), 0)).toBe(8);
       expect([...one.keys()]).toEqual(['reasoning/layer_0@5.safetensors', 'reasoning/layer_1@5.safetensors', 'reasoning/progress.json', 'agent/layer_0@3.safetensors', 'agent/layer_1@3.safetensors', 'agent/progress.json']);
       expect([...two.keys()]).toEqual([...one.keys()]);

@@ -9,11 +9,14 @@
  *   timeline.start(id)  timeline.ready(id, worker)  timeline.jobDone(id, worker)
  *   timeline.summary() → WorkerTimes[] and the main thread's; describeTimes(…) words them
  *
- * Busy and waiting come from each thread's event-loop utilisation (node:perf_hooks): busy is
+ * A worker's busy and waiting come from its event-loop utilisation (node:perf_hooks): busy is
  * time its loop ran (a pass's compute, packing layers), waiting the time it sat idle between
  * messages (an ack, its next job, a disk read). On a loaded machine busy includes time the
- * scheduler took away; waiting does not grow with load.
+ * scheduler gave to other processes (up to load ÷ cores times the CPU time), waiting does not.
+ * The main thread's share is its CPU time (Linux /proc/thread-self; elsewhere not given): its
+ * folds run in short bursts between waits, which load inflates most.
  */
+import { readFileSync } from 'node:fs';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 
@@ -33,8 +36,8 @@ export interface WorkerTimes {
 export interface PoolTimes {
   readonly workers: readonly WorkerTimes[];
   readonly wallSeconds: number;
-  /** The main thread's loop over the run: folding, writing, dispatching. */
-  readonly mainBusySeconds: number;
+  /** The main thread's CPU over the run (folding, writing, dispatching); undefined where not measured. */
+  readonly mainCpuSeconds: number | undefined;
 }
 
 interface Track {
@@ -47,10 +50,22 @@ interface Track {
 
 const seconds = (ms: number): number => ms / 1000;
 
+/** The calling thread's CPU seconds (user + system), or undefined without Linux's /proc/thread-self. */
+export function threadCpuSeconds(): number | undefined {
+  try {
+    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, fields 14 and 15 of proc(5), in clock ticks (USER_HZ, 100 on Linux)
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 export class WorkerTimeline {
   private readonly tracks = new Map<number, Track>();
   private readonly begunAt = performance.now();
-  private readonly mainAtStart = performance.eventLoopUtilization();
+  private readonly mainCpuAtStart = threadCpuSeconds();
 
   start(id: number): void {
     this.tracks.set(id, { startedAt: performance.now(), jobs: 0 });
@@ -84,8 +99,9 @@ export class WorkerTimeline {
         tailSeconds: seconds(end - lastAt),
       };
     });
-    const main = performance.eventLoopUtilization(this.mainAtStart);
-    return { workers, wallSeconds: seconds(end - this.begunAt), mainBusySeconds: seconds(main.active) };
+    const cpu = threadCpuSeconds();
+    const mainCpuSeconds = cpu === undefined || this.mainCpuAtStart === undefined ? undefined : cpu - this.mainCpuAtStart;
+    return { workers, wallSeconds: seconds(end - this.begunAt), mainCpuSeconds };
   }
 
   private track(id: number): Track {
@@ -97,11 +113,12 @@ export class WorkerTimeline {
 
 /**
  * "worker 1: start 1.9 s, 2 batches busy 40.2 s, waited 1.1 s, idle at the end 0.4 s; …; main
- * thread busy 6.1 s of 45.0 s" (`noun`: what a job is called, singular and plural).
+ * thread CPU 6.1 s in 45.0 s" (`noun`: what a job is called, singular and plural).
  */
 export function describeTimes(times: PoolTimes, noun: readonly [string, string] = ['job', 'jobs']): string {
   const s = (value: number): string => `${value.toFixed(1)} s`;
   const jobs = (count: number): string => `${count} ${noun[count === 1 ? 0 : 1]}`;
   const workers = times.workers.map((w) => `worker ${w.worker}: start ${s(w.startSeconds)}, ${jobs(w.jobs)} busy ${s(w.busySeconds)}, waited ${s(w.waitSeconds)}, idle at the end ${s(w.tailSeconds)}`);
-  return [...workers, `main thread busy ${s(times.mainBusySeconds)} of ${s(times.wallSeconds)}`].join('; ');
+  const main = times.mainCpuSeconds === undefined ? `main thread ${s(times.wallSeconds)}` : `main thread CPU ${s(times.mainCpuSeconds)} in ${s(times.wallSeconds)}`;
+  return [...workers, main].join('; ');
 }
