@@ -7,8 +7,9 @@
  *   measuredAnchor(alpha, pass, split, atInstruct) → { alpha, measured }
  *
  * One forward per α over both sets' sequences (reasoning first, then agent): the edit is built
- * as the runtime reads each tensor (editedWeightSource), and the per-sequence losses are split
- * back by set. The result has a directional pass's shape with no dots, so the stage's pass log
+ * as the runtime reads each tensor (editedWeightSource; the embedding and lm_head a block of
+ * rows at a time, row-block-edit.ts, with no whole θ_I or θ_T beside the edited one), and the
+ * per-sequence losses are split back by set. The result has a directional pass's shape with no dots, so the stage's pass log
  * and worker queue (curvature-passes.ts, curvature-workers.ts) keep and carry it like a pass;
  * a worker thread runs it as the calling thread would, to the same bits. θ_I's losses are the
  * base passes' own (bit-identical to a forward's: curvature-stage.test.ts), taken only by the
@@ -22,8 +23,9 @@ import type { LossSequence } from '../model/layer-grads.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import type { DirectionalPass } from './directional-gradients.ts';
 import { editFor } from './edit-method.ts';
-import { cancellableSource, editedWeightSource } from './edited-source.ts';
+import { cancellableSource } from './edited-source.ts';
 import { throwIfCancelled } from './progress.ts';
+import { rowBlockEditedSource } from './row-block-edit.ts';
 
 /** What every anchor's edit is made from: the default settings (α set per anchor), the gate table and the projectors. Plain data, so a worker thread gets a copy. */
 export interface AnchorEdit {
@@ -37,8 +39,9 @@ type SetLosses = Readonly<Record<'reasoning' | 'agent', readonly number[]>>;
 export async function anchorPass(
   instruct: Checkpoint, thinking: Checkpoint, edit: AnchorEdit, alpha: number, sequences: readonly LossSequence[], batchSize: number, signal: AbortSignal | undefined,
 ): Promise<DirectionalPass> {
-  const paired = editFor({ method: 'crane', settings: { ...edit.defaults, alpha } }, { gate: edit.gate, projector: (key) => edit.projectors.get(key) });
-  const model = loadCausalLM(cancellableSource(editedWeightSource(instruct, thinking, paired), signal, 'curvature'));
+  const settings = { ...edit.defaults, alpha };
+  const paired = editFor({ method: 'crane', settings }, { gate: edit.gate, projector: (key) => edit.projectors.get(key) });
+  const model = loadCausalLM(cancellableSource(rowBlockEditedSource(instruct, thinking, settings, paired), signal, 'curvature'));
   const sequenceLosses: number[] = [];
   for (let start = 0; start < sequences.length; start += batchSize) {
     throwIfCancelled(signal, 'curvature');

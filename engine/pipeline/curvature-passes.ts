@@ -32,6 +32,7 @@ import { DeltaStore } from './delta-store.ts';
 import { ComputedDeltas } from './direction-deltas.ts';
 import { DirectionalGradients, type DirectionalPass } from './directional-gradients.ts';
 import type { PipelineContext } from './pipeline-context.ts';
+import { allocateSharedTensors, vocabTensorNames } from './shared-weights.ts';
 
 export const CALIBRATION_SETS = ['reasoning', 'agent'] as const;
 export type CalibrationSet = (typeof CALIBRATION_SETS)[number];
@@ -92,6 +93,7 @@ export async function curvaturePasses(ctx: PipelineContext, plan: PassesPlan, on
         ctx.callbacks.onLog?.(`curvature: ${todo.length} passes on ${workers} worker threads`);
         const setup: CurvatureWorkerData = {
           instruct: ctx.instruct.dir, backend: requireActiveBackend('running the curvature stage'), memoryBudget: memoryBudget(), batchSize: ctx.settings.batchSequences,
+          shared: allocateSharedTensors(ctx.instruct, vocabTensorNames(ctx.instruct)),
           ...(sealed === undefined ? {} : { directions: { sealed, size: deltas.size, directionCount: plan.basis.directions.length } }),
           ...(todo.some((job) => job.kind === 'anchor') ? { anchors: { thinking: ctx.thinking.dir, edit: plan.anchors.edit } } : {}),
         };

@@ -76,18 +76,20 @@ describe('curvature passes on worker threads', () => {
     expect(await readFile(join(dir, CURVATURE_FILE))).toEqual(oneWorker);
   }, 600_000);
 
-  it('rejects with a CurvatureWorkerError naming the pass when a worker cannot run it', async () => {
+  it('rejects with a CurvatureWorkerError naming the pass when a worker cannot run it, or the worker when it cannot start', async () => {
+    const scratch = join(root, 'empty.scratch');
+    await writeFile(scratch, '');
     const setup: CurvatureWorkerData = {
       instruct: project.instruct, backend: 'wasm', memoryBudget: 2 ** 30, batchSize: 8,
-      directions: { sealed: { path: join(root, 'no-such.scratch'), tensors: [] }, size: 1, directionCount: 1 },
+      directions: { sealed: { path: scratch, tensors: [] }, size: 1, directionCount: 1 }, shared: [],
     };
-    const run = runPassesOnWorkers(setup, [{ kind: 'pass', name: 'reasoning:base', sequences: [{ ids: [1, 2, 3] }] }], 2, async () => {});
+    const run = runPassesOnWorkers(setup, [{ kind: 'pass', name: 'reasoning:base', sequences: [{ ids: [1, 2, 10 ** 9] }] }], 2, async () => {});
     await expect(run).rejects.toBeInstanceOf(CurvatureWorkerError);
-    await expect(run).rejects.toThrow(/curvature worker 1 on pass reasoning:base .*no-such\.scratch/);
+    await expect(run).rejects.toThrow(/curvature worker 1 on pass reasoning:base .*token id 1000000000/);
 
     const { gate, projectors } = project.run.artifacts;
     const anchors = { thinking: join(root, 'no-such-checkpoint'), edit: { defaults: defaultResolvedSettings({ think: [], special: [] }), gate, projectors } };
-    const anchor = runPassesOnWorkers({ ...setup, directions: undefined, anchors }, [{ kind: 'anchor', name: anchorName(1), alpha: 1, sequences: [{ ids: [1, 2, 3] }] }], 2, async () => {});
-    await expect(anchor).rejects.toThrow(/curvature worker 1 on pass anchor:1 .*no-such-checkpoint/);
+    const anchor = runPassesOnWorkers({ ...setup, directions: undefined, anchors }, [{ kind: 'anchor', name: anchorName(1), alpha: 1, sequences: [{ ids: [1, 2, 3] }] }], 1, async () => {});
+    await expect(anchor).rejects.toThrow(/curvature worker 1 failed.*no-such-checkpoint/);
   }, 120_000);
 });

@@ -12,21 +12,24 @@
  * gate table and projectors come with its start data), and runs DirectionalGradients.pass or
  * anchorPass exactly as the calling thread would, on the same backend with the same memory
  * budget, so a pass's losses and dots are bit-identical whichever thread ran it.
- * Jobs go out in list order to whichever worker is free; each result goes to onPass as it
- * arrives (the stage logs it, so a cancelled stage resumes per pass). The first failure — a
- * worker's error, a worker that dies, onPass throwing, or the signal (CancelledError) —
- * terminates every worker and rejects, a worker's as a CurvatureWorkerError naming the pass.
+ * Every worker starts at once and reads its part of θ_I's shared float32 embedding and untied
+ * lm_head (shared-weights.ts, as the gradient workers do); jobs go out once all are ready, in
+ * list order to whichever worker is free; each result goes to onPass as it arrives (the stage
+ * logs it, so a cancelled stage resumes per pass). The first failure — a worker's error, a
+ * worker that dies, onPass throwing, or the signal (CancelledError) — terminates every worker
+ * and rejects, a worker's as a CurvatureWorkerError naming the pass.
  *
- * Memory: unlike the gradient workers, each holds its own float32 embedding and untied lm_head
- * (a probe may move them; the head's dots need no vocab-sized gradient, layer-grads.ts
- * headDirections; an anchor edits them): the estimate charges two vocab × hidden arrays per
- * worker on top of a gradient worker's.
+ * Memory: θ_I's embedding and lm_head are held once for all workers, and so is a vocab-sized Δ
+ * (the lm_head blend's, sealed in shared memory: delta-store.ts). A pass copies a shared tensor
+ * only when its probe moves it, and an anchor builds its edit of both: the estimate charges the
+ * shared arrays once and two vocab × hidden arrays per worker on top of a gradient worker's.
  */
 import type { LossSequence } from '../model/layer-grads.ts';
 import { BackendError, type BackendName } from '../tensor/backend.ts';
 import type { AnchorEdit } from './curvature-anchors.ts';
 import type { SealedDeltas } from './delta-store.ts';
 import type { DirectionalPass } from './directional-gradients.ts';
+import type { SharedPart, SharedTensor } from './gradient-worker-protocol.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { CancelledError } from './progress.ts';
 import { defaultWorkerCount, gradientWorkerBytes, gradientWorkShape, machineResources, type MachineResources } from './worker-count.ts';
@@ -46,6 +49,13 @@ export interface CurvatureWorkerData {
   readonly directions?: { readonly sealed: SealedDeltas; readonly size: number; readonly directionCount: number };
   /** For anchors: the Thinking checkpoint and what the edit is made from. */
   readonly anchors?: { readonly thinking: string; readonly edit: AnchorEdit };
+  /** θ_I's float32 embedding and untied lm_head (shared-weights.ts allocateSharedTensors), read by the workers in parts. */
+  readonly shared: readonly SharedTensor[];
+}
+
+/** What one worker starts with: the common data and its part of the shared tensors to read. */
+export interface CurvatureWorkerStart extends CurvatureWorkerData {
+  readonly part: SharedPart;
 }
 
 /**
@@ -59,12 +69,17 @@ export type CurvatureJob =
 export type ToCurvatureWorker =
   | { readonly type: 'pass'; readonly steps: Float64Array | null; readonly sequences: readonly LossSequence[] }
   | { readonly type: 'anchor'; readonly alpha: number; readonly sequences: readonly LossSequence[] };
-export type FromCurvatureWorker = { readonly type: 'passed'; readonly pass: DirectionalPass } | { readonly type: 'failed'; readonly message: string };
+export type FromCurvatureWorker =
+  | { readonly type: 'ready' }
+  | { readonly type: 'passed'; readonly pass: DirectionalPass }
+  | { readonly type: 'failed'; readonly message: string };
 
 const WORKER = new URL('./curvature-pass-worker.ts', import.meta.url);
 const FLOAT_BYTES = 4;
-/** Vocab × hidden float32 arrays a curvature worker holds beyond a gradient worker: its embedding and untied lm_head. */
+/** Vocab × hidden float32 arrays a curvature worker may hold beyond a gradient worker: a probe's moved (or an anchor's edited) embedding and untied lm_head. */
 const VOCAB_COPIES = 2;
+/** Vocab × hidden float32 arrays held once for every worker: θ_I's embedding and untied lm_head, and the lm_head blend's Δ. */
+const SHARED_VOCAB_ARRAYS = 3;
 
 /** settings.workers when given, else the cores that the passes' memory fits (1 for small work); never more than the passes. */
 export function curvatureWorkerCount(ctx: Pick<PipelineContext, 'instruct' | 'settings'>, batches: readonly (readonly LossSequence[])[], passes: number, machine: MachineResources = machineResources()): number {
@@ -73,9 +88,10 @@ export function curvatureWorkerCount(ctx: Pick<PipelineContext, 'instruct' | 'se
 
 function defaultCurvatureWorkers(ctx: Pick<PipelineContext, 'instruct'>, batches: readonly (readonly LossSequence[])[], machine: MachineResources): number {
   const shape = gradientWorkShape(ctx.instruct, batches);
-  const passBytes = gradientWorkerBytes(shape) + VOCAB_COPIES * shape.vocab * shape.hidden * FLOAT_BYTES;
+  const vocabBytes = shape.vocab * shape.hidden * FLOAT_BYTES;
+  const passBytes = gradientWorkerBytes(shape) + VOCAB_COPIES * vocabBytes;
   // defaultWorkerCount: the machine's cores (1 for small work), capped by a gradient worker's memory; a pass needs more
-  return Math.min(defaultWorkerCount(shape, machine), Math.max(1, Math.floor(machine.freeBytes / passBytes)));
+  return Math.min(defaultWorkerCount(shape, machine), Math.max(1, Math.floor((machine.freeBytes - SHARED_VOCAB_ARRAYS * vocabBytes) / passBytes)));
 }
 
 export function runPassesOnWorkers(
@@ -90,14 +106,22 @@ export function runPassesOnWorkers(
       onEnd: (failure) => void Promise.allSettled([group.settled(), group.finish()]).then(() => (failure === undefined ? resolve() : reject(failure))),
     });
     const queue = new JobQueue(jobs, group);
-    for (let id = 1; id <= Math.min(workers, jobs.length); id++) {
+    const count = Math.min(workers, jobs.length);
+    const waiting: (() => void)[] = [];
+    for (let id = 1; id <= count; id++) {
       let job: CurvatureJob | undefined;
       const name = (): string => `curvature worker ${id}${job === undefined ? '' : ` on pass ${job.name}`}`;
       const worker = group.start<FromCurvatureWorker>({
         module: WORKER,
-        workerData: setup,
+        workerData: { ...setup, part: { index: id - 1, count } } satisfies CurvatureWorkerStart,
         fault: (fault) => new CurvatureWorkerError(faultText(name(), fault, 'before its pass was done')),
         onMessage: (message) => {
+          if (message.type === 'ready') {
+            // each worker needs every part of the shared tensors: start when the last is read
+            waiting.push(dispatch);
+            if (waiting.length === count) for (const begin of waiting) begin();
+            return;
+          }
           group.track(onPass(job as CurvatureJob, message.pass).then(() => queue.done()));
           dispatch();
         },
@@ -106,7 +130,6 @@ export function runPassesOnWorkers(
         job = queue.take()?.job;
         if (job !== undefined) worker.postMessage(jobMessage(job));
       };
-      dispatch();
     }
   });
 }

@@ -1,7 +1,8 @@
 /**
  * The Δ worker thread (started by delta-threads.ts): its own handles on both checkpoints, the
  * basis rebuilt from its recipe, and one tensor at a time computed by tensorDeltas and posted
- * back with its arrays transferred.
+ * back with its arrays transferred (a Δ over every row gathered in shared memory, as computeAll's
+ * own are: the curvature workers share it).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { editDirectionsOf } from '../crane/edit-directions.ts';
@@ -20,9 +21,10 @@ const reads = new PairReads(); // one tensor at a time: the queue below
 let queue: Promise<void> = Promise.resolve();
 port.on('message', ({ name }: ToDeltaWorker) => {
   queue = queue.then(async () => {
-    const deltas = await tensorDeltas(await pair, basis, name, { routerSlot: slots.get(name), reads });
-    const buffers = new Set(deltas.flatMap((d) => [d.values.buffer, ...(d.rows === undefined ? [] : [d.rows.buffer])]));
-    port.postMessage({ type: 'deltas', name, deltas } satisfies FromDeltaWorker, [...buffers] as ArrayBuffer[]);
+    const deltas = await tensorDeltas(await pair, basis, name, { routerSlot: slots.get(name), reads, shared: true });
+    // a SharedArrayBuffer is shared by the message itself (and cannot be transferred)
+    const buffers = new Set(deltas.flatMap((d) => [d.values.buffer, ...(d.rows === undefined ? [] : [d.rows.buffer])]).filter((b) => b instanceof ArrayBuffer));
+    port.postMessage({ type: 'deltas', name, deltas } satisfies FromDeltaWorker, [...buffers]);
   }).catch((error: unknown) => {
     port.postMessage({ type: 'failed', message: error instanceof Error ? error.message : String(error) } satisfies FromDeltaWorker);
   });

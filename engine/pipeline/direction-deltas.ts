@@ -12,7 +12,8 @@
  * A Δ that is zero on most rows (the think rows of a 151,936-row embedding) is kept as its
  * nonzero rows only (sparse-rows.ts). How one tensor's Δ is computed: tensor-deltas.ts.
  * computeAll splits the tensors, largest first, between this thread and one worker thread
- * (delta-threads.ts), each Δ the same bits either way; the store keeps them all.
+ * (delta-threads.ts), each Δ the same bits either way; the store keeps them all, a Δ over every
+ * row (lm_head.blend) in shared memory, which the sealed store hands the workers uncopied.
  */
 import type { DirectionBasis } from '../crane/edit-directions.ts';
 import { classifyTensor } from '../crane/tensor-classification.ts';
@@ -20,7 +21,7 @@ import type { Checkpoint } from '../io/checkpoint.ts';
 import { DeltaStore, type SealedDeltas, type TensorDelta } from './delta-store.ts';
 import { deltasOnTwoThreads } from './delta-threads.ts';
 import { throwIfCancelled } from './progress.ts';
-import { movesTensor, PairReads, routerSlots, tensorDeltas, type CheckpointPair } from './tensor-deltas.ts';
+import { movesTensor, PairReads, routerSlots, tensorDeltas, type CheckpointPair, type TensorDeltaOptions } from './tensor-deltas.ts';
 
 export interface DirectionDeltas {
   /** Length of a pass's dots: the B directions, then two per router. */
@@ -64,15 +65,16 @@ export class ComputedDeltas implements DirectionDeltas {
     const largestFirst = names.sort((a, b) => size(b) - size(a));
     const setup = { instruct: this.instruct.dir, thinking: this.thinking.dir, recipe: this.basis.recipe, routers: this.routers };
     const reads = new PairReads(); // this thread's tensors come one after another
-    await deltasOnTwoThreads(setup, largestFirst, (name) => this.kept(name, reads), (name, deltas) => this.store.get(name, () => Promise.resolve(deltas)), signal);
+    await deltasOnTwoThreads(setup, largestFirst, (name) => this.kept(name, { reads, shared: true }), (name, deltas) => this.store.get(name, () => Promise.resolve(deltas)), signal);
   }
 
   async deltasOf(name: string): Promise<TensorDelta[]> {
     return this.moves(name) ? this.kept(name) : [];
   }
 
-  private kept(name: string, reads?: PairReads): Promise<TensorDelta[]> {
-    return this.store.get(name, () => tensorDeltas(this.pair, this.basis, name, { routerSlot: this.routerSlots.get(name), ...(reads === undefined ? {} : { reads }) }));
+  /** computeAll's options: a layer tensor's θ_I/θ_T read into `reads`, and (for the workers) a Δ over every row gathered in shared memory. */
+  private kept(name: string, options: Pick<TensorDeltaOptions, 'reads' | 'shared'> = {}): Promise<TensorDelta[]> {
+    return this.store.get(name, () => tensorDeltas(this.pair, this.basis, name, { routerSlot: this.routerSlots.get(name), ...options }));
   }
 
   private moves(name: string): boolean {

@@ -1,7 +1,9 @@
 /**
  * Checkpoint tensors held once, as float32 in SharedArrayBuffers, for every gradient worker (and
- * for the gradients stage's own thread when it runs the batches itself: one read per stage).
+ * for the gradients stage's own thread when it runs the batches itself: one read per stage) and
+ * every curvature worker (curvature-workers.ts).
  *
+ *   vocabTensorNames(checkpoint) → names                          the embedding, and lm_head unless tied
  *   allocateSharedTensors(checkpoint, names) → SharedTensor[]     main thread: zeroed, not read
  *   fillSharedPart(checkpoint, shared, part)                      worker `part.index` of `part.count`:
  *                                                                 its share of every tensor, read
@@ -24,10 +26,16 @@ import { DTYPE_BYTES } from '../io/dtype.ts';
 import { widenInPlace } from '../io/half-float.ts';
 import { openRegularFile } from '../io/input-file.ts';
 import { readInto } from '../io/safetensors-reader.ts';
-import type { WeightSource } from '../model/weights.ts';
+import { loadCausalLM } from '../model/causal-lm.ts';
+import { EMBED_NAME, lmHeadName, type WeightSource } from '../model/weights.ts';
 import type { SharedPart, SharedTensor } from './gradient-worker-protocol.ts';
 
 const FLOAT32_BYTES = 4;
+
+/** The vocab-sized tensors the runtime reads whole: the embedding, and lm_head unless tied to it. */
+export function vocabTensorNames(checkpoint: Checkpoint): string[] {
+  return [...new Set([EMBED_NAME, lmHeadName(loadCausalLM(checkpoint).spec)])];
+}
 
 export function allocateSharedTensors(checkpoint: Pick<Checkpoint, 'dir' | 'tensor'>, names: readonly string[]): SharedTensor[] {
   return names.map((name) => {

@@ -4,7 +4,7 @@
  *
  *   movesTensor(pair, basis, name, isRouter) → whether the tensor has any Δ
  *   routerSlots(B, routers) → each router's first slot in dots
- *   await tensorDeltas(pair, basis, name, { routerSlot?, reads? }) → TensorDelta[]   (sparse-rows.ts's form)
+ *   await tensorDeltas(pair, basis, name, { routerSlot?, reads?, shared? }) → TensorDelta[]   (sparse-rows.ts's form)
  *   new PairReads()   one thread's reusable θ_I/θ_T arrays for the layer tensors it computes one after another
  *
  * A layer tensor's Δ needs the whole tensor (T(δ)'s quantile): θ_I and θ_T are read whole. The
@@ -28,8 +28,8 @@ export interface CheckpointPair {
   readonly thinking: Checkpoint;
 }
 
-/** Values per lm_head block: 4 MiB of float32 per side, so a block's reads and edits stay in cache-sized arrays. */
-const ROW_BLOCK_VALUES = 2 ** 20;
+/** Values per lm_head block: 4 MiB of float32 per side, so a block's reads and edits stay in cache-sized arrays (the anchors' row-block-edit.ts too). */
+export const ROW_BLOCK_VALUES = 2 ** 20;
 
 /** False for a tensor the edit leaves at θ_I: absent from Thinking (copied), another shape (editPair keeps θ_I), or no direction and no router. */
 export function movesTensor(pair: CheckpointPair, basis: DirectionBasis, name: string, isRouter: boolean): boolean {
@@ -64,10 +64,12 @@ export interface TensorDeltaOptions {
   readonly reads?: PairReads;
   /** How many values an lm_head block holds (tests make it small, so blocks end mid-tensor). */
   readonly blockValues?: number;
+  /** Gather a Δ over every row (lm_head.blend) in a SharedArrayBuffer: one copy for every curvature worker (delta-store.ts seal). */
+  readonly shared?: boolean;
 }
 
 export async function tensorDeltas(pair: CheckpointPair, basis: DirectionBasis, name: string, options: TensorDeltaOptions = {}): Promise<TensorDelta[]> {
-  const { routerSlot, reads, blockValues = ROW_BLOCK_VALUES } = options;
+  const { routerSlot, reads, blockValues = ROW_BLOCK_VALUES, shared = false } = options;
   const { shape } = pair.instruct.tensor(name);
   if (routerSlot !== undefined) {
     const [thetaI, thetaT] = [await pair.instruct.readFloat32(name), await pair.thinking.readFloat32(name)];
@@ -82,7 +84,7 @@ export async function tensorDeltas(pair: CheckpointPair, basis: DirectionBasis, 
   const width = shape.slice(1).reduce((a, b) => a * b, 1);
   const deltas: TensorDelta[] = [];
   for (const [direction, rows] of moved) {
-    const collector = new SparseRowCollector(direction, rowCount, width);
+    const collector = new SparseRowCollector(direction, rowCount, width, shared && rows === 'all');
     const add = async (set: RowSet, ids: ArrayLike<number>): Promise<void> => {
       const [thetaI, thetaT] = [await pair.instruct.readRowsFloat32(name, ids), await pair.thinking.readRowsFloat32(name, ids)];
       collector.add(set, basis.rowDeltaOf(name, direction, set, thetaI, thetaT));
