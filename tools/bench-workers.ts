@@ -5,7 +5,11 @@
  * are bit-identical (they must be). Worker start-up (module load, backend init) is inside the
  * timed stage: it is what a user waits for. The CPU seconds of all threads are printed too: on a
  * loaded machine the wall-clock ratio measures the share the scheduler gave us, while equal CPU
- * per run means the parallel version does no extra work.
+ * per run means the parallel version does no extra work. Per run it also prints each thread's CPU
+ * (Linux: the main thread, the threads the run started — workers, tsx's loader threads — and
+ * V8's and libuv's helper threads together) and the stage's timeline line (worker-timeline.ts:
+ * each worker's start, busy, waiting and idle-at-the-end seconds): the serial and imbalanced
+ * parts that a wall-clock ratio on a shared machine hides.
  *
  *   npm run bench:workers -- [--workers 2] [--hidden 256] [--layers 4] [--vocab 8192]
  *                            [--sequences 8] [--seq 128] [--batch 2]
