@@ -3,7 +3,7 @@
  *
  *   exportBuffers(plan, instruct, thinking) → ExportBuffers   two reusable arrays, one per side, sized to the largest tensor,
  *                                                           and each side's read-ahead of its small tensors (read-ahead.ts)
- *   produceEdited(planned, instruct, thinking, edit, notes, buffers?) → values for the writer
+ *   produceEdited(planned, instruct, thinking, edit, notes, buffers?, elementwise?) → values for the writer
  *
  * Memory: each side is read into its own reusable array (without `buffers`, into fresh ones), the
  * edit is handed both (it may overwrite them instead of allocating: PairedEdit), and a half-float
@@ -11,13 +11,15 @@
  * holds two arrays of the largest tensor and nothing else tensor-sized, and no tensor allocates
  * fresh pages: what made the export's peak RSS ~4× its largest tensor (θ_I, θ_T, δ, θ_M and
  * the encoded copy, garbage of the previous tensor on top). The writer finishes a tensor before
- * the next is read, so nothing the buffers hold is read twice.
+ * the next is read, so nothing the buffers hold is read twice. An `elementwise` edit
+ * (method-edit.ts isElementwise) of a half-float pair goes block by block instead
+ * (elementwise-tensor.ts): one float32 copy of the largest tensor, and cache-sized passes.
  *
  * Any NaN or ±Inf in an input stops the export with a CheckpointError naming the shard file and
  * the tensor (an edit cannot repair it, and writing it on would spread it silently); an edit that
  * turns finite inputs into a non-finite value stops it too. With `buffers` neither check has a
  * pass of its own: the inputs' rides on their widening (read-ahead.ts), the result's on its
- * narrowing (finite-values.ts narrowFiniteInPlace); an F32 result, or one the edit returned
+ * narrowing (finite-values.ts narrowFiniteInto, in place); an F32 result, or one the edit returned
  * outside the buffers, is checked by itself. Tensors that are not floating point
  * on either side are copied raw from the side the output is based on. editPair's notes (missing
  * side, shape mismatch, skipped projection) are appended to `notes` for the model card.
@@ -26,9 +28,10 @@ import { join } from 'node:path';
 import { editPair, type PairedEdit, type TensorSide } from '../crane/tensor-pair.ts';
 import type { Checkpoint, CheckpointTensor } from '../io/checkpoint.ts';
 import { isFloatDType } from '../io/dtype.ts';
-import { assertFiniteValues, narrowFiniteInPlace } from '../io/finite-values.ts';
+import { assertFiniteValues, narrowFiniteInto } from '../io/finite-values.ts';
 import type { TensorPayload } from '../io/tensor-encoding.ts';
 import type { PlannedTensor } from './export-plan.ts';
+import { editsInBlocks, produceInBlocks } from './elementwise-tensor.ts';
 import { ReadAhead } from './read-ahead.ts';
 
 /** One reusable float32 array per side, as long as the largest floating tensor either side holds, and each side's read-ahead. */
@@ -65,8 +68,10 @@ export async function produceEdited(
   edit: PairedEdit,
   notes: string[],
   buffers?: ExportBuffers,
+  elementwise = false,
 ): Promise<TensorPayload> {
   const { name } = planned.spec;
+  if (elementwise && buffers !== undefined && editsInBlocks(planned)) return produceInBlocks(planned, instruct, thinking, edit, notes, buffers);
   // The output is based on Instruct wherever it has the tensor (see export-plan.ts).
   const [base, baseInfo, baseLabel] = planned.instruct !== undefined ? [instruct, planned.instruct, 'Instruct'] : [thinking, planned.thinking as CheckpointTensor, 'Thinking'];
   const present = [planned.instruct, planned.thinking].filter((t): t is CheckpointTensor => t !== undefined);
@@ -94,7 +99,9 @@ export async function produceEdited(
   // Narrowed in place only inside the read buffers: an array the edit returns from elsewhere (RAIN's tensors) is not ours to overwrite.
   const { dtype } = planned.spec;
   const ours = buffers !== undefined && (result.values.buffer === buffers.instruct.buffer || result.values.buffer === buffers.thinking.buffer);
-  if (ours && (dtype === 'BF16' || dtype === 'F16')) return narrowFiniteInPlace(dtype, result.values, ...refuse);
+  if (ours && (dtype === 'BF16' || dtype === 'F16')) {
+    return narrowFiniteInto(dtype, result.values, new Uint16Array(result.values.buffer, result.values.byteOffset, result.values.length), 0, ...refuse);
+  }
   assertFiniteValues(result.values, ...refuse);
   return result.values;
 }

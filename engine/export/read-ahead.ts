@@ -5,6 +5,7 @@
  *
  *   new ReadAhead(checkpoint, tensors)   tensors: this side's, in the order readFiniteFloat32 will be called
  *   readAhead.readFiniteFloat32(name, into)   as Checkpoint.readFloat32, refusing NaN and ±Inf; from the run when the tensor is in one
+ *   readAhead.readStored(name, into)          an F32/F16/BF16 tensor's stored bytes, unchecked
  *   readAhead.close()
  *
  * Why: a Qwen3-30B-A3B pair has 18,867 tensors a side, most of them experts of a few MiB or
@@ -69,27 +70,35 @@ export class ReadAhead {
   async readFiniteFloat32(name: string, into: Float32Array): Promise<Float32Array> {
     const tensor = this.checkpoint.tensor(name);
     const file = join(this.checkpoint.dir, tensor.shard);
+    if (!isRunDType(tensor.dtype)) {
+      const values = await this.checkpoint.readFloat32(name, into);
+      assertFiniteValues(values, file, name, ...REFUSAL);
+      return values;
+    }
+    const values = viewFor(tensor, into);
+    const bytes = await this.readStored(name, storedBytesOf(tensor, values));
+    return widenFinite(tensor, bytes, values, file);
+  }
+
+  /**
+   * An F32/F16/BF16 tensor's stored bytes into `into` (exactly the tensor's byte size), as they
+   * are in the file: for a caller that widens them itself (export/elementwise-tensor.ts) and so
+   * checks finiteness itself.
+   */
+  async readStored(name: string, into: Uint8Array): Promise<Uint8Array> {
+    const tensor = this.checkpoint.tensor(name);
+    if (!isRunDType(tensor.dtype) || into.length !== tensor.bytes) throw new RangeError(`${name}: ${tensor.dtype} tensor of ${tensor.bytes} bytes, asked into ${into.length} bytes`);
     const placed = this.placed.get(name);
     if (placed === undefined) {
-      if (!isRunDType(tensor.dtype)) {
-        const values = await this.checkpoint.readFloat32(name, into);
-        assertFiniteValues(values, file, name, ...REFUSAL);
-        return values;
-      }
-      const values = viewFor(tensor, into);
       const { path, position } = this.checkpoint.location(name);
-      const bytes = storedBytesOf(tensor, values);
-      await readInto(await this.handle(path), path, position, bytes, name);
-      return widenFinite(tensor, bytes, values, file);
+      await readInto(await this.handle(path), path, position, into, name);
+      return into;
     }
     const slot = await this.load(placed.run);
     this.load(placed.run + 1).catch(() => undefined); // read ahead; a failure surfaces when that run is asked for
-    const run = this.runs[placed.run] as Run;
-    const offset = placed.position - run.start;
-    const values = viewFor(tensor, into);
-    const bytes = storedBytesOf(tensor, values);
-    bytes.set(slot.subarray(offset, offset + tensor.bytes));
-    return widenFinite(tensor, bytes, values, file);
+    const offset = placed.position - (this.runs[placed.run] as Run).start;
+    into.set(slot.subarray(offset, offset + tensor.bytes));
+    return into;
   }
 
   async close(): Promise<void> {

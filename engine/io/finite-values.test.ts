@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CheckpointError } from './checkpoint-error.ts';
 import type { FloatDType } from './dtype.ts';
-import { assertFiniteStored, assertFiniteValues, narrowFiniteInPlace } from './finite-values.ts';
+import { assertFiniteStored, assertFiniteValues, narrowFiniteInto } from './finite-values.ts';
 import { decodeHalf, encodeHalf } from './half-float.ts';
 import { encodeTensor } from './tensor-encoding.ts';
 
@@ -27,25 +27,26 @@ describe('assertFiniteValues', () => {
   });
 });
 
-describe('narrowFiniteInPlace', () => {
+describe('narrowFiniteInto', () => {
   /** Values over several check blocks (16,384 each), with the float32 extremes that narrow to ±Inf in BF16/F16 (finite here). */
   const finite = () => Float32Array.from({ length: 40_000 }, (_, i) => (i % 997 === 0 ? 3.4028234663852886e38 : Math.sin(i) * 2 ** ((i % 60) - 30)));
 
   it.each(['BF16', 'F16'] as const)('narrows finite values to encodeHalf\'s %s patterns, in the same array', (dtype) => {
     const values = finite();
     const expected = Array.from(encodeHalf(dtype, values));
-    const narrowed = narrowFiniteInPlace(dtype, values, 'f', 't', 'was edited into', 'x');
-    expect(narrowed.buffer).toBe(values.buffer);
+    const apart = narrowFiniteInto(dtype, values, new Uint16Array(values.length), 0, 'f', 't', 'was edited into', 'x');
+    expect(Array.from(apart)).toEqual(expected);
+    const narrowed = narrowFiniteInto(dtype, values, new Uint16Array(values.buffer, 0, values.length), 0, 'f', 't', 'was edited into', 'x');
     expect(Array.from(narrowed)).toEqual(expected);
   });
 
-  it.each([[0, NaN], [16_383, Infinity], [16_384, -Infinity], [39_999, NaN]])('refuses the first bad value (index %i: %s) as assertFiniteValues does, a later one in the same block left unnamed', (at, bad) => {
+  it.each([[0, NaN], [16_383, Infinity], [16_384, -Infinity], [39_999, NaN]])('refuses the first bad value (index %i: %s) as assertFiniteValues does, a later one in the same block left unnamed, counting from `first`', (at, bad) => {
     const values = finite();
     values[at] = bad;
     values[Math.min(at + 1, values.length - 1)] = NaN;
     const error = (() => {
       try {
-        narrowFiniteInPlace('BF16', values, '/m/model.safetensors', 'lm_head.weight', 'was edited into', 'nothing was written');
+        narrowFiniteInto('BF16', values, new Uint16Array(values.buffer, 0, values.length), 1000, '/m/model.safetensors', 'lm_head.weight', 'was edited into', 'nothing was written');
       } catch (caught) {
         return caught;
       }
@@ -54,7 +55,13 @@ describe('narrowFiniteInPlace', () => {
     expect(error).toBeInstanceOf(CheckpointError);
     expect((error as CheckpointError).code).toBe('non-finite');
     expect((error as CheckpointError).message).toContain('lm_head.weight');
-    expect((error as CheckpointError).message).toContain(`was edited into ${bad} at flat index ${at}; nothing was written`);
+    expect((error as CheckpointError).message).toContain(`was edited into ${bad} at flat index ${1000 + at}; nothing was written`);
+  });
+});
+
+describe('assertFiniteValues on a block', () => {
+  it('names the flat index counted from `first`', () => {
+    expect(() => assertFiniteValues(new Float32Array([1, NaN]), 'f', 't', 'contains', 'x', 4096)).toThrow('contains NaN at flat index 4097; x');
   });
 });
 

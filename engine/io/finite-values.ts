@@ -4,21 +4,22 @@
  * (model/finite-weights.ts, on the stored bits) and on both sides and the result of every
  * exported tensor (export/edited-tensor.ts, on the float32 values it computes with anyway).
  *
- *   assertFiniteValues(values, file, tensor, what, outcome)   what: "contains", "was edited into"…
+ *   assertFiniteValues(values, file, tensor, what, outcome, first?)   what: "contains", "was edited into"…
  *   assertFiniteStored(dtype, bytes, first, file, tensor, what, outcome)   the same on stored bytes
- *   narrowFiniteInPlace(dtype, values, file, tensor, what, outcome)        the same, inside narrowInPlace's pass
+ *   narrowFiniteInto(dtype, values, out, first, file, tensor, what, outcome)   the same, inside the narrowing's pass
  *
- * The export reads its inputs with half-float.ts widenCheckedInPlace (the test inside the
- * widening pass) and looks for the first bad value with assertFiniteValues only when it fails.
+ * The export reads its inputs with half-float.ts widenInto (the test inside the widening pass)
+ * and looks for the first bad value with assertFiniteValues only when that test fails.
  */
 import { CheckpointError } from './checkpoint-error.ts';
 import type { FloatDType } from './dtype.ts';
-import { bf16BitsToF32, f16BitsToF32, HALF_EXPONENT, narrowInPlace } from './half-float.ts';
+import { bf16BitsToF32, f16BitsToF32, HALF_EXPONENT, narrowInto } from './half-float.ts';
 
-export function assertFiniteValues(values: Float32Array, file: string, tensor: string, what: string, outcome: string): void {
+/** `first`: the flat index of values[0] in its tensor, when `values` is a block of it. */
+export function assertFiniteValues(values: Float32Array, file: string, tensor: string, what: string, outcome: string, first = 0): void {
   for (let i = 0; i < values.length; i++) {
     const v = values[i] as number;
-    if (!Number.isFinite(v)) throw nonFinite(v, i, file, tensor, what, outcome);
+    if (!Number.isFinite(v)) throw nonFinite(v, first + i, file, tensor, what, outcome);
   }
 }
 
@@ -37,22 +38,23 @@ export function assertFiniteStored(dtype: FloatDType, bytes: Uint8Array, first: 
 const NARROW_BLOCK = 16_384;
 
 /**
- * narrowInPlace(dtype, values), refusing a NaN or ±Inf among `values` with assertFiniteValues's
- * error (the first such index). Each block is checked just before it is narrowed, while it is in
- * cache, so the check costs no pass of its own over a tensor-sized array (two thirds of the
- * export's finiteness time when it was one). On an error the blocks before the bad one are already
- * narrowed: the caller drops the array (the export stops, writing nothing).
+ * narrowInto(dtype, values, out) (out may be values' own first half, see narrowInPlace), refusing
+ * a NaN or ±Inf among `values` with assertFiniteValues's error (the first such index, counted from
+ * `first`, the flat index of values[0]). Each block is checked just before it is narrowed, while
+ * it is in cache, so the check costs no pass of its own over a tensor-sized array (two thirds of
+ * the export's finiteness time when it was one). On an error the blocks before the bad one are
+ * already narrowed: the caller drops `out` (the export stops, writing nothing).
  */
-export function narrowFiniteInPlace(dtype: 'F16' | 'BF16', values: Float32Array, file: string, tensor: string, what: string, outcome: string): Uint16Array {
+export function narrowFiniteInto(dtype: 'F16' | 'BF16', values: Float32Array, out: Uint16Array, first: number, file: string, tensor: string, what: string, outcome: string): Uint16Array {
   const words = new Uint32Array(values.buffer, values.byteOffset, values.length);
   for (let from = 0; from < values.length; from += NARROW_BLOCK) {
     const to = Math.min(values.length, from + NARROW_BLOCK);
     for (let i = from; i < to; i++) {
-      if (((words[i] as number) & 0x7f800000) === 0x7f800000) throw nonFinite(values[i] as number, i, file, tensor, what, outcome);
+      if (((words[i] as number) & 0x7f800000) === 0x7f800000) throw nonFinite(values[i] as number, first + i, file, tensor, what, outcome);
     }
-    narrowInPlace(dtype, values, from, to);
+    narrowInto(dtype, values, out, from, to);
   }
-  return new Uint16Array(values.buffer, values.byteOffset, values.length);
+  return out;
 }
 
 function nonFinite(value: number, index: number, file: string, tensor: string, what: string, outcome: string): CheckpointError {

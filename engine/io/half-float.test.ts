@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bf16BitsToF32, decodeHalf, encodeHalf, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits, narrowInPlace, widenCheckedInPlace, widenInPlace } from './half-float.ts';
+import { bf16BitsToF32, decodeHalf, encodeHalf, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits, narrowInPlace, widenCheckedInPlace, widenInPlace, widenInto } from './half-float.ts';
 
 const isNaNF16 = (b: number) => (b & 0x7c00) === 0x7c00 && (b & 0x3ff) !== 0;
 const isNaNBf16 = (b: number) => (b & 0x7f80) === 0x7f80 && (b & 0x7f) !== 0;
@@ -173,6 +173,24 @@ describe('widenCheckedInPlace', () => {
         }
       }
     }
+  });
+
+  it('widens patterns apart from the values (widenInto) at any alignment and count, with the same answer', () => {
+    for (const dtype of ['BF16', 'F16'] as const) {
+      for (const [offset, count] of [[0, 0], [0, 1], [2, 1], [0, 9], [2, 9], [2, 10], [4, 1000]] as const) {
+        const patterns = new Uint16Array(new ArrayBuffer(2 * count + 8), offset, count);
+        patterns.set(Uint16Array.from({ length: count }, (_, i) => (i * 40503 + 7) & 0x3fff)); // finite
+        const values = new Float32Array(count);
+        expect(widenInto(dtype, patterns, values), `${dtype} ${offset} ${count}`).toBe(true);
+        expect(Array.from(values)).toEqual(Array.from(decodeHalf(dtype, patterns)));
+        if (count > 0) {
+          patterns[count - 1] = dtype === 'BF16' ? 0xff80 : 0xfc00; // -Inf last: the pattern left over after the pairs
+          expect(widenInto(dtype, patterns, values), `${dtype} ${offset} ${count} with -Inf last`).toBe(false);
+          expect(values[count - 1]).toBe(-Infinity);
+        }
+      }
+    }
+    expect(() => widenInto('BF16', new Uint16Array(3), new Float32Array(2))).toThrow(RangeError);
   });
 
   it('counts the largest finite values and the subnormals as finite', () => {

@@ -96,21 +96,30 @@ export function widenInPlace(dtype: 'F16' | 'BF16', values: Float32Array): Float
  * false looks for the first bad value (assertFiniteValues) only then.
  */
 export function widenCheckedInPlace(dtype: 'F16' | 'BF16', values: Float32Array): boolean {
-  if (dtype === 'BF16' && LITTLE_ENDIAN) return widenBf16Pairs(values);
+  return widenInto(dtype, new Uint16Array(values.buffer, values.byteOffset + 2 * values.length, values.length), values);
+}
+
+/**
+ * F16/BF16 `patterns` widened into `values` (as long), returning whether all were finite (as
+ * widenCheckedInPlace). `patterns` is either apart from `values` or exactly its upper half
+ * (widenCheckedInPlace, where forward order makes that safe).
+ */
+export function widenInto(dtype: 'F16' | 'BF16', patterns: Uint16Array, values: Float32Array): boolean {
+  if (patterns.length !== values.length) throw new RangeError(`${patterns.length} patterns cannot widen into ${values.length} values`);
+  if (dtype === 'BF16' && LITTLE_ENDIAN) return widenBf16Pairs(patterns, values);
   const count = values.length;
-  const patterns = new Uint16Array(values.buffer, values.byteOffset, 2 * count);
   const exponent = HALF_EXPONENT[dtype];
   let flags = 0;
   if (dtype === 'BF16') {
     const wide = new Int32Array(values.buffer, values.byteOffset, count);
     for (let i = 0; i < count; i++) {
-      const pattern = patterns[count + i] as number;
+      const pattern = patterns[i] as number;
       flags |= (pattern & exponent) + LOWEST_EXPONENT_BIT.BF16;
       wide[i] = pattern << 16;
     }
   } else {
     for (let i = 0; i < count; i++) {
-      const pattern = patterns[count + i] as number;
+      const pattern = patterns[i] as number;
       flags |= (pattern & exponent) + LOWEST_EXPONENT_BIT.F16;
       values[i] = f16BitsToF32(pattern);
     }
@@ -132,32 +141,35 @@ const LOWEST_EXPONENT_BIT = { BF16: 0x0080, F16: 0x0400 } as const;
 /**
  * BF16 widened two patterns per load: on a little-endian machine the uint32 over patterns i and
  * i+1 holds i in its low half, so float i is its low half shifted up and float i+1 its high half
- * masked — half the loads of one pattern at a time, about twice as fast. An odd count leaves
- * the patterns 2 bytes off a uint32 boundary, so its first pattern is widened alone. Still in
- * forward order: floats i, i+1 (bytes 4i…4i+7) are written after the pair at 2·count + 2i is
- * read, and every pair still unread starts past byte 4i+7 (2·count + 2i + 4 > 4i + 7 for i ≤ count − 2).
+ * masked — half the loads of one pattern at a time, about twice as fast. Patterns 2 bytes off a
+ * uint32 boundary (an odd count in place) have their first widened alone, and a pattern left
+ * over after the pairs is widened alone too. In place (patterns in the upper half of values) it is
+ * still forward order: floats i, i+1 (bytes 4i…4i+7) are written after the pair at
+ * 2·count + 2i is read, and every pair still unread starts past byte 4i+7
+ * (2·count + 2i + 4 > 4i + 7 for i ≤ count − 2).
  * Returns whether all were finite: the exponent test of HALF_EXPONENT on both halves of each
  * pair at once (the low half's sum stays below bit 16).
  */
-function widenBf16Pairs(values: Float32Array): boolean {
+function widenBf16Pairs(patterns: Uint16Array, values: Float32Array): boolean {
   const count = values.length;
   const wide = new Int32Array(values.buffer, values.byteOffset, count);
-  const head = count & 1;
+  const head = Math.min(count, (patterns.byteOffset & 2) >> 1);
   const mask = HALF_EXPONENT.BF16 * 0x10001;
   const carry = LOWEST_EXPONENT_BIT.BF16 * 0x10001;
-  let flags = 0;
-  if (head === 1) {
-    const pattern = new Uint16Array(values.buffer, values.byteOffset + 2 * count, 1)[0] as number;
-    flags = (pattern & mask) + carry;
-    wide[0] = pattern << 16;
-  }
-  const pairs = new Uint32Array(values.buffer, values.byteOffset + 2 * (count + head), (count - head) >> 1);
+  // The first and last patterns when widened alone (a closure over `flags` would slow the loop).
+  const first = head === 1 ? patterns[0] as number : 0;
+  const tail = count > head && (count - head) % 2 === 1 ? count - 1 : -1;
+  const last = tail >= 0 ? patterns[tail] as number : 0;
+  let flags = ((first & mask) + carry) | ((last & mask) + carry);
+  if (head === 1) wide[0] = first << 16;
+  const pairs = new Uint32Array(patterns.buffer, patterns.byteOffset + 2 * head, (count - head) >> 1);
   for (let k = 0, i = head; k < pairs.length; k++, i += 2) {
     const pair = pairs[k] as number;
     flags |= (pair & mask) + carry;
     wide[i] = pair << 16;
     wide[i + 1] = pair & 0xffff0000;
   }
+  if (tail >= 0) wide[tail] = last << 16;
   return (flags & 0x80008000) === 0;
 }
 
@@ -180,8 +192,8 @@ export function narrowInPlace(dtype: 'F16' | 'BF16', values: Float32Array, from 
   return out;
 }
 
-/** Round to nearest even of values [from, to) into `out` (which may alias `values`' first half, see narrowInPlace). */
-function narrowInto(dtype: 'F16' | 'BF16', values: Float32Array, out: Uint16Array, from = 0, to = values.length): Uint16Array {
+/** Round to nearest even of values [from, to) into out[from, to) (`out` may alias `values`' first half, see narrowInPlace). */
+export function narrowInto(dtype: 'F16' | 'BF16', values: Float32Array, out: Uint16Array, from = 0, to = values.length): Uint16Array {
   if (dtype === 'F16') {
     for (let i = from; i < to; i++) out[i] = f32ToF16Bits(values[i] as number);
     return out;

@@ -1,0 +1,75 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { baselineEdit } from '../crane/baselines.ts';
+import { Checkpoint } from '../io/checkpoint.ts';
+import type { TensorPayload } from '../io/tensor-encoding.ts';
+import { encodeHalf } from '../io/half-float.ts';
+import { seededFloats, withTempDir, writeFixtureCheckpoint, type FixtureTensor } from '../io/testing/fixtures.ts';
+import { exportBuffers, produceEdited } from './edited-tensor.ts';
+import { editsInBlocks } from './elementwise-tensor.ts';
+import { planExport } from './export-plan.ts';
+
+const edit = baselineEdit({ method: 'task_arithmetic', lambda: 0.3 });
+
+/** A side: several blocks' worth of values (one odd-sized), BF16 and F16, and an F32 tensor (whole-tensor path). */
+function side(seed: number, dtypes: { big: 'BF16' | 'F16'; odd: 'BF16' | 'F16' }, spoil?: { name: string; at: number; value: number }): FixtureTensor[] {
+  const tensor = (name: string, dtype: 'BF16' | 'F16' | 'F32', shape: number[], s: number): FixtureTensor => {
+    const values = seededFloats(shape.reduce((a, b) => a * b, 1), s);
+    if (spoil?.name === name) values[spoil.at] = spoil.value;
+    return { spec: { name, dtype, shape }, data: dtype === 'F32' ? values : encodeHalf(dtype, values) };
+  };
+  return [tensor('big', dtypes.big, [40, 1000], seed), tensor('odd', dtypes.odd, [16_385], seed + 1), tensor('f32', 'F32', [7], seed + 2)];
+}
+
+async function withPair<T>(root: string, instruct: FixtureTensor[], thinking: FixtureTensor[], body: (i: Checkpoint, t: Checkpoint) => Promise<T>): Promise<T> {
+  const [i, t] = [await Checkpoint.open(await writeFixtureCheckpoint(join(root, 'i'), instruct)), await Checkpoint.open(await writeFixtureCheckpoint(join(root, 't'), thinking))];
+  try {
+    return await body(i, t);
+  } finally {
+    await i.close();
+    await t.close();
+  }
+}
+
+/** Every tensor of the pair produced through the export's buffers, block by block or not. */
+async function produceAll(i: Checkpoint, t: Checkpoint, elementwise: boolean): Promise<Map<string, Buffer>> {
+  const plan = planExport(i, t, 'BF16');
+  const buffers = exportBuffers(plan, i, t);
+  try {
+    const out = new Map<string, Buffer>();
+    for (const planned of plan) {
+      const payload: TensorPayload = await produceEdited(planned, i, t, edit, [], buffers, elementwise);
+      out.set(planned.spec.name, Buffer.from(new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength)));
+    }
+    return out;
+  } finally {
+    await buffers.close();
+  }
+}
+
+describe('produceInBlocks (an element-wise edit, block by block)', () => {
+  it('writes the bytes the whole-tensor path writes, for BF16 and F16 sides, across block edges and an odd size', () => withTempDir(async (root) => {
+    await withPair(root, side(1, { big: 'BF16', odd: 'F16' }), side(9, { big: 'BF16', odd: 'BF16' }), async (i, t) => {
+      const plan = planExport(i, t, 'BF16');
+      expect(new Map(plan.map((p) => [p.spec.name, editsInBlocks(p)]))).toEqual(new Map([['big', true], ['odd', true], ['f32', false]]));
+      const [blocks, whole] = [await produceAll(i, t, true), await produceAll(i, t, false)];
+      for (const [name, bytes] of whole) expect(blocks.get(name)?.equals(bytes), name).toBe(true);
+    });
+  }));
+
+  it.each([['instruct', 'i', 'contains'], ['thinking', 't', 'contains']] as const)('refuses a NaN or ±Inf in %s past the first block, naming its shard and the flat index', (which, folder, what) => withTempDir(async (root) => {
+    const spoil = { name: 'big', at: 20_001, value: -Infinity };
+    const [instruct, thinking] = which === 'instruct' ? [side(1, { big: 'BF16', odd: 'BF16' }, spoil), side(9, { big: 'BF16', odd: 'BF16' })] : [side(1, { big: 'BF16', odd: 'BF16' }), side(9, { big: 'BF16', odd: 'BF16' }, spoil)];
+    await withPair(root, instruct, thinking, async (i, t) => {
+      await expect(produceAll(i, t, true)).rejects.toThrow(`${join(root, folder, 'model.safetensors')}: tensor "big": ${what} -Infinity at flat index 20001; nothing was written`);
+    });
+  }));
+
+  it('refuses an edit result that is not finite (finite inputs whose blend overflows), naming Instruct\'s shard', () => withTempDir(async (root) => {
+    const huge = (sign: number): FixtureTensor[] => [{ spec: { name: 'big', dtype: 'BF16', shape: [3] }, data: encodeHalf('BF16', Float32Array.of(1, sign * 3e38, 1)) }];
+    await withPair(root, huge(-1), huge(1), async (i, t) => {
+      // θ_T − θ_I = 6e38 overflows float32 to Infinity.
+      await expect(produceAll(i, t, true)).rejects.toThrow(/model\.safetensors: tensor "big": was edited into (-)?Infinity at flat index 1; nothing was written/);
+    });
+  }));
+});

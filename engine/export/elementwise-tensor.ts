@@ -1,0 +1,75 @@
+/**
+ * One tensor of an element-wise edit (θ_M[i] from θ_I[i] and θ_T[i] alone: method-edit.ts
+ * isElementwise), edited block by block from the stored half floats.
+ *
+ *   editsInBlocks(planned) → whether the tensor can go this way (both sides F16/BF16, one shape, F16/BF16 out)
+ *   produceInBlocks(planned, instruct, thinking, edit, notes, buffers) → the output patterns
+ *
+ * Both sides' stored bytes are read into the first half of the export's reusable arrays (their
+ * other halves are never touched); each block of BLOCK values is widened into two cache-sized
+ * float32 arrays, edited there (handed over: the edit overwrites them), checked and narrowed into
+ * the output patterns, which overwrite Instruct's stored patterns of the same block (already
+ * widened). Why: the whole-tensor path widens both sides into tensor-sized float32 arrays and
+ * runs every pass over them, and on a Qwen3-shaped pair (91% of the bytes in the embedding and
+ * lm_head) the first touch of those pages and the trips through memory were most of the
+ * export's CPU. Memory: the two stored tensors, half of what the whole-tensor path holds.
+ *
+ * Same values as the whole-tensor path, and the same refusals (a NaN or ±Inf in an input or in
+ * the result, naming the shard, the tensor and the flat index), but block by block: a pair that is
+ * bad in several places is refused at the first bad block, not at Instruct's first bad value.
+ */
+import { join } from 'node:path';
+import type { PairedEdit } from '../crane/tensor-pair.ts';
+import type { Checkpoint, CheckpointTensor } from '../io/checkpoint.ts';
+import { assertFiniteValues, narrowFiniteInto } from '../io/finite-values.ts';
+import { widenInto } from '../io/half-float.ts';
+import type { ExportBuffers } from './edited-tensor.ts';
+import type { PlannedTensor } from './export-plan.ts';
+
+/** Values per block: 64 KiB of float32 a side, in cache from widening to narrowing. */
+const BLOCK = 16_384;
+
+type Half = 'F16' | 'BF16';
+const isHalf = (dtype: string): dtype is Half => dtype === 'F16' || dtype === 'BF16';
+
+export function editsInBlocks(planned: PlannedTensor): boolean {
+  const { instruct, thinking, spec } = planned;
+  return instruct !== undefined && thinking !== undefined && isHalf(instruct.dtype) && isHalf(thinking.dtype) && isHalf(spec.dtype)
+    && instruct.shape.length === thinking.shape.length && instruct.shape.every((d, i) => d === thinking.shape[i]);
+}
+
+/** Only for a tensor editsInBlocks accepts, with an element-wise edit. */
+export async function produceInBlocks(
+  planned: PlannedTensor,
+  instruct: Checkpoint,
+  thinking: Checkpoint,
+  edit: PairedEdit,
+  notes: string[],
+  buffers: ExportBuffers,
+): Promise<Uint16Array> {
+  const { name, shape, dtype } = planned.spec;
+  const [infoI, infoT] = [planned.instruct as CheckpointTensor, planned.thinking as CheckpointTensor];
+  const stored = (buffer: Float32Array, info: CheckpointTensor) => new Uint8Array(buffer.buffer, buffer.byteOffset, info.bytes);
+  // Both reads in flight at once; awaited in order, so a failure on both sides names Instruct.
+  const thinkingRead = buffers.readAhead.thinking.readStored(name, stored(buffers.thinking, infoT));
+  thinkingRead.catch(() => undefined); // surfaces below, once Instruct's read has succeeded
+  const bytesI = await buffers.readAhead.instruct.readStored(name, stored(buffers.instruct, infoI));
+  const bytesT = await thinkingRead;
+  const count = infoI.bytes / 2;
+  const [patternsI, patternsT] = [new Uint16Array(bytesI.buffer, bytesI.byteOffset, count), new Uint16Array(bytesT.buffer, bytesT.byteOffset, count)];
+  const [fileI, fileT] = [join(instruct.dir, infoI.shard), join(thinking.dir, infoT.shard)];
+  const [blockI, blockT] = [new Float32Array(Math.min(BLOCK, count)), new Float32Array(Math.min(BLOCK, count))];
+  let note: string | undefined;
+  for (let from = 0; from < count; from += BLOCK) {
+    const to = Math.min(count, from + BLOCK);
+    const [valuesI, valuesT] = [blockI.subarray(0, to - from), blockT.subarray(0, to - from)];
+    if (!widenInto(infoI.dtype as Half, patternsI.subarray(from, to), valuesI)) assertFiniteValues(valuesI, fileI, name, 'contains', 'nothing was written', from);
+    if (!widenInto(infoT.dtype as Half, patternsT.subarray(from, to), valuesT)) assertFiniteValues(valuesT, fileT, name, 'contains', 'nothing was written', from);
+    const result = edit(name, shape, valuesI, valuesT, true);
+    note ??= result.note;
+    // Into Instruct's patterns of this block, which valuesI already holds widened.
+    narrowFiniteInto(dtype as Half, result.values, patternsI.subarray(from, to), from, fileI, name, 'was edited into', 'nothing was written');
+  }
+  if (note !== undefined) notes.push(`${name}: ${note}`);
+  return patternsI;
+}
