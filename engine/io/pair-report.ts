@@ -91,7 +91,7 @@ export async function comparePair(instruct: Checkpoint, thinking: Checkpoint, ba
   checkReferenceOnly(instruct, thinking, findings);
   const baseReport = base === undefined ? undefined : compareBase(base, { instruct, thinking }, STRUCTURAL_FIELDS, findings);
   const instructTokenizer = await summarizeTokenizer(instruct);
-  compareTokenizers(instructTokenizer, await summarizeTokenizer(thinking), findings);
+  compareTokenizers(instructTokenizer, await summarizeTokenizer(thinking, instructTokenizer), findings);
   const identical = instruct.dir === thinking.dir;
   if (identical) findings.push({ severity: 'warning', code: 'pair-identical', message: `Instruct and Thinking are the same folder (${instruct.dir}): δ = 0, an edit changes nothing` });
   return {

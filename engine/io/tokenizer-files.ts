@@ -22,8 +22,16 @@ export interface TokenizerSummary {
   readonly chatTemplate: string | undefined;
 }
 
-export async function summarizeTokenizer(checkpoint: Checkpoint): Promise<TokenizerSummary> {
+/**
+ * `like`: another checkpoint's summary (the pair's other side). When this tokenizer.json is
+ * byte-identical to the one `like` was made from (same fileHash), its parse is reused: the
+ * 11 MB file of a 151,936-token vocabulary is parsed once per pair, not twice (≈0.5 CPU s each).
+ */
+export async function summarizeTokenizer(checkpoint: Checkpoint, like?: TokenizerSummary): Promise<TokenizerSummary> {
   const tokenizerText = await checkpoint.readSideFile('tokenizer.json');
+  if (like?.fileHash !== undefined && tokenizerText !== undefined && sha256(tokenizerText) === like.fileHash) {
+    return { ...like, chatTemplate: await readChatTemplate(checkpoint) };
+  }
   const tokenizer = tokenizerText === undefined ? undefined : parseJson(join(checkpoint.dir, 'tokenizer.json'), tokenizerText);
   const model = tokenizer?.['model'] as { vocab?: Record<string, number> } | undefined;
   const addedTokens = new Map<string, { id: number; special: boolean }>();
@@ -37,7 +45,7 @@ export async function summarizeTokenizer(checkpoint: Checkpoint): Promise<Tokeni
   }
   let vocabHash: string | undefined;
   return {
-    fileHash: model === undefined || tokenizerText === undefined ? undefined : createHash('sha256').update(tokenizerText).digest('hex'),
+    fileHash: model === undefined || tokenizerText === undefined ? undefined : sha256(tokenizerText),
     vocabHash: () => {
       if (model !== undefined) vocabHash ??= createHash('sha256').update(canonicalJson(model)).digest('hex');
       return vocabHash;
@@ -46,6 +54,10 @@ export async function summarizeTokenizer(checkpoint: Checkpoint): Promise<Tokeni
     addedTokens,
     chatTemplate: await readChatTemplate(checkpoint),
   };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 async function readChatTemplate(checkpoint: Checkpoint): Promise<string | undefined> {
