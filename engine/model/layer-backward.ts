@@ -4,7 +4,8 @@
  * recomputes it on each sequence's stashed input under tf.grads with the incoming output
  * gradient (the MLP in row chunks that recompute their activations: chunked-mlp.ts), and returns
  * the input gradients (for the layer below) and the parameter gradients summed over sequences, in
- * the checkpoint's names and layouts. Everything in tfjs memory is released before returning.
+ * the checkpoint's names and layouts (with `lent`, in arrays kept there for the next layer:
+ * weights.ts checkpointLayerGrads). Everything in tfjs memory is released before returning.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { decoderLayer } from './decoder-layer.ts';
@@ -25,6 +26,7 @@ export async function backwardLayer(
   inputs: readonly Float32Array[],
   dOutputs: readonly Float32Array[],
   ropes: RopeCache,
+  lent?: Map<string, Float32Array>,
 ): Promise<LayerBackward> {
   const { spec } = ctx;
   const width = spec.hiddenSize;
@@ -48,7 +50,7 @@ export async function backwardLayer(
       dx.dispose();
       keys.forEach((k, i) => sums.set(k, accumulate(sums.get(k), dParams[i] as tf.Tensor)));
     });
-    return { dInputs, grads: checkpointLayerGrads(spec, weights, layer, sums) };
+    return { dInputs, grads: checkpointLayerGrads(spec, weights, layer, sums, lent) };
   } finally {
     disposeLayer(weights);
     tf.dispose([...sums.values()]);

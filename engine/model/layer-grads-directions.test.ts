@@ -3,7 +3,8 @@
  * (headGrads) and against central finite differences of the loss along Δ, on tiny random
  * Qwen3-shaped models (untied, tied) and looped ones (Nanbeige, untied and tied), and on a
  * 151,936-token head whose every target dominates (p_label ≈ 1, where 1 − p cancels in float32);
- * the batch's embedding rows read alone give the pass of a whole read, bit for bit.
+ * the batch's embedding rows read alone give the pass of a whole read, and lent gradient arrays
+ * (lendGrads) the values of fresh ones, bit for bit.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { rm } from 'node:fs/promises';
@@ -150,6 +151,29 @@ describe.each(CASES)('head directions: $label', ({ options }) => {
     expect(wholeRead.includes(EMBED_NAME)).toBe(tied);
     expect(rows.result).toEqual(whole.result);
     expect(rows.grads).toEqual(whole.grads);
+  });
+
+  it('lends one array per parameter for every layer with lendGrads (a looped model: fresh ones), the values of fresh arrays', async () => {
+    const model = loadCausalLM(checkpoint);
+    const seen = async (lendGrads: boolean) => {
+      const copies: Float32Array[] = [];
+      const arrays = new Map<string, Set<ArrayBufferLike>>();
+      await model.lossAndLayerGrads(BATCH, (layer, grads) => {
+        if (layer === HEAD_GRADS_LAYER) return;
+        for (const [name, g] of grads) {
+          copies.push(g.slice());
+          const key = name.replace(/^model\.layers\.\d+\./, '');
+          arrays.set(key, (arrays.get(key) ?? new Set()).add(g.buffer));
+        }
+      }, { headDirections: () => Promise.resolve(DIRECTIONS), lendGrads });
+      return { copies, arrays: [...arrays.values()].map((set) => set.size) };
+    };
+    const [lent, fresh] = [await seen(true), await seen(false)];
+    expect(lent.copies).toEqual(fresh.copies);
+    const layers = loadCausalLM(checkpoint).spec.numLayers;
+    expect(layers).toBeGreaterThan(1);
+    expect(fresh.arrays.every((n) => n === layers)).toBe(true);
+    expect(lent.arrays.every((n) => n === (options.loop === undefined ? 1 : layers))).toBe(true);
   });
 
   it('refuses a direction that does not fit the embedding or lm_head, naming it', async () => {

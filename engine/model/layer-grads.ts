@@ -66,6 +66,13 @@ export interface LayerGradsOptions {
    * of after it: a whole lm_head Δ is vocab × hidden and need not live through the backward.
    */
   readonly headDirections?: () => Promise<HeadDirections>;
+  /**
+   * The layer gradients handed to onLayer are lent: valid until its promise settles, then
+   * overwritten with the next layer's (one array per parameter key for the whole call, not fresh
+   * pages per layer: a curvature pass only dots them). A looped model's parts wait across passes
+   * (loop-part-stash.ts), so it gets fresh arrays whatever this says.
+   */
+  readonly lendGrads?: boolean;
 }
 
 export interface LossResult {
@@ -104,7 +111,8 @@ async function passGrads(ctx: ModelContext, batch: readonly LossSequence[], onPa
   const headGrads = options.headGrads === true;
   const { grads: result, along } = await headPass(ctx, batch, hidden.map((h, i) => ({ hidden: h, ...(seqs[i] as (typeof seqs)[number]) })), { scale, chunkRows: options.headChunkRows ?? planMemory(spec).headRows, lmHeadGrad: headGrads }, options.headDirections);
 
-  const { dEmbedOut, dNorms } = await backwardLayers(ctx, stash, result.dHidden, onPart);
+  const lent = options.lendGrads === true && passCount(spec) === 1 ? new Map<string, Float32Array>() : undefined;
+  const { dEmbedOut, dNorms } = await backwardLayers(ctx, stash, result.dHidden, onPart, lent);
   if (headGrads || along !== undefined) {
     const parts = normParts(passCount(spec), result.dNorm, dNorms);
     if (headGrads) addVocabGrads(ctx, parts, batch, dEmbedOut, result);
@@ -164,7 +172,7 @@ function headAlong(ctx: ModelContext, batch: readonly LossSequence[], given: Hea
  * every pass and layer, given each (pass, layer)'s stashed inputs (released as it goes); returns
  * d / d embedding output and, per pass, the model.norm part of a norm after it (between passes).
  */
-async function backwardLayers(ctx: ModelContext, stash: PassInputs, dFinal: Float32Array[], onPart: PassGradsCallback): Promise<{ dEmbedOut: Float32Array[]; dNorms: (Float32Array | undefined)[] }> {
+async function backwardLayers(ctx: ModelContext, stash: PassInputs, dFinal: Float32Array[], onPart: PassGradsCallback, lent?: Map<string, Float32Array>): Promise<{ dEmbedOut: Float32Array[]; dNorms: (Float32Array | undefined)[] }> {
   const { numLayers } = ctx.spec;
   let grads = dFinal;
   const dNorms: (Float32Array | undefined)[] = [];
@@ -181,7 +189,7 @@ async function backwardLayers(ctx: ModelContext, stash: PassInputs, dFinal: Floa
       for (let layer = numLayers - 1; layer >= 0; layer--) {
         const layerInputs = inputs[layer] as readonly Float32Array[];
         inputs[layer] = undefined;
-        const layerGrads = await backwardLayer(ctx, layer, layerInputs, grads, ropes);
+        const layerGrads = await backwardLayer(ctx, layer, layerInputs, grads, ropes, lent);
         grads = layerGrads.dInputs;
         await onPart(pass, layer, layerGrads.grads);
       }

@@ -12,6 +12,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import type { ModelSpec } from './config.ts';
+import { copyValues } from '../tensor/heap-values.ts';
 import { withUploadBuffer } from '../tensor/upload-buffer.ts';
 import { isSparseLayer } from './moe-config.ts';
 import { EXPERT_PROJECTIONS, ROUTER_KEY, detectExpertLayout, expertKey, fuseExpertArrays, fusedShapes, perExpertShapes, splitFusedExpert, type ExpertLayout } from './moe-weights.ts';
@@ -155,12 +156,14 @@ export function toStoredLayout(key: string, grad: tf.Tensor): tf.Tensor {
 /**
  * Layer `layer`'s gradients (relative key → gradient of the parameter as held) under their full
  * checkpoint names and in the checkpoint's layouts: a fused-expert layer's per-expert gradients are fused.
+ * With `lent`, each is copied into that map's array for its key (made on first use, kept for
+ * the next layer), not into a fresh one.
  */
-export function checkpointLayerGrads(spec: ModelSpec, weights: LayerWeights, layer: number, grads: ReadonlyMap<string, tf.Tensor>): Map<string, Float32Array> {
+export function checkpointLayerGrads(spec: ModelSpec, weights: LayerWeights, layer: number, grads: ReadonlyMap<string, tf.Tensor>, lent?: Map<string, Float32Array>): Map<string, Float32Array> {
   const byKey = new Map<string, Float32Array>();
   for (const [key, grad] of grads) {
     const storedGrad = toStoredLayout(key, grad);
-    byKey.set(key, storedGrad.dataSync() as Float32Array);
+    byKey.set(key, lent === undefined ? storedGrad.dataSync() as Float32Array : copyValues(storedGrad, lentArray(lent, key, storedGrad.size)));
     if (storedGrad !== grad) storedGrad.dispose();
   }
   if (weights.experts === 'fused' && spec.moe !== undefined) {
@@ -169,6 +172,14 @@ export function checkpointLayerGrads(spec: ModelSpec, weights: LayerWeights, lay
     for (const [key, grad] of fused) byKey.set(key, grad);
   }
   return new Map([...byKey].map(([key, grad]) => [layerTensorName(layer, key), grad]));
+}
+
+function lentArray(lent: Map<string, Float32Array>, key: string, length: number): Float32Array {
+  const kept = lent.get(key);
+  if (kept !== undefined && kept.length === length) return kept;
+  const made = new Float32Array(length);
+  lent.set(key, made);
+  return made;
 }
 
 /** The output projection's checkpoint name: lm_head, or the embedding when tied (authoritative even if a copy of lm_head ships). */

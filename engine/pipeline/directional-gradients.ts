@@ -15,7 +15,12 @@
  * store on a worker thread (curvature-workers.ts): the same values either way.
  * `moved` edits only the tensors whose directions have a nonzero step (the others are θ_I as
  * read), with the same cached Δ the dots use: a probe that moves one layer group costs that
- * group's Δ, not the whole edit.
+ * group's Δ, not the whole edit. A layer read is moved in the array the reader lends
+ * (model/weights.ts readUploaded: no fresh pages per tensor and pass), and the embedding lookup
+ * reads and moves the batch's rows alone (model/embedding-rows.ts), each value the float32
+ * θ_I + step·Δ of a whole read: no vocab-sized read or copy per probe pass.
+ * The layer gradients are lent (lossAndLayerGrads lendGrads: the same arrays every layer, no
+ * fresh pages per layer and pass): each is dotted before the callback returns.
  * Cancellation is checked at every layer's gradients and every weight read, so an abort stops a
  * pass within a layer.
  */
@@ -41,21 +46,29 @@ export class DirectionalGradients {
   constructor(private readonly instruct: WeightSource, private readonly deltas: DirectionDeltas) {}
 
   moved(steps: Float64Array, signal: AbortSignal | undefined): WeightSource {
+    const still = (name: string): boolean => this.deltas.directionsOf(name).every((b) => steps[b] === 0);
+    const moving = async (name: string): Promise<{ delta: TensorDelta; step: number }[]> => (await this.deltas.deltasOf(name)).map((delta) => ({ delta, step: steps[delta.direction] ?? 0 })).filter(({ step }) => step !== 0);
     return cancellableSource({
       dir: this.instruct.dir,
       config: this.instruct.config,
       tensors: this.instruct.tensors,
       tensor: (name) => this.instruct.tensor(name),
-      readFloat32: async (name) => {
-        const read = await this.instruct.readFloat32(name);
-        if (this.deltas.directionsOf(name).every((b) => steps[b] === 0)) return read;
+      // Into the reader's reused array where it lends one (a layer read: no fresh pages per tensor and pass).
+      readFloat32: async (name, into) => {
+        const read = await this.instruct.readFloat32(name, into);
+        if (still(name)) return read;
         // a shared tensor is every worker's θ_I: moved on a copy
-        const thetaI = read.buffer instanceof SharedArrayBuffer ? read.slice() : read;
-        for (const delta of await this.deltas.deltasOf(name)) {
-          const step = steps[delta.direction] ?? 0;
-          if (step !== 0) addInPlace(thetaI, delta, step);
-        }
+        const thetaI = read.buffer instanceof SharedArrayBuffer ? copyOf(read, into) : read;
+        for (const { delta, step } of await moving(name)) addInPlace(thetaI, delta, step);
         return thetaI;
+      },
+      // The embedding lookup's rows, each value edited as readFloat32 edits it: no vocab-sized read or copy per pass.
+      readRowsFloat32: async (name, ids) => {
+        const width = this.instruct.tensor(name).shape.slice(1).reduce((a, b) => a * b, 1);
+        const rows = await rowsOf(this.instruct, name, ids, width);
+        if (still(name)) return rows;
+        for (const { delta, step } of await moving(name)) addAtRows(rows, ids, width, delta, step);
+        return rows;
       },
     }, signal, 'curvature');
   }
@@ -75,6 +88,7 @@ export class DirectionalGradients {
         }
       }, {
         sequenceCount: batch.length,
+        lendGrads: true,
         headDirections: async () => {
           const [embedding, lmHead] = [await this.deltas.deltasOf(EMBED_NAME), await this.deltas.deltasOf(LM_HEAD_NAME)];
           headSlots = [...embedding, ...lmHead].map((d) => d.direction);
@@ -86,6 +100,38 @@ export class DirectionalGradients {
       sequenceLosses.push(...result.sequenceLosses);
     }
     return { loss, sequenceLosses, dots };
+  }
+}
+
+/** `read` copied into `into` where it is lent (and long enough), else into a fresh array. */
+function copyOf(read: Float32Array, into: Float32Array | undefined): Float32Array {
+  if (into === undefined || into.length < read.length) return read.slice();
+  const copy = into.subarray(0, read.length);
+  copy.set(read);
+  return copy;
+}
+
+/** Rows `ids` of tensor `name` ([ids.length · width]): read as rows where the source can, else picked from its whole tensor (a shared one is a view). */
+async function rowsOf(source: WeightSource, name: string, ids: ArrayLike<number>, width: number): Promise<Float32Array> {
+  if (source.readRowsFloat32 !== undefined) return source.readRowsFloat32(name, ids);
+  const whole = await source.readFloat32(name);
+  const out = new Float32Array(ids.length * width);
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i] as number;
+    if (!(Number.isInteger(id) && id >= 0 && (id + 1) * width <= whole.length)) throw new RangeError(`${name}: row ${id} (entry ${i} of the rows asked) is outside the tensor's ${whole.length / width} rows`);
+    out.set(whole.subarray(id * width, (id + 1) * width), i * width);
+  }
+  return out;
+}
+
+/** addInPlace on the rows `ids` of a tensor ([ids.length · width]): each value gets the same float32 θ + step·Δ. */
+function addAtRows(rows: Float32Array, ids: ArrayLike<number>, width: number, delta: TensorDelta, step: number): void {
+  const at = delta.rows === undefined ? undefined : new Map(Array.from(delta.rows, (r, k) => [r, k]));
+  const { values } = delta;
+  for (let i = 0; i < ids.length; i++) {
+    const k = at === undefined ? ids[i] : at.get(ids[i] as number);
+    if (k === undefined) continue;
+    for (let j = 0; j < width; j++) rows[i * width + j] = (rows[i * width + j] as number) + step * (values[k * width + j] as number);
   }
 }
 

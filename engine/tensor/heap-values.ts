@@ -12,6 +12,16 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { BackendWasm } from '@tensorflow/tfjs-backend-wasm';
 
+/** A float32 tensor's values copied into `out` (at least as long), read in place (withHeapValues): no fresh array. Returns `out`'s first tensor.size values. */
+export function copyValues(tensor: tf.Tensor, out: Float32Array): Float32Array {
+  if (out.length < tensor.size) throw new RangeError(`${tensor.size} values do not fit an array of ${out.length}`);
+  return withHeapValues(tensor, (values) => {
+    const into = out.subarray(0, values.length);
+    into.set(values);
+    return into;
+  });
+}
+
 export function withHeapValues<T>(tensor: tf.Tensor, use: (values: Float32Array) => T): T {
   if (tensor.dtype !== 'float32') throw new TypeError(`withHeapValues reads float32 tensors, not ${tensor.dtype}`);
   if (tf.getBackend() !== 'wasm') return use(tensor.dataSync() as Float32Array);
