@@ -1,10 +1,12 @@
 /**
  * Runs gradient jobs (one batch of one calibration set each) on worker threads.
  *
- *   await runJobsOnWorkers(jobs, { setup, workers, sink, signal })
+ *   const times = await runJobsOnWorkers(jobs, { setup, workers, sink, signal })
  *
  * Every worker starts at once and reads chunks of the shared tensors until none is left
- * (shared-read-claims.ts: a worker that starts sooner reads more); jobs are handed out once all are ready, then in list order to whichever worker is free (JobQueue).
+ * (shared-read-claims.ts: a worker that starts sooner reads more); jobs are handed out once all
+ * are ready, then in list order to whichever worker is free (JobQueue). The run resolves with
+ * each worker's timeline (worker-timeline.ts).
  * Each job's layers go to `sink.onLayer` (acked when it resolves; a worker waits for an ack only
  * with MAX_UNFOLDED_LAYERS layers unacked) and its end to `sink.onDone` (in the background: the
  * worker takes the next job at once). The first failure — an error inside a worker, a worker that
@@ -98,7 +100,7 @@ export function runJobsOnWorkers(jobs: readonly GradientJob[], options: WorkerRu
         onMessage: (message) => {
           if (message.type === 'ready') {
             timeline.ready(id, worker);
-            // each worker needs every part of the shared tensors: start when the last is read
+            // each worker needs every chunk of the shared tensors: start when the last worker has read its last
             waiting.push(dispatch);
             if (waiting.length === count) for (const begin of waiting) begin();
           } else if (message.type === 'layer') {
