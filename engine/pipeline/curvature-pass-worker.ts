@@ -4,8 +4,8 @@
  * store read-only and the Thinking checkpoint when its start data has them, and one pass at a
  * time — directional, at θ_I or at the weights a probe's steps move (DirectionalGradients.moved),
  * or an anchor's forward at the default edit (curvature-anchors.ts) — posted back as
- * { loss, sequenceLosses, dots }. It reads its part of θ_I's shared embedding and lm_head
- * (shared-weights.ts) before it reports ready; its directional passes read them from there.
+ * { loss, sequenceLosses, dots }. It reads its part of θ_I's shared lm_head (shared-weights.ts)
+ * before it reports ready; its directional passes read the head from there.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { Checkpoint } from '../io/checkpoint.ts';
@@ -24,7 +24,7 @@ const setup = workerData as CurvatureWorkerStart;
 
 interface Opened {
   readonly instruct: Checkpoint;
-  /** θ_I with its embedding and lm_head read from the shared tensors: what directional passes read. */
+  /** θ_I with its head read from the shared tensors: what directional passes read. */
   readonly shared: WeightSource;
   readonly along?: DirectionalGradients;
   readonly thinking?: Checkpoint;

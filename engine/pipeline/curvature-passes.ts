@@ -22,8 +22,10 @@ import { z } from 'zod';
 import type { DirectionBasis } from '../crane/edit-directions.ts';
 import { writeFileAtomic } from '../io/atomic-file.ts';
 import { readJsonFile } from '../io/json-file.ts';
+import { loadCausalLM } from '../model/causal-lm.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
 import { memoryBudget } from '../model/memory-plan.ts';
+import { lmHeadName } from '../model/weights.ts';
 import { requireActiveBackend } from '../tensor/backend.ts';
 import { anchorPass, type AnchorEdit } from './curvature-anchors.ts';
 import type { CurvatureProbe } from './curvature-probes.ts';
@@ -32,7 +34,7 @@ import { DeltaStore } from './delta-store.ts';
 import { ComputedDeltas } from './direction-deltas.ts';
 import { DirectionalGradients, type DirectionalPass } from './directional-gradients.ts';
 import type { PipelineContext } from './pipeline-context.ts';
-import { allocateSharedTensors, vocabTensorNames } from './shared-weights.ts';
+import { allocateSharedTensors } from './shared-weights.ts';
 
 export const CALIBRATION_SETS = ['reasoning', 'agent'] as const;
 export type CalibrationSet = (typeof CALIBRATION_SETS)[number];
@@ -93,7 +95,8 @@ export async function curvaturePasses(ctx: PipelineContext, plan: PassesPlan, on
         ctx.callbacks.onLog?.(`curvature: ${todo.length} passes on ${workers} worker threads`);
         const setup: CurvatureWorkerData = {
           instruct: ctx.instruct.dir, backend: requireActiveBackend('running the curvature stage'), memoryBudget: memoryBudget(), batchSize: ctx.settings.batchSequences,
-          shared: allocateSharedTensors(ctx.instruct, vocabTensorNames(ctx.instruct)),
+          // the head the backward reads whole (the embedding lookup reads rows): one copy for every worker
+          shared: allocateSharedTensors(ctx.instruct, [lmHeadName(loadCausalLM(ctx.instruct).spec)]),
           ...(sealed === undefined ? {} : { directions: { sealed, size: deltas.size, directionCount: plan.basis.directions.length } }),
           ...(todo.some((job) => job.kind === 'anchor') ? { anchors: { thinking: ctx.thinking.dir, edit: plan.anchors.edit } } : {}),
         };

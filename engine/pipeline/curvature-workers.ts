@@ -12,17 +12,19 @@
  * gate table and projectors come with its start data), and runs DirectionalGradients.pass or
  * anchorPass exactly as the calling thread would, on the same backend with the same memory
  * budget, so a pass's losses and dots are bit-identical whichever thread ran it.
- * Every worker starts at once and reads its part of θ_I's shared float32 embedding and untied
- * lm_head (shared-weights.ts, as the gradient workers do); jobs go out once all are ready, in
+ * Every worker starts at once and reads its part of θ_I's shared float32 lm_head (the tied
+ * embedding when tied; shared-weights.ts, as the gradient workers do); jobs go out once all are ready, in
  * list order to whichever worker is free; each result goes to onPass as it arrives (the stage
  * logs it, so a cancelled stage resumes per pass). The first failure — a worker's error, a
  * worker that dies, onPass throwing, or the signal (CancelledError) — terminates every worker
  * and rejects, a worker's as a CurvatureWorkerError naming the pass.
  *
- * Memory: θ_I's embedding and lm_head are held once for all workers, and so is a vocab-sized Δ
- * (the lm_head blend's, sealed in shared memory: delta-store.ts). A pass copies a shared tensor
- * only when its probe moves it, and an anchor builds its edit of both: the estimate charges the
- * shared arrays once and two vocab × hidden arrays per worker on top of a gradient worker's.
+ * Memory: θ_I's lm_head is held once for all workers, and so is its vocab-sized Δ (the blend's,
+ * sealed in shared memory: delta-store.ts); the embedding is looked up by rows, never read whole
+ * (model/embedding-rows.ts, in a probe's moved weights and an anchor's edit too). A pass copies
+ * the shared head only when its probe moves it, and an anchor builds its edit of it: the
+ * estimate charges the shared arrays once and one vocab × hidden array per worker on top of a
+ * gradient worker's.
  */
 import type { LossSequence } from '../model/layer-grads.ts';
 import { BackendError, type BackendName } from '../tensor/backend.ts';
@@ -49,7 +51,7 @@ export interface CurvatureWorkerData {
   readonly directions?: { readonly sealed: SealedDeltas; readonly size: number; readonly directionCount: number };
   /** For anchors: the Thinking checkpoint and what the edit is made from. */
   readonly anchors?: { readonly thinking: string; readonly edit: AnchorEdit };
-  /** θ_I's float32 embedding and untied lm_head (shared-weights.ts allocateSharedTensors), read by the workers in parts. */
+  /** θ_I's float32 lm_head, or the tied embedding (shared-weights.ts allocateSharedTensors), read by the workers in parts. */
   readonly shared: readonly SharedTensor[];
 }
 
@@ -76,10 +78,10 @@ export type FromCurvatureWorker =
 
 const WORKER = new URL('./curvature-pass-worker.ts', import.meta.url);
 const FLOAT_BYTES = 4;
-/** Vocab × hidden float32 arrays a curvature worker may hold beyond a gradient worker: a probe's moved (or an anchor's edited) embedding and untied lm_head. */
-const VOCAB_COPIES = 2;
-/** Vocab × hidden float32 arrays held once for every worker: θ_I's embedding and untied lm_head, and the lm_head blend's Δ. */
-const SHARED_VOCAB_ARRAYS = 3;
+/** Vocab × hidden float32 arrays a curvature worker may hold beyond a gradient worker: a probe's moved (or an anchor's edited) lm_head. */
+const VOCAB_COPIES = 1;
+/** Vocab × hidden float32 arrays held once for every worker: θ_I's lm_head and its blend's Δ. */
+const SHARED_VOCAB_ARRAYS = 2;
 
 /** settings.workers when given, else the cores that the passes' memory fits (1 for small work); never more than the passes. */
 export function curvatureWorkerCount(ctx: Pick<PipelineContext, 'instruct' | 'settings'>, batches: readonly (readonly LossSequence[])[], passes: number, machine: MachineResources = machineResources()): number {

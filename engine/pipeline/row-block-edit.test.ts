@@ -2,7 +2,8 @@
  * The anchors' row-block edit on a real tiny pair on disk (untied lm_head): the embedding and
  * lm_head built a few rows at a time (blocks that end mid-tensor, think and protected rows in
  * several of them) are editedWeightSource's whole-tensor edit bit for bit, in float32 and in the
- * reference's bf16 arithmetic, and at two α; every other tensor is that source's own.
+ * reference's bf16 arithmetic, and at two α; so are chosen rows edited alone (an embedding
+ * lookup's: repeated, think and protected ids); every other tensor is that source's own.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { craneEdit } from '../crane/crane-edit.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
+import { gatherRows } from '../model/head.ts';
 import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import type { ResolvedCraneSettings, TokenRows } from '../protocol/settings-schemas.ts';
 import { editTokenRows } from './checkpoint-tokenizer.ts';
@@ -36,7 +38,7 @@ afterAll(async () => {
 const bytes = (values: Float32Array) => new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
 
 describe('row-block edit', () => {
-  it('builds the embedding and lm_head block by block to the whole edit\'s bits, the other tensors as the whole edit', async () => {
+  it('builds the embedding and lm_head block by block, and chosen rows alone, to the whole edit\'s bits; the other tensors as the whole edit', async () => {
     const rowCount = instruct.tensor('lm_head.weight').shape[0] as number;
     // think and protected rows spread over blocks, one of them also past the rows (skipped either way)
     const spread: TokenRows = { think: [...tokens.think, 1, rowCount - 1], special: [...tokens.special, 0, 4, rowCount + 3] };
@@ -54,6 +56,13 @@ describe('row-block edit', () => {
       for (const name of ['model.embed_tokens.weight', 'lm_head.weight', 'model.layers.0.self_attn.q_proj.weight', 'model.norm.weight']) {
         const [expected, got] = [await whole.readFloat32(name), await blocks.readFloat32(name)];
         expect(bytes(got)).toEqual(bytes(expected));
+      }
+      // chosen rows (a lookup's: repeats, think and protected ids, out of order) edited alone, as the whole edit has them
+      const ids = [...tokens.think, 2, 0, 2, rowCount - 1, 4, ...tokens.think];
+      for (const name of ['model.embed_tokens.weight', 'lm_head.weight', 'model.layers.0.self_attn.q_proj.weight']) {
+        const rowWidth = instruct.tensor(name).shape[1] as number;
+        const expected = gatherRows(await whole.readFloat32(name), ids, rowWidth);
+        expect(bytes(await (blocks.readRowsFloat32 as NonNullable<typeof blocks.readRowsFloat32>)(name, ids))).toEqual(bytes(expected));
       }
     }
   });

@@ -2,7 +2,7 @@
  * A CRANE edit as a WeightSource whose vocab-sized tensors are built a block of rows at a time:
  * what the curvature stage's anchors measure (curvature-anchors.ts).
  *
- *   rowBlockEditedSource(instruct, thinking, settings, edit, blockValues?) → WeightSource
+ *   rowBlockEditedSource(instruct, thinking, settings, edit, blockValues?) → WeightSource   (readRowsFloat32: chosen rows edited alone)
  *
  * editedWeightSource (edited-source.ts) reads both sides of a tensor whole and edits them: for
  * a 151,936-row embedding or lm_head that is θ_I and θ_T, 622 MB each at Qwen3-0.6B shapes, for
@@ -11,13 +11,16 @@
  * (special-tensors.ts: think rows, protected rows, the lm_head blend), so here each block of
  * rows is read from both sides (Checkpoint.readRowsFloat32, the same widening), edited with the
  * rule and the block's own think and protected rows, and written into the one result array: the
- * same float32 values, with no whole θ_I or θ_T beside it. Every other tensor, and a vocab
- * tensor the Thinking side lacks or has in another shape, goes through editedWeightSource.
+ * same float32 values, with no whole θ_I or θ_T beside it. The embedding lookup asks for its
+ * rows only (readRowsFloat32, model/embedding-rows.ts): those rows are edited alone, the same
+ * way. Every other tensor, and a vocab tensor the Thinking side lacks or has in another shape,
+ * goes through editedWeightSource.
  */
 import { editEmbedding, editLmHead } from '../crane/special-tensors.ts';
 import { classifyTensor } from '../crane/tensor-classification.ts';
 import type { PairedEdit } from '../crane/tensor-pair.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
+import { gatherRows } from '../model/head.ts';
 import type { WeightSource } from '../model/weights.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { editedWeightSource } from './edited-source.ts';
@@ -32,6 +35,12 @@ export function rowBlockEditedSource(instruct: Checkpoint, thinking: Checkpoint,
     tensors: instruct.tensors,
     tensor: (name) => instruct.tensor(name),
     readFloat32: (name, into) => (rowLocal(instruct, thinking, name) ? editedByBlocks(instruct, thinking, settings, name, blockValues) : edited.readFloat32(name, into)),
+    // the embedding lookup's rows edited alone (model/embedding-rows.ts): no vocab-sized array at all
+    readRowsFloat32: async (name, rows) => {
+      if (rowLocal(instruct, thinking, name)) return editedRows(instruct, thinking, settings, name, rows);
+      const width = instruct.tensor(name).shape.slice(1).reduce((a, b) => a * b, 1);
+      return gatherRows(await edited.readFloat32(name), Array.from(rows), width);
+    },
   };
 }
 
@@ -45,21 +54,26 @@ function rowLocal(instruct: Checkpoint, thinking: Checkpoint, name: string): boo
 
 async function editedByBlocks(instruct: Checkpoint, thinking: Checkpoint, settings: ResolvedCraneSettings, name: string, blockValues: number): Promise<Float32Array> {
   const [rowCount, width] = instruct.tensor(name).shape as [number, number];
-  const embedding = classifyTensor(name).rule === 'embedding';
   const out = new Float32Array(rowCount * width);
   const step = Math.max(1, Math.floor(blockValues / Math.max(1, width)));
   for (let first = 0; first < rowCount; first += step) {
     const count = Math.min(step, rowCount - first);
-    const ids = Int32Array.from({ length: count }, (_, k) => first + k);
-    const [thetaI, thetaT] = [await instruct.readRowsFloat32(name, ids), await thinking.readRowsFloat32(name, ids)];
-    // the block's rows of the token lists, as indices into the block (an id past the tensor's rows is in no block: skipped, as the whole edit skips it)
-    const local = (tokens: readonly number[]) => tokens.filter((id) => id >= first && id < first + count).map((id) => id - first);
-    const tokens = { think: local(settings.tokens.think), special: local(settings.tokens.special) };
-    const shape = [count, width];
-    const { values } = embedding
-      ? editEmbedding(thetaI, thetaT, shape, tokens, settings.special, settings.arith, true)
-      : editLmHead(thetaI, thetaT, shape, tokens, settings.special, settings.arith, true);
-    out.set(values, first * width);
+    out.set(await editedRows(instruct, thinking, settings, name, Int32Array.from({ length: count }, (_, k) => first + k)), first * width);
   }
   return out;
+}
+
+/** Rows `rows` of the edited tensor ([rows.length · width]): both sides' rows read and edited by the rule with the token lists' positions among them. */
+async function editedRows(instruct: Checkpoint, thinking: Checkpoint, settings: ResolvedCraneSettings, name: string, rows: ArrayLike<number>): Promise<Float32Array> {
+  const [thetaI, thetaT] = [await instruct.readRowsFloat32(name, rows), await thinking.readRowsFloat32(name, rows)];
+  const positions = new Map<number, number[]>();
+  for (let i = 0; i < rows.length; i++) positions.set(rows[i] as number, [...(positions.get(rows[i] as number) ?? []), i]);
+  // each listed id as its positions among the rows, as often as it is listed (an id not among them, or past the tensor's rows, is skipped, as the whole edit skips it)
+  const local = (tokens: readonly number[]) => tokens.flatMap((id) => positions.get(id) ?? []);
+  const tokens = { think: local(settings.tokens.think), special: local(settings.tokens.special) };
+  const shape = [rows.length, thetaI.length / Math.max(1, rows.length)];
+  const { values } = classifyTensor(name).rule === 'embedding'
+    ? editEmbedding(thetaI, thetaT, shape, tokens, settings.special, settings.arith, true)
+    : editLmHead(thetaI, thetaT, shape, tokens, settings.special, settings.arith, true);
+  return values;
 }

@@ -1,6 +1,7 @@
 /**
  * Shared tensors read in parts by several workers: together the parts are the tensor exactly as
- * Checkpoint.readFloat32 reads it, for every float dtype, any part count, across shards.
+ * Checkpoint.readFloat32 reads it, for every float dtype, any part count, across shards; rows
+ * are the checkpoint's own row reads, shared tensor or not.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,6 +41,9 @@ describe('shared tensors read in parts', () => {
         await Promise.all(Array.from({ length: count }, (_, index) => fillSharedPart(ck, shared, { index, count })));
         const source = withSharedTensors(ck, shared);
         for (const name of names) expect(await source.readFloat32(name), `${name}, ${count} parts`).toEqual(await ck.readFloat32(name));
+        // rows of a shared tensor or of another, as the checkpoint reads them
+        const some = withSharedTensors(ck, shared.slice(1));
+        for (const name of names) expect(await some.readRowsFloat32?.(name, [6, 0, 6]), `${name} rows`).toEqual(await ck.readRowsFloat32(name, [6, 0, 6]));
       }
     } finally {
       await ck.close();

@@ -3,11 +3,10 @@
  * for the gradients stage's own thread when it runs the batches itself: one read per stage) and
  * every curvature worker (curvature-workers.ts).
  *
- *   vocabTensorNames(checkpoint) → names                          the embedding, and lm_head unless tied
  *   allocateSharedTensors(checkpoint, names) → SharedTensor[]     main thread: zeroed, not read
  *   fillSharedPart(checkpoint, shared, part)                      worker `part.index` of `part.count`:
  *                                                                 its share of every tensor, read
- *   withSharedTensors(source, shared) → WeightSource              worker: those names from shared memory
+ *   withSharedTensors(source, shared) → WeightSource              worker: those names from shared memory (rows: the source's row reads)
  *
  * Each gradient worker would otherwise hold its own float32 copy of the embedding (vocab ×
  * hidden: 622 MB at Qwen3-0.6B shapes, also the tied lm_head) and read an untied lm_head (as
@@ -26,16 +25,10 @@ import { DTYPE_BYTES } from '../io/dtype.ts';
 import { widenInPlace } from '../io/half-float.ts';
 import { openRegularFile } from '../io/input-file.ts';
 import { readInto } from '../io/safetensors-reader.ts';
-import { loadCausalLM } from '../model/causal-lm.ts';
-import { EMBED_NAME, lmHeadName, type WeightSource } from '../model/weights.ts';
+import type { WeightSource } from '../model/weights.ts';
 import type { SharedPart, SharedTensor } from './gradient-worker-protocol.ts';
 
 const FLOAT32_BYTES = 4;
-
-/** The vocab-sized tensors the runtime reads whole: the embedding, and lm_head unless tied to it. */
-export function vocabTensorNames(checkpoint: Checkpoint): string[] {
-  return [...new Set([EMBED_NAME, lmHeadName(loadCausalLM(checkpoint).spec)])];
-}
 
 export function allocateSharedTensors(checkpoint: Pick<Checkpoint, 'dir' | 'tensor'>, names: readonly string[]): SharedTensor[] {
   return names.map((name) => {
@@ -84,6 +77,7 @@ export async function fillSharedPart(checkpoint: Pick<Checkpoint, 'tensor' | 'lo
 
 export function withSharedTensors(source: WeightSource, shared: readonly SharedTensor[]): WeightSource {
   const byName = new Map(shared.map((t) => [t.name, t.buffer]));
+  const readRows = source.readRowsFloat32?.bind(source);
   return {
     dir: source.dir,
     config: source.config,
@@ -93,5 +87,7 @@ export function withSharedTensors(source: WeightSource, shared: readonly SharedT
       const buffer = byName.get(name);
       return buffer === undefined ? source.readFloat32(name, into) : new Float32Array(buffer);
     },
+    // the source's own row reads (the same floats): the embedding lookup needs no whole embedding, shared or not (model/embedding-rows.ts)
+    ...(readRows === undefined ? {} : { readRowsFloat32: readRows }),
   };
 }
