@@ -114,6 +114,7 @@ async function measure(root: string): Promise<Figures> {
     const batch = lengths.map((length) => ({ ids: Int32Array.from({ length }, next) }));
     const thinkRows = Int32Array.of(batch[0]?.ids[3] ?? 0, vocab - 1);
     const deltas = new SeededDeltas(checkpoint, thinkRows);
+    for (const name of checkpoint.tensors.keys()) await deltas.deltasOf(name); // made before the clocks start, as the stage's Δ are
     const along = new DirectionalGradients(checkpoint, deltas);
     const steps = Float64Array.from({ length: deltas.size }, (_, b) => 1e-3 * (1 + (b % 3)));
     const passes: PassFigures[] = [];
