@@ -6,7 +6,7 @@ import type { TensorPayload } from '../io/tensor-encoding.ts';
 import { encodeHalf } from '../io/half-float.ts';
 import { seededFloats, withTempDir, writeFixtureCheckpoint, type FixtureTensor } from '../io/testing/fixtures.ts';
 import { exportBuffers, produceEdited } from './edited-tensor.ts';
-import { editsInBlocks } from './elementwise-tensor.ts';
+import { editsInBlocks, produceInBlocks } from './elementwise-tensor.ts';
 import { planExport } from './export-plan.ts';
 
 const edit = baselineEdit({ method: 'task_arithmetic', lambda: 0.3 });
@@ -54,6 +54,24 @@ describe('produceInBlocks (an element-wise edit, block by block)', () => {
       expect(new Map(plan.map((p) => [p.spec.name, editsInBlocks(p)]))).toEqual(new Map([['big', true], ['odd', true], ['f32', false]]));
       const [blocks, whole] = [await produceAll(i, t, true), await produceAll(i, t, false)];
       for (const [name, bytes] of whole) expect(blocks.get(name)?.equals(bytes), name).toBe(true);
+    });
+  }));
+
+  it('reads in segments ahead of the edit (any segment size, one not a whole number of blocks) with the same bytes', () => withTempDir(async (root) => {
+    await withPair(root, side(1, { big: 'BF16', odd: 'F16' }), side(9, { big: 'BF16', odd: 'BF16' }), async (i, t) => {
+      const whole = await produceAll(i, t, false);
+      const plan = planExport(i, t, 'BF16').filter(editsInBlocks);
+      for (const segment of [1, 16_384, 20_000, 40_000]) {
+        const buffers = exportBuffers(plan, i, t);
+        try {
+          for (const planned of plan) {
+            const patterns = await produceInBlocks(planned, i, t, edit, [], buffers, segment);
+            expect(Buffer.from(patterns.buffer, patterns.byteOffset, patterns.byteLength).equals(whole.get(planned.spec.name) as Buffer), `${planned.spec.name}, segment ${segment}`).toBe(true);
+          }
+        } finally {
+          await buffers.close();
+        }
+      }
     });
   }));
 

@@ -5,7 +5,7 @@
  *
  *   new ReadAhead(checkpoint, tensors)   tensors: this side's, in the order readFiniteFloat32 will be called
  *   readAhead.readFiniteFloat32(name, into)   as Checkpoint.readFloat32, refusing NaN and ±Inf; from the run when the tensor is in one
- *   readAhead.readStored(name, into)          an F32/F16/BF16 tensor's stored bytes, unchecked
+ *   readAhead.readStored(name, into, start?)  an F32/F16/BF16 tensor's stored bytes (or a range of them), unchecked
  *   readAhead.close()
  *
  * Why: a Qwen3-30B-A3B pair has 18,867 tensors a side, most of them experts of a few MiB or
@@ -81,23 +81,25 @@ export class ReadAhead {
   }
 
   /**
-   * An F32/F16/BF16 tensor's stored bytes into `into` (exactly the tensor's byte size), as they
-   * are in the file: for a caller that widens them itself (export/elementwise-tensor.ts) and so
-   * checks finiteness itself.
+   * An F32/F16/BF16 tensor's stored bytes [start, start + into.length) into `into` (the whole
+   * tensor by default), as they are in the file: for a caller that widens them itself
+   * (export/elementwise-tensor.ts, a segment at a time) and so checks finiteness itself.
    */
-  async readStored(name: string, into: Uint8Array): Promise<Uint8Array> {
+  async readStored(name: string, into: Uint8Array, start = 0): Promise<Uint8Array> {
     const tensor = this.checkpoint.tensor(name);
-    if (!isRunDType(tensor.dtype) || into.length !== tensor.bytes) throw new RangeError(`${name}: ${tensor.dtype} tensor of ${tensor.bytes} bytes, asked into ${into.length} bytes`);
+    if (!isRunDType(tensor.dtype) || start < 0 || start + into.length > tensor.bytes) {
+      throw new RangeError(`${name}: ${tensor.dtype} tensor of ${tensor.bytes} bytes, asked for ${into.length} bytes from ${start}`);
+    }
     const placed = this.placed.get(name);
     if (placed === undefined) {
       const { path, position } = this.checkpoint.location(name);
-      await readInto(await this.handle(path), path, position, into, name);
+      await readInto(await this.handle(path), path, position + start, into, name);
       return into;
     }
     const slot = await this.load(placed.run);
     this.load(placed.run + 1).catch(() => undefined); // read ahead; a failure surfaces when that run is asked for
-    const offset = placed.position - (this.runs[placed.run] as Run).start;
-    into.set(slot.subarray(offset, offset + tensor.bytes));
+    const offset = placed.position - (this.runs[placed.run] as Run).start + start;
+    into.set(slot.subarray(offset, offset + into.length));
     return into;
   }
 
