@@ -7,7 +7,7 @@
  * { loss, sequenceLosses, dots }. It reads its part of θ_I's shared lm_head (shared-weights.ts)
  * before it reports ready; its directional passes read the head from there.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { setMemoryBudget } from '../model/memory-plan.ts';
 import type { WeightSource } from '../model/weights.ts';
@@ -17,9 +17,9 @@ import type { CurvatureWorkerStart, FromCurvatureWorker, ToCurvatureWorker } fro
 import { SealedDirections } from './direction-deltas.ts';
 import { DirectionalGradients, type DirectionalPass } from './directional-gradients.ts';
 import { fillSharedPart, withSharedTensors } from './shared-weights.ts';
+import { workerJobs } from './worker-jobs.ts';
 
-const port = parentPort;
-if (port === null) throw new Error('curvature-pass-worker.ts runs as a worker thread (curvature-workers.ts starts it)');
+const jobs = workerJobs<FromCurvatureWorker>('curvature-pass-worker.ts', 'curvature-workers.ts');
 const setup = workerData as CurvatureWorkerStart;
 
 interface Opened {
@@ -61,15 +61,8 @@ async function run(message: ToCurvatureWorker): Promise<DirectionalPass> {
 }
 
 const ready = start();
-ready.then(() => port.postMessage({ type: 'ready' } satisfies FromCurvatureWorker), (error: unknown) => {
-  port.postMessage({ type: 'failed', message: error instanceof Error ? error.message : String(error) } satisfies FromCurvatureWorker);
-});
-let queue: Promise<void> = Promise.resolve();
-port.on('message', (message: ToCurvatureWorker) => {
-  queue = queue.then(async () => {
-    const pass = await run(message);
-    port.postMessage({ type: 'passed', pass } satisfies FromCurvatureWorker, [pass.dots.buffer as ArrayBuffer]);
-  }).catch((error: unknown) => {
-    port.postMessage({ type: 'failed', message: error instanceof Error ? error.message : String(error) } satisfies FromCurvatureWorker);
-  });
+ready.then(() => jobs.post({ type: 'ready' }), jobs.fail);
+jobs.serve<ToCurvatureWorker>(async (message) => {
+  const pass = await run(message);
+  return { message: { type: 'passed', pass }, transfer: [pass.dots.buffer as ArrayBuffer] };
 });

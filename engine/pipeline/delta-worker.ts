@@ -4,28 +4,23 @@
  * back with its arrays transferred (a Δ over every row gathered in shared memory, as computeAll's
  * own are: the curvature workers share it).
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { editDirectionsOf } from '../crane/edit-directions.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import type { DeltaWorkerData, FromDeltaWorker, ToDeltaWorker } from './delta-threads.ts';
 import { PairReads, routerSlots, tensorDeltas } from './tensor-deltas.ts';
+import { workerJobs } from './worker-jobs.ts';
 
-const port = parentPort;
-if (port === null) throw new Error('delta-worker.ts runs as a worker thread (delta-threads.ts starts it)');
+const jobs = workerJobs<FromDeltaWorker>('delta-worker.ts', 'delta-threads.ts');
 const setup = workerData as DeltaWorkerData;
 const basis = editDirectionsOf(setup.recipe);
 const slots = routerSlots(basis.directions.length, setup.routers);
 const pair = Promise.all([Checkpoint.open(setup.instruct), Checkpoint.open(setup.thinking)]).then(([instruct, thinking]) => ({ instruct, thinking }));
 
-const reads = new PairReads(); // one tensor at a time: the queue below
-let queue: Promise<void> = Promise.resolve();
-port.on('message', ({ name }: ToDeltaWorker) => {
-  queue = queue.then(async () => {
-    const deltas = await tensorDeltas(await pair, basis, name, { routerSlot: slots.get(name), reads, shared: true });
-    // a SharedArrayBuffer is shared by the message itself (and cannot be transferred)
-    const buffers = new Set(deltas.flatMap((d) => [d.values.buffer, ...(d.rows === undefined ? [] : [d.rows.buffer])]).filter((b) => b instanceof ArrayBuffer));
-    port.postMessage({ type: 'deltas', name, deltas } satisfies FromDeltaWorker, [...buffers]);
-  }).catch((error: unknown) => {
-    port.postMessage({ type: 'failed', message: error instanceof Error ? error.message : String(error) } satisfies FromDeltaWorker);
-  });
+const reads = new PairReads(); // one tensor at a time: jobs are served one at a time
+jobs.serve<ToDeltaWorker>(async ({ name }) => {
+  const deltas = await tensorDeltas(await pair, basis, name, { routerSlot: slots.get(name), reads, shared: true });
+  // a SharedArrayBuffer is shared by the message itself (and cannot be transferred)
+  const buffers = new Set(deltas.flatMap((d) => [d.values.buffer, ...(d.rows === undefined ? [] : [d.rows.buffer])]).filter((b) => b instanceof ArrayBuffer));
+  return { message: { type: 'deltas', name, deltas }, transfer: [...buffers] };
 });

@@ -3,15 +3,14 @@
  * both gradient stores, one LayerScorer, and one layer at a time — each scored layer is posted
  * back as plain data and merged by the main thread in layer order.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { LayerScorer } from './gates-layer.ts';
 import type { FromGatesWorker, GatesWorkerData, ToGatesWorker } from './gates-workers.ts';
 import { GradientStore } from './gradient-store.ts';
+import { workerJobs } from './worker-jobs.ts';
 
-const port = parentPort;
-if (port === null) throw new Error('gates-worker.ts runs as a worker thread (gates-workers.ts starts it)');
-const post = (message: FromGatesWorker): void => port.postMessage(message);
+const jobs = workerJobs<FromGatesWorker>('gates-worker.ts', 'gates-workers.ts');
 
 async function start(setup: GatesWorkerData): Promise<LayerScorer> {
   const projectors = new Map(setup.projectors);
@@ -23,8 +22,4 @@ async function start(setup: GatesWorkerData): Promise<LayerScorer> {
 }
 
 const scorer = start(workerData as GatesWorkerData);
-let queue: Promise<void> = Promise.resolve();
-port.on('message', (message: ToGatesWorker) => {
-  queue = queue.then(async () => post({ type: 'scored', scored: await (await scorer).score(message.layer) }))
-    .catch((error: unknown) => post({ type: 'failed', message: error instanceof Error ? error.message : String(error) }));
-});
+jobs.serve<ToGatesWorker>(async (message) => ({ message: { type: 'scored', scored: await (await scorer).score(message.layer) } }));
