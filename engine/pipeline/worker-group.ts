@@ -12,7 +12,8 @@
  *                                             // finished job: the last finishes the group
  *
  * A worker module (a TypeScript file, started through worker-bootstrap.ts) posts its own
- * messages and `{ type: 'failed', message }` when its work throws. The first failure — a
+ * messages and `{ type: 'failed', message }` when its work throws (worker-jobs.ts: the loop every
+ * worker module serves its messages with). The first failure — a
  * 'failed' message, an error that kills a worker, a worker that exits, onMessage throwing, the
  * abort signal (CancelledError naming the stage) or the caller's fail() — terminates every
  * worker and calls onEnd once with it; finish() calls onEnd once with undefined. After either,
