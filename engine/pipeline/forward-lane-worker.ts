@@ -6,7 +6,7 @@
  * as soon as the layer is done. Between batches it solves GSP keys it is sent (the projectors
  * stage's second core once the lane's part of the pass is done).
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { GramAccumulator } from '../crane/gram-accumulator.ts';
 import { projectorOfRows } from '../crane/gsp-projector.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
@@ -16,10 +16,9 @@ import { allTaps, forwardTapped } from '../model/tapped-forward.ts';
 import { initBackend } from '../tensor/backend.ts';
 import type { FromLane, LaneRecord, LaneSetup, ToLane } from './forward-lane-protocol.ts';
 import { tapOf } from './forward-requests.ts';
+import { workerJobs, type Reply } from './worker-jobs.ts';
 
-const port = parentPort;
-if (port === null) throw new Error('forward-lane-worker.ts runs as a worker thread (forward-lane.ts starts it)');
-const post = (message: FromLane, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
+const jobs = workerJobs<FromLane>('forward-lane-worker.ts', 'forward-lane.ts');
 
 async function start(setup: LaneSetup): Promise<CausalLM> {
   const [checkpoint] = await Promise.all([Checkpoint.open(setup.checkpointDir), initBackend(setup.backend)]);
@@ -27,7 +26,7 @@ async function start(setup: LaneSetup): Promise<CausalLM> {
   return loadCausalLM(checkpoint);
 }
 
-async function runBatch(model: CausalLM, batch: Extract<ToLane, { type: 'batch' }>): Promise<void> {
+async function runBatch(model: CausalLM, batch: Extract<ToLane, { type: 'batch' }>): Promise<Reply<FromLane>> {
   let records: LaneRecord[] = [];
   const sequences = batch.sequences.map((s, sequence) => ({
     ids: s.ids,
@@ -36,24 +35,19 @@ async function runBatch(model: CausalLM, batch: Extract<ToLane, { type: 'batch' 
   }));
   await forwardTapped(model.context, sequences, {
     onLayerDone: (layer, pass) => {
-      post({ type: 'layer', layer, pass, records });
+      jobs.post({ type: 'layer', layer, pass, records });
       records = [];
     },
   });
-  post({ type: 'done' });
+  return { message: { type: 'done' } };
 }
-
-const fail = (error: unknown): void => post({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
 
 const model = start(workerData as LaneSetup);
-model.then(() => post({ type: 'ready' }), fail);
-let queue: Promise<void> = Promise.resolve();
+model.then(() => jobs.post({ type: 'ready' }), jobs.fail);
 /** projectorOfRows, here as on the calling thread: the same arrays in, the same bits out. */
-function solve(message: Extract<ToLane, { type: 'solve' }>): void {
+function solve(message: Extract<ToLane, { type: 'solve' }>): Reply<FromLane> {
   const projector = projectorOfRows(GramAccumulator.fromSnapshot(message.gram), message.options) ?? null;
-  post({ type: 'solved', projector }, projector === null ? [] : [projector.basis.buffer as ArrayBuffer, projector.sigma.buffer as ArrayBuffer]);
+  return { message: { type: 'solved', projector }, transfer: projector === null ? [] : [projector.basis.buffer as ArrayBuffer, projector.sigma.buffer as ArrayBuffer] };
 }
 
-port.on('message', (message: ToLane) => {
-  queue = queue.then(async () => (message.type === 'batch' ? runBatch(await model, message) : solve(message))).catch(fail);
-});
+jobs.serve<ToLane>(async (message) => (message.type === 'batch' ? runBatch(await model, message) : solve(message)));
