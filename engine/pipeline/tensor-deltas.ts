@@ -16,7 +16,10 @@
  * With `reads`, a layer tensor's θ_I and θ_T are read into the same two arrays every time:
  * fresh pages cost about as much as widening them (their first touch), and a layer's Δ
  * (craneDelta's own array) never keeps them.
- * The values are those of basis.deltasOf on the whole tensors, bit for bit.
+ * The values are the whole-tensor edit's, bit for bit: basis.deltasOf's for a layer tensor or the
+ * final norm, and for the embedding and lm_head those of basis.rowDeltaOf over all rows in one call
+ * (deltasOf refuses a row-local tensor; crane/testing/whole-deltas.ts is that whole edit, which
+ * tensor-deltas.test compares the row blocks against).
  */
 import type { DirectionBasis, RowSet } from '../crane/edit-directions.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
