@@ -18,7 +18,8 @@
  * O(d_out·d_in·r): per output row, c = (Δ_o·V)⊙w, then Δ'_o = Δ_o − c·Vᵀ, never forming
  * the d_in×d_in projector.
  */
-import { projectFourRows, projectRow, transposedBasis, type RowView } from '../linalg/row-projection.ts';
+import { projectRow, transposedBasis, type RowView } from '../linalg/row-projection.ts';
+import { ProjectionBasis } from '../linalg/row-projection-kernel.ts';
 import { thinGramEigen } from '../linalg/thin-gram-eigen.ts';
 import { topSymmetricEigen, type TopSymmetricEigen } from '../linalg/top-symmetric-eigen.ts';
 import { DEFAULT_ANALYSIS_KNOBS } from '../protocol/settings-defaults.ts';
@@ -89,9 +90,11 @@ export function projectInputSide(delta: Float32Array, dIn: number, projector: Gs
   if (delta.length % dIn !== 0) throw new RangeError(`${delta.length} values are not rows of ${dIn}`);
   if (weights.length !== rank) throw new RangeError(`${weights.length} weights for ${rank} directions`);
   // Per block of four rows: c = (Δ_o·V)⊙w, then Δ'_o = Δ_o − V·c, both as register-blocked dot
-  // products (linalg/row-projection.ts). V·c reads V as d_in "directions" of length r.
+  // products (linalg/row-projection.ts; four rows at a time by its WebAssembly SIMD kernel,
+  // bit-identical). V·c reads V as d_in "directions" of length r.
   const basisT = transposedBasis(projector.basis, dIn, rank);
   const basis = Float64Array.from(projector.basis);
+  const [coordinates, reconstruction] = [new ProjectionBasis(basisT, rank), new ProjectionBasis(basis, dIn)];
   const out = new Float32Array(delta.length);
   const rows = delta.length / dIn;
   const coefficients = new Float64Array(4 * rank);
@@ -101,12 +104,12 @@ export function projectInputSide(delta: Float32Array, dIn: number, projector: Gs
     const block = Math.min(4, rows - row);
     if (block === 4) {
       const views = [0, 1, 2, 3].map((k) => ({ values: delta, offset: (row + k) * dIn })) as [RowView, RowView, RowView, RowView];
-      projectFourRows(views, basisT, rank, coefficients);
+      coordinates.projectFourRows(views, coefficients);
     } else {
       for (let k = 0; k < block; k++) projectRow({ values: delta, offset: (row + k) * dIn }, basisT, rank, coefficients.subarray(k * rank));
     }
     for (let k = 0; k < block; k++) for (let i = 0; i < rank; i++) coefficients[k * rank + i] = (coefficients[k * rank + i] as number) * (weights[i] as number);
-    if (block === 4) projectFourRows(coefficientRows, basis, dIn, removed);
+    if (block === 4) reconstruction.projectFourRows(coefficientRows, removed);
     else for (let k = 0; k < block; k++) projectRow(coefficientRows[k] as RowView, basis, dIn, removed.subarray(k * dIn));
     for (let k = 0; k < block; k++) {
       const at = (row + k) * dIn;

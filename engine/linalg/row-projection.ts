@@ -10,6 +10,9 @@
  * dim — every loaded basis value is used four times and every row value twice — which is
  * what turns the naive row-at-a-time update of a rank-long accumulator (a load and a store per
  * multiply-add) into arithmetic-bound code. Sums are float64, in the order of j.
+ *
+ * GSP runs projectFourRows as row-projection-kernel.ts's WebAssembly SIMD kernel (the basis laid
+ * out once); this scalar loop is the definition that kernel is held to bit for bit.
  */
 
 /** One row: an array and the offset where the row's `dim` values start. */
