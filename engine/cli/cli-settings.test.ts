@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultResolvedSettings, DEFAULT_BASELINES } from '../protocol/settings-defaults.ts';
 import { METHOD_NAMES, parametersOf } from '../protocol/method-parameters.ts';
-import { craneSettingsFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP, editMethodFromFlags, parseByteSize, rainSettingsFromFlags } from './cli-settings.ts';
+import { craneSettingsFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP, editMethodFromFlags, methodSettingsWithTokenRows, parseByteSize, rainSettingsFromFlags } from './cli-settings.ts';
 import { UsageError } from './command.ts';
 import { RAIN_FLAGS_HELP } from './rain-flags.ts';
 
@@ -97,5 +97,20 @@ describe('byte sizes', () => {
     expect(parseByteSize('512MiB', '--pass-hold')).toBe(512 * 1024 ** 2);
     expect(() => parseByteSize('lots', '--pass-hold')).toThrow(new UsageError('--pass-hold must be a size such as 5GB or 512MiB, got "lots"'));
     expect(() => parseByteSize('0KB', '--shard-size')).toThrow(new UsageError('--shard-size must be a size such as 5GB or 512MiB, got "0KB"'));
+  });
+});
+
+describe('methodSettingsWithTokenRows', () => {
+  it('asks for the token rows for CRANE only, after the flags are checked', async () => {
+    const asked: string[] = [];
+    const rows = (label: string) => () => {
+      asked.push(label);
+      return Promise.resolve(TOKENS);
+    };
+    expect(await methodSettingsWithTokenRows({ method: 'ties', density: '0.3' }, rows('ties'))).toEqual(editMethodFromFlags({ method: 'ties', density: '0.3' }, TOKENS));
+    expect(await methodSettingsWithTokenRows({ alpha: '0.4' }, rows('crane'))).toEqual(editMethodFromFlags({ alpha: '0.4' }, TOKENS));
+    await expect(methodSettingsWithTokenRows({ tau: 'x' }, rows('bad crane'))).rejects.toThrow(UsageError);
+    await expect(methodSettingsWithTokenRows({ method: 'dare', tau: '0.1' }, rows('bad dare'))).rejects.toThrow(/^--tau does not apply to --method dare/);
+    expect(asked).toEqual(['crane']);
   });
 });

@@ -6,7 +6,9 @@
  *   EDIT_FLAGS                      parseArgs option specs of every edit flag
  *   craneSettingsFromFlags(values, tokens) → ResolvedCraneSettings
  *   methodSettingsFromFlags(values, tokens) → the method's settings, as a recipe holds them
+ *   await methodSettingsWithTokenRows(values, tokenRows) → the same, tokenRows() called for CRANE only
  *   editMethodFromFlags(values, tokens, importance?, lewis?) → EditMethod
+ *   editMethodOf(settings, importance?, lewis?) → EditMethod   of settings already read
  *   parseByteSize('5GB', '--shard-size') → bytes;   exportDtypeFromFlag('bf16') → 'BF16'
  *
  * --method takes the protocol's method names (crane, task_arithmetic, ties, slerp, dare, aim, aim_ties).
@@ -132,11 +134,34 @@ function refuseForeignFlags(values: EditFlagValues, name: MergeMethodName): void
   }
 }
 
+type MethodSettings = ReturnType<typeof methodSettingsFromFlags>;
+
+/** No think or protected rows: what a method other than CRANE is read with. */
+const NO_TOKEN_ROWS: TokenRows = { think: [], special: [] };
+
+/**
+ * Only CRANE's settings hold token rows (its think pair and protected rows): `tokenRows` (which
+ * builds Instruct's tokenizer, an 11 MB tokenizer.json at Qwen3's vocabulary) is called for CRANE
+ * alone, and another method's settings are read without it. The flags are read first with none,
+ * so a usage error comes before any file is read.
+ */
+export async function methodSettingsWithTokenRows(values: EditFlagValues, tokenRows: () => Promise<TokenRows>): Promise<MethodSettings> {
+  const settings = methodSettingsFromFlags(values, NO_TOKEN_ROWS);
+  if (settings.method !== 'crane') return settings;
+  return methodSettingsFromFlags(values, await tokenRows());
+}
+
 /** `importance`: the analysis's AIM importance vectors, which the AIM methods need; `lewis`: LEWIS's two importance files. */
 export function editMethodFromFlags(
   values: EditFlagValues, tokens: TokenRows, importance?: ReadonlyMap<string, Float32Array | Float64Array>, lewis?: LewisImportances,
 ): Exclude<EditMethod, { readonly method: 'rain' }> {
-  const settings = methodSettingsFromFlags(values, tokens);
+  return editMethodOf(methodSettingsFromFlags(values, tokens), importance, lewis);
+}
+
+/** editMethodFromFlags of settings already read (methodSettingsWithTokenRows). */
+export function editMethodOf(
+  settings: MethodSettings, importance?: ReadonlyMap<string, Float32Array | Float64Array>, lewis?: LewisImportances,
+): Exclude<EditMethod, { readonly method: 'rain' }> {
   if (settings.method === 'crane') return settings;
   if (settings.method === 'lewis') {
     if (lewis === undefined) throw new UsageError('--method lewis needs --importance-base F and --importance-tuned F');

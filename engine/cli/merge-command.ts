@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import { exportFromRecipe, exportMerge, type ExportProgress, type ExportResult, type ExportRunOptions } from '../export/export-checkpoint.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { readJsonObject } from '../io/input-file.ts';
-import { EDIT_FLAGS, EDIT_FLAGS_HELP, exportDtypeFromFlag, methodSettingsFromFlags, parseByteSize, type EditFlagValues } from './cli-settings.ts';
+import { EDIT_FLAGS, EDIT_FLAGS_HELP, exportDtypeFromFlag, methodSettingsWithTokenRows, parseByteSize, type EditFlagValues } from './cli-settings.ts';
 import { LEWIS_FILE_FLAGS, LEWIS_FILES_HELP } from './lewis-flags.ts';
 import { mergeImportanceFromFlags } from './merge-importance.ts';
 import { assertOverridesMatch } from './override-keys.ts';
@@ -109,7 +109,7 @@ async function exportWith(values: MergeFlags, paths: Paths, run: ExportRunOption
   if (values['allow-different-inputs'] === true) throw new UsageError('--allow-different-inputs goes with --recipe');
   const rain = rainInputsFromFlags(values);
   if (rain !== undefined) return exportRain(rain, paths, values, run);
-  const method = await methodFromFlags(values, instruct, io);
+  const method = await methodSettingsWithTokenRows(values, () => editTokenRows(instruct, (message) => io.err(`warning: ${message}`)));
   const importance = await mergeImportanceFromFlags(method.method, values, io, signal);
   // The folder as given: `analysis` is its result/ subfolder, which has no pipeline.json.
   if (values.analysis !== undefined) await checkAnalysisPair(values.analysis, { instruct, thinking }, (message) => io.err(`warning: ${message}`));
@@ -122,17 +122,6 @@ async function exportWith(values: MergeFlags, paths: Paths, run: ExportRunOption
       ...(importance === undefined ? {} : { importance }),
     });
   });
-}
-
-/**
- * Only CRANE's settings hold token rows (its think pair and protected rows): another method's are
- * read without building the tokenizer (an 11 MB tokenizer.json at Qwen3's vocabulary). The flags
- * are read first with none, so a usage error comes before any file is read.
- */
-async function methodFromFlags(values: MergeFlags, instruct: string, io: CliIo): Promise<ReturnType<typeof methodSettingsFromFlags>> {
-  const settings = methodSettingsFromFlags(values, { think: [], special: [] });
-  if (settings.method !== 'crane') return settings;
-  return methodSettingsFromFlags(values, await editTokenRows(instruct, (message) => io.err(`warning: ${message}`)));
 }
 
 function exportRain(rain: RainInputs, paths: Paths, values: MergeFlags, run: ExportRunOptions): Promise<ExportResult> {

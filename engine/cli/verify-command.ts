@@ -3,7 +3,7 @@
  * written) and measure L_R and L_A on the evaluation set — the analysis' own or the one the flags
  * name — beside the first-order prediction (engine/pipeline/verify.ts), saying which set it was.
  */
-import { editMethodFromFlags, EDIT_FLAGS, EDIT_FLAGS_HELP } from './cli-settings.ts';
+import { editMethodOf, EDIT_FLAGS, EDIT_FLAGS_HELP, methodSettingsWithTokenRows } from './cli-settings.ts';
 import { LEWIS_FILE_FLAGS, LEWIS_FILES_HELP, lewisImportancesFromFlags } from './lewis-flags.ts';
 import { tokenRowsOf } from '../pipeline/edit-method.ts';
 import { loadCheckpointTokenizer } from '../pipeline/checkpoint-tokenizer.ts';
@@ -52,12 +52,13 @@ export const verifyCommand: CliCommand = {
     const dir = positionals[0] as string;
     const evaluation = verifyEvaluationFromFlags(values);
     const record = await readPipelineRecord(dir);
-    const tokens = tokenRowsOf(await loadCheckpointTokenizer(record.instruct));
     const aimImportance = values.method === 'aim' || values.method === 'aim_ties' ? await readAnalysisAimImportance(dir) : undefined;
     applyMemoryBudgetFlag(values['memory-budget']);
     const rain = rainInputsFromFlags(values);
     const lewisFiles = await lewisImportancesFromFlags(values, { dir, io });
-    const method = rain?.settings ?? editMethodFromFlags(values, tokens, aimImportance, lewisFiles && { base: lewisFiles.base.importance, tuned: lewisFiles.tuned.importance });
+    // Instruct's tokenizer is built for CRANE's token rows only (cli-settings.ts methodSettingsWithTokenRows).
+    const tokenRows = async () => tokenRowsOf(await loadCheckpointTokenizer(record.instruct));
+    const method = rain?.settings ?? editMethodOf(await methodSettingsWithTokenRows(values, tokenRows), aimImportance, lewisFiles && { base: lewisFiles.base.importance, tuned: lewisFiles.tuned.importance });
     if (method.method === 'crane') await assertOverridesMatchCheckpoint(method.settings.overrideScales, record.instruct);
     await initBackend();
     const bar = new ProgressPrinter(io.err);
