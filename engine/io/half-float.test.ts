@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bf16BitsToF32, decodeHalf, encodeHalf, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits, narrowInPlace, widenCheckedInPlace, widenInPlace, widenInto } from './half-float.ts';
+import { bf16BitsToF32, decodeHalf, encodeHalf, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits, narrowInPlace, narrowInto, widenCheckedInPlace, widenInPlace, widenInto } from './half-float.ts';
 
 const isNaNF16 = (b: number) => (b & 0x7c00) === 0x7c00 && (b & 0x3ff) !== 0;
 const isNaNBf16 = (b: number) => (b & 0x7f80) === 0x7f80 && (b & 0x7f) !== 0;
@@ -203,13 +203,14 @@ describe('widenCheckedInPlace', () => {
 });
 
 describe('narrowInPlace', () => {
-  it('over consecutive ranges gives the whole array\'s patterns', () => {
+  it('narrowInto in place over consecutive ranges gives the whole array\'s patterns', () => {
     const bits = Uint32Array.from({ length: 10_001 }, (_, i) => (Math.imul(i, 2654435761) ^ (i << 9)) >>> 0);
     for (const dtype of ['BF16', 'F16'] as const) {
       const whole = Array.from(narrowInPlace(dtype, new Float32Array(Uint32Array.from(bits).buffer)));
       const values = new Float32Array(Uint32Array.from(bits).buffer);
+      const inPlace = new Uint16Array(values.buffer, 0, values.length);
       let narrowed: Uint16Array = new Uint16Array(0);
-      for (const [from, to] of [[0, 1], [1, 4096], [4096, 4097], [4097, 10_001]] as const) narrowed = narrowInPlace(dtype, values, from, to);
+      for (const [from, to] of [[0, 1], [1, 4096], [4096, 4097], [4097, 10_001]] as const) narrowed = narrowInto(dtype, values, inPlace, from, to);
       expect(Array.from(narrowed), dtype).toEqual(whole);
     }
   });

@@ -181,18 +181,18 @@ export function encodeHalf(dtype: 'F16' | 'BF16', values: Float32Array): Uint16A
  * `values` narrowed to F16/BF16 in place: the patterns, as a view of the array's first half (the
  * rest of its bytes are left as they were). Forward order is safe: pattern i (bytes 2i…2i+1) lands
  * in float ⌊i/2⌋ ≤ i, already read. Same rounding as encodeHalf; the export writes a tensor's
- * edited float32 values this way without a second array. With `from`/`to`, only values
- * [from, to) are narrowed (into patterns [from, to)): calls over consecutive ascending ranges
- * give the whole array's result, and values at `to` and past are still unread float32 — so a
- * caller can look at each range just before it is narrowed (finite-values.ts narrowFiniteInPlace).
+ * edited float32 values this way without a second array.
  */
-export function narrowInPlace(dtype: 'F16' | 'BF16', values: Float32Array, from = 0, to = values.length): Uint16Array {
-  const out = new Uint16Array(values.buffer, values.byteOffset, values.length);
-  narrowInto(dtype, values, out, from, to);
-  return out;
+export function narrowInPlace(dtype: 'F16' | 'BF16', values: Float32Array): Uint16Array {
+  return narrowInto(dtype, values, new Uint16Array(values.buffer, values.byteOffset, values.length));
 }
 
-/** Round to nearest even of values [from, to) into out[from, to) (`out` may alias `values`' first half, see narrowInPlace). */
+/**
+ * Round to nearest even of values [from, to) into out[from, to) (`out` may alias `values`' first
+ * half, see narrowInPlace). Calls over consecutive ascending ranges give the whole array's result,
+ * and in place the values at `to` and past are still unread float32 — so a caller can look at
+ * each range just before it is narrowed (finite-values.ts narrowFiniteInto).
+ */
 export function narrowInto(dtype: 'F16' | 'BF16', values: Float32Array, out: Uint16Array, from = 0, to = values.length): Uint16Array {
   if (dtype === 'F16') {
     for (let i = from; i < to; i++) out[i] = f32ToF16Bits(values[i] as number);
