@@ -25,6 +25,7 @@
  * pass within a layer.
  */
 import { loadCausalLM } from '../model/causal-lm.ts';
+import { embedTokens } from '../model/forward.ts';
 import { dot64 } from '../model/head-directions.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
 import { EMBED_NAME, LM_HEAD_NAME, type WeightSource } from '../model/weights.ts';
@@ -111,17 +112,10 @@ function copyOf(read: Float32Array, into: Float32Array | undefined): Float32Arra
   return copy;
 }
 
-/** Rows `ids` of tensor `name` ([ids.length · width]): read as rows where the source can, else picked from its whole tensor (a shared one is a view). */
+/** Rows `ids` of tensor `name` ([ids.length · width]): read as rows where the source can, else looked up in its whole tensor (a shared one is a view) as the forward's lookup does. */
 async function rowsOf(source: WeightSource, name: string, ids: ArrayLike<number>, width: number): Promise<Float32Array> {
   if (source.readRowsFloat32 !== undefined) return source.readRowsFloat32(name, ids);
-  const whole = await source.readFloat32(name);
-  const out = new Float32Array(ids.length * width);
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i] as number;
-    if (!(Number.isInteger(id) && id >= 0 && (id + 1) * width <= whole.length)) throw new RangeError(`${name}: row ${id} (entry ${i} of the rows asked) is outside the tensor's ${whole.length / width} rows`);
-    out.set(whole.subarray(id * width, (id + 1) * width), i * width);
-  }
-  return out;
+  return embedTokens(await source.readFloat32(name), ids, width);
 }
 
 /** addInPlace on the rows `ids` of a tensor ([ids.length · width]): each value gets the same float32 θ + step·Δ. */
