@@ -47,7 +47,7 @@ export async function summarizeTokenizer(checkpoint: Checkpoint, like?: Tokenize
   return {
     fileHash: model === undefined || tokenizerText === undefined ? undefined : sha256(tokenizerText),
     vocabHash: () => {
-      if (model !== undefined) vocabHash ??= createHash('sha256').update(canonicalJson(model)).digest('hex');
+      if (model !== undefined) vocabHash ??= sha256(canonicalJson(model));
       return vocabHash;
     },
     vocabSize: model?.vocab === undefined ? undefined : Object.keys(model.vocab).length,
