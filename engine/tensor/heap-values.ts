@@ -1,6 +1,8 @@
 /**
  * withHeapValues(tensor, use): a float32 tensor's values handed to `use` without a copy where
  * the backend allows it.
+ * copyValues(tensor, out) → out's first tensor.size values: the values copied straight from the
+ * heap into an array the caller reuses (model/weights.ts checkpointLayerGrads' lent gradients).
  *
  * On wasm, dataSync() slices the values out of the module's heap into a fresh ArrayBuffer: for
  * the head's [vocab chunk, rows] logits that copy (mostly first touch of the new pages) cost more
