@@ -54,6 +54,28 @@ describe('ProjectionBasis.projectFourRows (WebAssembly SIMD)', () => {
     }
   });
 
+  it('keeps two bases apart when calls alternate between them (each its own instance and memory)', () => {
+    const next = lcg(17);
+    const [dim, rank] = [10, 6];
+    const directions = Float64Array.from({ length: dim * rank }, next);
+    const transposed = Float64Array.from({ length: dim * rank }, (_, at) => directions[(at % rank) * dim + Math.floor(at / rank)] as number);
+    const [forward, back] = [new ProjectionBasis(directions, rank), new ProjectionBasis(transposed, dim)];
+    const rows = Float64Array.from({ length: 4 * dim }, next);
+    const coefficients = new Float64Array(4 * rank);
+    const four = (values: Float64Array, length: number) => [0, 1, 2, 3].map((k) => ({ values, offset: k * length })) as FourRows;
+    for (let call = 0; call < 2; call++) {
+      forward.projectFourRows(four(rows, dim), coefficients);
+      const expected = new Float64Array(4 * rank);
+      projectFourRows(four(rows, dim), directions, rank, expected);
+      expectIdentical(coefficients, expected);
+      const restored = new Float64Array(4 * dim);
+      back.projectFourRows(four(coefficients, rank), restored);
+      const wanted = new Float64Array(4 * dim);
+      projectFourRows(four(coefficients, rank), transposed, dim, wanted);
+      expectIdentical(restored, wanted);
+    }
+  });
+
   it('keeps ±0, subnormals, infinities and NaN as the scalar loop does', () => {
     const tiny = 2 ** -1074;
     const edge = [0, -0, tiny, -tiny, 2 ** -1022, Number.MAX_VALUE, -Number.MAX_VALUE, 1e-310, 3];

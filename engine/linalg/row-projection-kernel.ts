@@ -21,7 +21,7 @@
  * per block as [row][four directions].
  */
 import type { RowView } from './row-projection.ts';
-import { WASM_PAGE_BYTES, instantiate, op, wasmModule, type Bytes, type WasmMemory } from './wasm-emitter.ts';
+import { WASM_PAGE_BYTES, instances, op, wasmModule, type Bytes, type WasmMemory } from './wasm-emitter.ts';
 
 const ROWS = 4;
 const BLOCK = 4;
@@ -73,15 +73,15 @@ function kernelBody(): Bytes {
 type Run = (basis: number, basisEnd: number, rows: number, rowsEnd: number, out: number) => void;
 
 const NAME = 'projectFourRows';
-let moduleBytes: Uint8Array | undefined;
+let newInstance: (() => Record<string, unknown>) | undefined;
 /**
- * One module's bytes for every basis, built on first use (its memory is grown per instance, not
- * sized in the bytes): each basis gets its own instance and memory, so two bases can alternate
- * call by call, as GSP's c = Δ_o·V and V·c do, without re-copying either.
+ * An instance of the one compiled module, built on first use (its memory is grown per instance,
+ * not sized in the bytes): each basis gets its own instance and memory, so two bases can
+ * alternate call by call, as GSP's c = Δ_o·V and V·c do, without re-copying either.
  */
-function kernelModule(): Uint8Array {
-  moduleBytes ??= wasmModule([{ name: NAME, params: 5, locals: { i32: 4, v128: 11 }, body: kernelBody() }]);
-  return moduleBytes;
+function kernelInstance(): Record<string, unknown> {
+  newInstance ??= instances(wasmModule([{ name: NAME, params: 5, locals: { i32: 4, v128: 11 }, body: kernelBody() }]));
+  return newInstance();
 }
 
 export class ProjectionBasis {
@@ -93,6 +93,8 @@ export class ProjectionBasis {
   /** Float64 indices of the interleaved rows and of out. */
   private readonly rowsAt: number;
   private readonly outAt: number;
+  /** The four rows' slots in the kernel's memory, interleaved: value j of row k at 4j + k. */
+  readonly rowSlots: Float64Array;
 
   /** `directions`: count × length float64, direction i at [i·length, (i+1)·length), as transposedBasis gives. */
   constructor(directions: Float64Array, count: number) {
@@ -106,12 +108,13 @@ export class ProjectionBasis {
     this.rowsAt = blocks * length * BLOCK;
     this.outAt = this.rowsAt + length * ROWS;
     const bytes = (this.outAt + blocks * ROWS * BLOCK) * 8;
-    const exports = instantiate(kernelModule());
+    const exports = kernelInstance();
     const memory = exports['memory'] as WasmMemory;
     memory.grow(Math.max(0, Math.ceil((bytes - memory.buffer.byteLength) / WASM_PAGE_BYTES)));
     this.run = exports[NAME] as Run;
     this.heap = new Float64Array(memory.buffer, 0, bytes / 8);
     this.basisEnd = this.rowsAt * 8;
+    this.rowSlots = this.heap.subarray(this.rowsAt, this.outAt);
     for (let i = 0; i < count; i++) {
       const block = Math.floor(i / BLOCK) * length * BLOCK + (i % BLOCK);
       for (let j = 0; j < length; j++) this.heap[block + j * BLOCK] = directions[i * length + j] as number;
@@ -120,16 +123,28 @@ export class ProjectionBasis {
 
   /** out[k·count + i] = rows[k] · direction_i, each row `length` values from its offset. */
   projectFourRows(rows: readonly [RowView, RowView, RowView, RowView], out: Float64Array): void {
-    const { heap, rowsAt, outAt, length, count } = this;
+    const { rowSlots, length } = this;
     for (let k = 0; k < ROWS; k++) {
       const { values, offset } = rows[k] as RowView;
       if (offset < 0 || offset + length > values.length) throw new RangeError(`row ${k} (${length} values from ${offset}) overruns its ${values.length}-value array`);
-      for (let j = 0, at = rowsAt + k; j < length; j++, at += ROWS) heap[at] = values[offset + j] as number;
+      for (let j = 0, at = k; j < length; j++, at += ROWS) rowSlots[at] = values[offset + j] as number;
     }
+    this.projectSlots(out);
+  }
+
+  /**
+   * projectFourRows of the rows already written into rowSlots: for a caller that forms its rows
+   * value by value (direction-moments.ts: T(δ) computed as it is laid out) and so copies nothing twice.
+   */
+  projectSlots(out: Float64Array): void {
+    const { heap, rowsAt, outAt, length, count } = this;
     this.run(0, this.basisEnd, rowsAt * 8, (rowsAt + length * ROWS) * 8, outAt * 8);
-    for (let i = 0; i < count; i++) {
-      const from = outAt + Math.floor(i / BLOCK) * ROWS * BLOCK + (i % BLOCK);
-      for (let k = 0; k < ROWS; k++) out[k * count + i] = heap[from + k * BLOCK] as number;
+    for (let k = 0; k < ROWS; k++) {
+      // Direction i of row k is at outAt + (i − i mod 4)·4 + 4k + i mod 4.
+      for (let i = 0, from = outAt + k * BLOCK; i < count; i += BLOCK, from += ROWS * BLOCK) {
+        const lanes = Math.min(BLOCK, count - i);
+        for (let lane = 0; lane < lanes; lane++) out[k * count + i + lane] = heap[from + lane] as number;
+      }
     }
   }
 }

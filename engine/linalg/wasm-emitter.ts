@@ -142,6 +142,16 @@ export function instantiate(bytes: Uint8Array): Record<string, unknown> {
   return new webAssembly.Instance(new webAssembly.Module(bytes)).exports;
 }
 
+/**
+ * A module compiled once, whose instances (each with its own memory) share the compiled code —
+ * and so its tier-up: a module compiled afresh per instance would start again in the baseline
+ * compiler every time.
+ */
+export function instances(bytes: Uint8Array): () => Record<string, unknown> {
+  const compiled = new webAssembly.Module(bytes);
+  return () => new webAssembly.Instance(compiled).exports;
+}
+
 /** The unit of a module's memory size and of memory.grow. */
 export const WASM_PAGE_BYTES = 65536;
 
