@@ -13,8 +13,9 @@
  *
  * Layout (flat, so the preview can sum without objects): MOMENTS = 6 values per scalar set and
  * per direction, in the order [T: g_R, g_A, ‖·‖²,  raw: g_R, g_A, ‖·‖²]. All sums are float64.
- * Cost with a projector: four row projections onto V_r per row (O(rows·d_in·r)), in the SIMD
- * kernel of direction-moments.ts; T(δ) is never stored, each value is formed where it is used.
+ * Cost with a projector: four row projections onto V_r per row (O(rows·d_in·r)), on GSP's
+ * row-projection SIMD kernel (direction-moments.ts → linalg/row-projection-kernel.ts); T(δ) is
+ * never stored, each value is formed where it is used.
  */
 import type { GateInputs } from '../crane/gate-accumulator.ts';
 import type { GspProjector } from '../crane/gsp-projector.ts';
