@@ -1,7 +1,7 @@
 /**
  * A gradient worker thread (started by gradient-worker-pool.ts): its own tfjs backend, its own
  * handle on the Instruct checkpoint (decoder layers streamed from disk as in the main thread;
- * the embedding shared read-only, shared-weights.ts — this worker reads chunks of it until none
+ * the head shared read-only, shared-weights.ts — this worker reads chunks of it until none
  * is left before it reports ready, shared-read-claims.ts), and one batch at a time through lossAndPassGrads (keepPassParts: the sum,
  * and a looped model's per-pass parts). Each layer's gradient sum is posted (buffers
  * transferred) as soon as it exists; a layer waits only while MAX_UNFOLDED_LAYERS posted layers

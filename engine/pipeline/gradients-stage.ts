@@ -24,7 +24,7 @@ import { CalibrationError } from '../calibration/calibration-error.ts';
 import { loadCausalLM, type CausalLM } from '../model/causal-lm.ts';
 import { passCount } from '../model/loop-config.ts';
 import { memoryBudget } from '../model/memory-plan.ts';
-import { EMBED_NAME, lmHeadName } from '../model/weights.ts';
+import { lmHeadName } from '../model/weights.ts';
 import { requireActiveBackend } from '../tensor/backend.ts';
 import { lossBatch, readSequences } from './calibration-sequences.ts';
 import { batchTokenCap, batchTokens, longestFirst, splitIntoBatches } from './gradient-batches.ts';
@@ -64,9 +64,10 @@ export async function runGradients(ctx: PipelineContext, clock: StageClock): Pro
     abandon: () => fold.abandon(),
   };
   const workers = Math.min(ctx.settings.workers ?? defaultGradientWorkers(ctx.instruct, jobs.map((job) => job.sequences)), jobs.length);
-  // The embedding and an untied lm_head (each vocab × hidden) read once for the stage: one copy
-  // for all workers, and in this thread not an lm_head read and widened again for every batch.
-  const shared = allocateSharedTensors(ctx.instruct, [...new Set([EMBED_NAME, lmHeadName(loadCausalLM(ctx.instruct).spec)])]);
+  // The head (lm_head, or the tied embedding; vocab × hidden) read once for the stage: one copy
+  // for all workers, and in this thread not read and widened again for every batch. An untied
+  // embedding is not shared: a pass looks up only its batch's rows (model/embedding-rows.ts).
+  const shared = allocateSharedTensors(ctx.instruct, [lmHeadName(loadCausalLM(ctx.instruct).spec)]);
   if (workers > 1) {
     ctx.callbacks.onLog?.(`gradients: ${jobs.length} batches on ${workers} worker threads`);
     const backend = requireActiveBackend('running the gradients stage');

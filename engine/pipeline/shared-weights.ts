@@ -8,9 +8,10 @@
  *                                                                 its share of every tensor, read
  *   withSharedTensors(source, shared) → WeightSource              worker: those names from shared memory (rows: the source's row reads)
  *
- * Each gradient worker would otherwise hold its own float32 copy of the embedding (vocab ×
- * hidden: 622 MB at Qwen3-0.6B shapes, also the tied lm_head) and read an untied lm_head (as
- * large) again for every batch. The workers read them themselves,
+ * The stages share the head only: lm_head, or the tied embedding (vocab × hidden, 622 MB at
+ * Qwen3-0.6B shapes), which each worker would otherwise hold as its own float32 copy and read
+ * again for every batch; an untied embedding is looked up by rows (model/embedding-rows.ts) and
+ * needs no copy. The workers read the shared tensors themselves,
  * each an equal contiguous range of values straight into the shared buffer (F16/BF16 widened in
  * place), while the others do the same and start their backends: the read is split over the
  * cores, the main thread holds no second copy, and the workers start at once instead of after
