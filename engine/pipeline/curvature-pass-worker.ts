@@ -4,8 +4,9 @@
  * store read-only and the Thinking checkpoint when its start data has them, and one pass at a
  * time — directional, at θ_I or at the weights a probe's steps move (DirectionalGradients.moved),
  * or an anchor's forward at the default edit (curvature-anchors.ts) — posted back as
- * { loss, sequenceLosses, dots }. It reads its part of θ_I's shared lm_head (shared-weights.ts)
- * before it reports ready; its directional passes read the head from there.
+ * { loss, sequenceLosses, dots }. It reads chunks of θ_I's shared lm_head (shared-weights.ts)
+ * until none is left to claim (shared-read-claims.ts) before it reports ready; its directional
+ * passes read the head from there.
  */
 import { workerData } from 'node:worker_threads';
 import { Checkpoint } from '../io/checkpoint.ts';
@@ -16,7 +17,8 @@ import { anchorPass } from './curvature-anchors.ts';
 import type { CurvatureWorkerStart, FromCurvatureWorker, ToCurvatureWorker } from './curvature-workers.ts';
 import { SealedDirections } from './direction-deltas.ts';
 import { DirectionalGradients, type DirectionalPass } from './directional-gradients.ts';
-import { fillSharedPart, withSharedTensors } from './shared-weights.ts';
+import { fillClaimedParts } from './shared-read-claims.ts';
+import { withSharedTensors } from './shared-weights.ts';
 import { workerJobs } from './worker-jobs.ts';
 
 const jobs = workerJobs<FromCurvatureWorker>('curvature-pass-worker.ts', 'curvature-workers.ts');
@@ -34,7 +36,7 @@ async function start(): Promise<Opened> {
   const { directions, anchors } = setup;
   const openInstruct = async (): Promise<Checkpoint> => {
     const checkpoint = await Checkpoint.open(setup.instruct);
-    await fillSharedPart(checkpoint, setup.shared, setup.part);
+    await fillClaimedParts(checkpoint, setup.shared, setup.claims);
     return checkpoint;
   };
   const [instruct, deltas, thinking] = await Promise.all([

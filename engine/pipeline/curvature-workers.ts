@@ -12,8 +12,9 @@
  * gate table and projectors come with its start data), and runs DirectionalGradients.pass or
  * anchorPass exactly as the calling thread would, on the same backend with the same memory
  * budget, so a pass's losses and dots are bit-identical whichever thread ran it.
- * Every worker starts at once and reads its part of θ_I's shared float32 lm_head (the tied
- * embedding when tied; shared-weights.ts, as the gradient workers do); jobs go out once all are ready, in
+ * Every worker starts at once and reads chunks of θ_I's shared float32 lm_head (the tied
+ * embedding when tied; shared-weights.ts) until none is left to claim, as the gradient workers do
+ * (shared-read-claims.ts); jobs go out once all are ready, in
  * list order to whichever worker is free; each result goes to onPass as it arrives (the stage
  * logs it, so a cancelled stage resumes per pass). The first failure — a worker's error, a
  * worker that dies, onPass throwing, or the signal (CancelledError) — terminates every worker
@@ -31,9 +32,10 @@ import { BackendError, type BackendName } from '../tensor/backend.ts';
 import type { AnchorEdit } from './curvature-anchors.ts';
 import type { SealedDeltas } from './delta-store.ts';
 import type { DirectionalPass } from './directional-gradients.ts';
-import type { SharedPart, SharedTensor } from './gradient-worker-protocol.ts';
+import type { SharedTensor } from './gradient-worker-protocol.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { CancelledError } from './progress.ts';
+import { sharedReadClaims, type SharedReadClaims } from './shared-read-claims.ts';
 import { defaultWorkerCount, gradientWorkerBytes, gradientWorkShape, machineResources, type MachineResources } from './worker-count.ts';
 import { faultText, JobQueue, WorkerGroup } from './worker-group.ts';
 
@@ -55,9 +57,9 @@ export interface CurvatureWorkerData {
   readonly shared: readonly SharedTensor[];
 }
 
-/** What one worker starts with: the common data and its part of the shared tensors to read. */
+/** What one worker starts with: the common data and the claims through which the workers share the shared tensors' read. */
 export interface CurvatureWorkerStart extends CurvatureWorkerData {
-  readonly part: SharedPart;
+  readonly claims: SharedReadClaims;
 }
 
 /**
@@ -109,17 +111,18 @@ export function runPassesOnWorkers(
     });
     const queue = new JobQueue(jobs, group);
     const count = Math.min(workers, jobs.length);
+    const claims = sharedReadClaims();
     const waiting: (() => void)[] = [];
     for (let id = 1; id <= count; id++) {
       let job: CurvatureJob | undefined;
       const name = (): string => `curvature worker ${id}${job === undefined ? '' : ` on pass ${job.name}`}`;
       const worker = group.start<FromCurvatureWorker>({
         module: WORKER,
-        workerData: { ...setup, part: { index: id - 1, count } } satisfies CurvatureWorkerStart,
+        workerData: { ...setup, claims } satisfies CurvatureWorkerStart,
         fault: (fault) => new CurvatureWorkerError(faultText(name(), fault, 'before its pass was done')),
         onMessage: (message) => {
           if (message.type === 'ready') {
-            // each worker needs every part of the shared tensors: start when the last is read
+            // each worker needs every chunk of the shared tensors: start when the last has read its last
             waiting.push(dispatch);
             if (waiting.length === count) for (const begin of waiting) begin();
             return;
