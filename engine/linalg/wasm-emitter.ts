@@ -139,7 +139,7 @@ const webAssembly = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).W
 
 /** Compiles and instantiates synchronously (the kernels are a few hundred bytes); the module's exports. */
 export function instantiate(bytes: Uint8Array): Record<string, unknown> {
-  return new webAssembly.Instance(new webAssembly.Module(bytes)).exports;
+  return instances(bytes)();
 }
 
 /**
