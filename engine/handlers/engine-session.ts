@@ -4,10 +4,14 @@
  * over them, the heatmap columns). Every connection of `crane serve` shares the session, so a
  * reloaded page — or a restarted Electron window — finds the same project.
  *
- *   session.open(dir) / session.save(dir, file) / session.update(fn)
+ *   session.open(dir) / session.save(dir, change) / session.update(change)
  *   session.requireProject() → { dir, project }         or 'not-found' when none is open
  *   session.analysis() → LoadedAnalysis                  or 'not-found' until Analyze has run
  *   session.tokenRows() → think and protected ids of Instruct's tokenizer (empty without one)
+ *
+ * Opens, saves and updates run one at a time in call order (one queue per session): the UI saves
+ * on every settings change while Verify and Export append to the same project, and a read-modify-
+ * write that interleaved with another would lose one of them, or leave an older save as the last.
  *
  * The loaded analysis is dropped whenever the project's pair changes or an analysis run ends,
  * so no view is ever computed from another pair's cache.
@@ -44,6 +48,7 @@ export class EngineSession {
   private current: OpenProject | null = null;
   private loaded: Promise<LoadedAnalysis> | null = null;
   private tokens: { instruct: string; rows: Promise<TokenRows> } | null = null;
+  private writes: Promise<unknown> = Promise.resolve();
 
   get project(): OpenProject | null {
     return this.current;
@@ -55,29 +60,34 @@ export class EngineSession {
   }
 
   /** Opens the project in `dir`; an empty folder becomes a new project, any other folder is refused. */
-  async open(dir: string): Promise<OpenProject> {
-    const existing = await readProjectFile(dir);
-    const stored = existing ?? newProject();
-    if (existing === null) await saveProjectFolder(dir, stored);
-    if (this.current?.dir !== dir) this.loaded = null;
-    return this.replace({ dir, project: stored });
+  open(dir: string): Promise<OpenProject> {
+    return this.inOrder(async () => {
+      const existing = await readProjectFile(dir);
+      const stored = existing ?? newProject();
+      if (existing === null) await saveProjectFolder(dir, stored);
+      if (this.current?.dir !== dir) this.loaded = null;
+      return this.replace({ dir, project: stored });
+    });
   }
 
-  /** The project stored in `dir` (a new one when there is none), without opening it. */
-  async peek(dir: string): Promise<StoredProject> {
-    if (this.current?.dir === dir) return this.current.project;
-    return (await readProjectFile(dir).catch(() => null)) ?? newProject();
-  }
-
-  async save(dir: string, project: StoredProject): Promise<OpenProject> {
-    await saveProjectFolder(dir, project);
-    return this.replace({ dir, project });
+  /**
+   * Saves `change(stored)` into a folder, where `stored` is the project already there (the open one,
+   * the folder's project.json, or a new project). `dir` may be resolved lazily so that a request
+   * that validates its folder first still keeps its place in the queue.
+   */
+  save(dir: string | (() => Promise<string>), change: (stored: StoredProject) => StoredProject): Promise<OpenProject> {
+    return this.inOrder(async () => {
+      const target = typeof dir === 'string' ? dir : await dir();
+      return this.write(target, change(await this.stored(target)));
+    });
   }
 
   /** Changes the open project and saves it. */
-  async update(change: (project: StoredProject) => StoredProject): Promise<OpenProject> {
-    const { dir, project } = this.requireProject();
-    return this.save(dir, change(project));
+  update(change: (project: StoredProject) => StoredProject): Promise<OpenProject> {
+    return this.inOrder(async () => {
+      const { dir, project } = this.requireProject();
+      return this.write(dir, change(project));
+    });
   }
 
   /** The open project's finished analysis, loaded once (concurrent callers share the load). */
@@ -107,6 +117,22 @@ export class EngineSession {
       this.tokens = { instruct, rows };
     }
     return this.tokens.rows;
+  }
+
+  private inOrder<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.writes.then(work);
+    this.writes = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async stored(dir: string): Promise<StoredProject> {
+    if (this.current?.dir === dir) return this.current.project;
+    return (await readProjectFile(dir).catch(() => null)) ?? newProject();
+  }
+
+  private async write(dir: string, project: StoredProject): Promise<OpenProject> {
+    await saveProjectFolder(dir, project);
+    return this.replace({ dir, project });
   }
 
   private replace(next: OpenProject): OpenProject {

@@ -31,7 +31,7 @@ export function openPairHandler(session: EngineSession, dataDir: string | null) 
         if (project.instruct !== pair.instruct || project.thinking !== pair.thinking || (project.base ?? null) !== pair.base) await session.update((p) => ({ ...p, ...pair }));
       } else if (dataDir !== null) {
         const id = createHash('sha256').update(`${pair.instruct}\0${pair.thinking}`).digest('hex').slice(0, 12);
-        await session.save(join(dataDir, 'projects', `pair-${id}`), { ...(await session.peek(join(dataDir, 'projects', `pair-${id}`))), ...pair });
+        await session.save(join(dataDir, 'projects', `pair-${id}`), (stored) => ({ ...stored, ...pair }));
       }
       return summary;
     });

@@ -27,10 +27,6 @@ export function projectHandlers(session: EngineSession) {
     openProject: ({ projectDir }: Params<'openProject'>): Promise<Result<'openProject'>> =>
       guarded(async () => projectState(await session.open(await validatePath(projectDir, 'directory')))),
     saveProject: ({ projectDir, project }: Params<'saveProject'>): Promise<Result<'saveProject'>> =>
-      guarded(async () => {
-        const dir = await validateOutputDir(projectDir);
-        const before = await session.peek(dir);
-        return projectState(await session.save(dir, { ...before, ...project }));
-      }),
+      guarded(async () => projectState(await session.save(() => validateOutputDir(projectDir), (before) => ({ ...before, ...project })))),
   };
 }
