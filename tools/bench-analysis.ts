@@ -3,9 +3,6 @@
  * same Qwen3 shapes, same weights, same tokens, same loss, and both against the matmul peaks
  * measured in the same run.
  *
- *   npm run bench:analysis -- [--layers 2] [--seq 128] [--batch 2] [--vocab 151936] [--runs 3]
- *                             [--before REV] [--no-torch]
- *
  * The checkpoint is random (F32, seeded) with Qwen3-0.6B's layer shapes (hidden 1024, 16 query
  * heads over 8 KV heads of 128, MLP 3072, tied 151,936-row head), cut to --layers. The engine
  * runs on its active backend (wasm here: one thread under Node); the torch side is
@@ -30,7 +27,6 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { loadCausalLM, type CausalLM } from '../engine/model/causal-lm.ts';
 import type { LossSequence } from '../engine/model/layer-grads.ts';
@@ -38,6 +34,7 @@ import { writeTinyCheckpoint } from '../engine/model/testing/tiny-checkpoint.ts'
 import { SeededRandom } from '../engine/protocol/seeded-random.ts';
 import { initBackend } from '../engine/tensor/backend.ts';
 import { measureMatmulGflops } from '../engine/tensor/matmul-bench.ts';
+import { exitWithUsageError, parseCli, type CliSpec } from './cli-args.ts';
 import { treeAt } from './engine-at-rev.ts';
 import { forwardFlops } from './model-flops.ts';
 
@@ -65,26 +62,22 @@ interface EngineRun {
   loss: number;
 }
 
-const { values } = parseArgs({
+const CLI = {
+  usage: ['npm run bench:analysis -- [--layers 2] [--seq 128] [--batch 2] [--vocab 151936] [--runs 3] [--before REV] [--no-torch]'],
   options: {
-    layers: { type: 'string', default: '2' },
-    seq: { type: 'string', default: '128' },
-    batch: { type: 'string', default: '2' },
-    vocab: { type: 'string', default: '151936' },
-    runs: { type: 'string', default: '3' },
-    before: { type: 'string' },
-    'no-torch': { type: 'boolean', default: false },
-    help: { type: 'boolean', default: false },
+    layers: { type: 'string', value: 'N', default: '2', help: 'decoder layers of the Qwen3-0.6B-shaped checkpoint' },
+    seq: { type: 'string', value: 'T', default: '128', help: 'tokens per sequence (≥ 2)' },
+    batch: { type: 'string', value: 'B', default: '2', help: 'sequences per forward' },
+    vocab: { type: 'string', value: 'V', default: '151936', help: 'vocabulary rows of the tied head' },
+    runs: { type: 'string', value: 'N', default: '3', help: 'timed runs after one warm-up (medians printed)' },
+    before: { type: 'string', value: 'REV', help: 'also run the engine at commit REV, interleaved with this one' },
+    'no-torch': { type: 'boolean', default: false, help: 'skip the PyTorch side (minutes at these shapes)' },
   },
-});
-if (values.help) {
-  process.stdout.write('npm run bench:analysis -- [--layers 2] [--seq 128] [--batch 2] [--vocab 151936] [--runs 3] [--before REV] [--no-torch]\n');
-  process.exit(0);
-}
+} as const satisfies CliSpec;
+const { values } = parseCli(CLI);
 const [layers, seq, batchSize, vocab, runs] = [values.layers, values.seq, values.batch, values.vocab, values.runs].map(Number) as [number, number, number, number, number];
 if (![layers, seq, batchSize, vocab, runs].every((v) => Number.isSafeInteger(v) && v >= 1) || seq < 2) {
-  process.stderr.write('--layers, --seq (≥ 2), --batch, --vocab and --runs must be positive integers\n');
-  process.exit(2);
+  exitWithUsageError(CLI, '--layers, --seq (≥ 2), --batch, --vocab and --runs must be positive integers');
 }
 
 /** CPU seconds of `run` (this process is single-threaded: CPU time is compute time, unlike wall time on a shared machine). */

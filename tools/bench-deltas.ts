@@ -5,8 +5,6 @@
  * load average, and a SHA-256 of every sealed Δ (direction, rows and float32 bytes, in name
  * order) so that two engines' Δ can be compared bit for bit.
  *
- *   node --import tsx tools/bench-deltas.ts INSTRUCT THINKING ANALYSIS_DIR [--before REV]
- *
  * --before REV also runs the engine as it was at commit REV (its tree extracted by `git archive`
  * into a temp folder, sharing this node_modules), old then new, each in a process of its own,
  * in one run: before/after figures under one machine load, and whether the digests agree.
@@ -19,7 +17,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { exitWithUsageError, parseCli, type CliSpec } from './cli-args.ts';
 import { treeAt } from './engine-at-rev.ts';
 import type * as backendModule from '../engine/tensor/backend.ts';
 import type * as checkpointModule from '../engine/io/checkpoint.ts';
@@ -30,9 +28,19 @@ import type * as editDirectionsModule from '../engine/crane/edit-directions.ts';
 import type * as deltaStoreModule from '../engine/pipeline/delta-store.ts';
 import type * as directionDeltasModule from '../engine/pipeline/direction-deltas.ts';
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { before: { type: 'string' }, engine: { type: 'string' } } });
+const CLI = {
+  usage: ['node --import tsx tools/bench-deltas.ts INSTRUCT THINKING ANALYSIS_DIR [--before REV]'],
+  options: {
+    before: { type: 'string', value: 'REV', help: 'also run the engine at commit REV (old, then new), each in a process of its own' },
+    engine: { type: 'string', value: 'ROOT', help: 'measure the engine under ROOT in this process: the bench starts these' },
+  },
+  allowPositionals: true,
+} as const satisfies CliSpec;
+const { positionals, values } = parseCli(CLI);
 const [instructDir, thinkingDir, analysisDir] = positionals;
-if (instructDir === undefined || thinkingDir === undefined || analysisDir === undefined) throw new Error('usage: bench-deltas.ts INSTRUCT THINKING ANALYSIS_DIR [--before REV]');
+if (instructDir === undefined || thinkingDir === undefined || analysisDir === undefined || positionals.length > 3) {
+  exitWithUsageError(CLI, 'expects three folders, INSTRUCT THINKING ANALYSIS_DIR');
+}
 const load = (): string => loadavg().map((l) => l.toFixed(1)).join(' ');
 
 interface Figures {

@@ -4,9 +4,6 @@
  * by engine-at-rev.ts), each printing wall, CPU and peak RSS; the result files of every run are
  * compared byte for byte with the first run's.
  *
- *   npm run bench:gates -- --analysis DIR [--before REV] [--workers N]
- *   node --import tsx tools/bench-gates.ts --run ENGINE_ROOT WORK [N]   (one run; the bench calls it)
- *
  * DIR is only read: each run works in a fresh folder holding a copy of DIR/pipeline.json and a
  * link to DIR/stages, and writes its own result/ there.
  */
@@ -14,12 +11,12 @@ import { spawnSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type * as AnalysisStore from '../engine/analysis/analysis-store.ts';
 import type * as CheckpointModule from '../engine/io/checkpoint.ts';
 import type * as GatesStage from '../engine/pipeline/gates-stage.ts';
 import type * as PipelineFolder from '../engine/pipeline/pipeline-folder.ts';
 import type * as Progress from '../engine/pipeline/progress.ts';
+import { exitWithUsageError, parseCli, type CliSpec } from './cli-args.ts';
 import { treeAt } from './engine-at-rev.ts';
 
 const RESULT_FILES = ['gate-table.json', 'preview-coefficients.safetensors'];
@@ -76,11 +73,22 @@ async function bench(analysis: string, before: string | undefined, workers: stri
   }
 }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { analysis: { type: 'string' }, before: { type: 'string' }, workers: { type: 'string' }, run: { type: 'boolean' } } });
+const CLI = {
+  usage: ['npm run bench:gates -- --analysis DIR [--before REV] [--workers N]', 'node --import tsx tools/bench-gates.ts --run ENGINE_ROOT WORK [N]'],
+  options: {
+    analysis: { type: 'string', value: 'DIR', help: 'analysis folder whose projectors and gradients stages are done (only read; required)' },
+    before: { type: 'string', value: 'REV', help: 'also run the gates stage with the engine at commit REV, first' },
+    workers: { type: 'string', value: 'N', help: "worker threads (default: the analysis' setting)" },
+    run: { type: 'boolean', help: 'one run of the engine under ENGINE_ROOT on the folder WORK, with N workers: the bench starts these' },
+  },
+  allowPositionals: true,
+} as const satisfies CliSpec;
+const { values, positionals } = parseCli(CLI);
 if (values.run === true) {
-  const [engine, work, workers] = positionals as [string, string, string | undefined];
+  const [engine, work, workers] = positionals;
+  if (engine === undefined || work === undefined || positionals.length > 3) exitWithUsageError(CLI, '--run takes ENGINE_ROOT WORK [N]');
   await runPhase(engine, work, workers);
 } else {
-  if (values.analysis === undefined) throw new Error('usage: npm run bench:gates -- --analysis DIR [--before REV] [--workers N]');
+  if (values.analysis === undefined || positionals.length > 0) exitWithUsageError(CLI, 'the bench takes --analysis DIR and no positional arguments');
   await bench(values.analysis, values.before, values.workers);
 }

@@ -8,14 +8,11 @@
  * scratch file then). Prints each mode's wall, CPU and peak RSS, and the largest relative
  * difference between the two modes' dots and losses.
  *
- *   node --import tsx tools/bench-head-directions.ts [--model /tmp/p8/instruct] [--tokens 125] [--seed 1]
- *
  * The machine's load average is printed next to the figures: on a shared machine wall time
  * measures what the other processes leave over; CPU seconds and peak RSS do not.
  */
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { loadCausalLM } from '../engine/model/causal-lm.ts';
 import { dot64, type HeadDirections } from '../engine/model/head-directions.ts';
@@ -23,6 +20,7 @@ import { HEAD_GRADS_LAYER } from '../engine/model/layer-grads.ts';
 import { EMBED_NAME, LM_HEAD_NAME } from '../engine/model/weights.ts';
 import { SeededRandom } from '../engine/protocol/seeded-random.ts';
 import { initBackend } from '../engine/tensor/backend.ts';
+import { parseCli } from './cli-args.ts';
 
 const MODES = ['grads', 'directions'] as const;
 type Mode = (typeof MODES)[number];
@@ -36,12 +34,13 @@ interface Run {
   readonly peakRssMiB: number;
 }
 
-const { values } = parseArgs({
+const { values } = parseCli({
+  usage: ['node --import tsx tools/bench-head-directions.ts [--model /tmp/p8/instruct] [--tokens 125] [--seed 1]'],
   options: {
-    model: { type: 'string', default: '/tmp/p8/instruct' },
-    tokens: { type: 'string', default: '125' },
-    seed: { type: 'string', default: '1' },
-    child: { type: 'string' },
+    model: { type: 'string', value: 'DIR', default: '/tmp/p8/instruct', help: 'the checkpoint whose head the pass runs through' },
+    tokens: { type: 'string', value: 'T', default: '125', help: 'tokens of the one seeded sequence' },
+    seed: { type: 'string', value: 'S', default: '1', help: 'seed of the tokens and the Δ' },
+    child: { type: 'string', value: `${MODES.join('|')}`, help: 'run one mode in this process: the bench starts these' },
   },
 });
 

@@ -4,22 +4,20 @@
  * tensor; then exports (task arithmetic, BF16) a Qwen3-0.6B-shaped pair whose largest tensor is
  * the 151,936 × 1,024 embedding. Prints each process's peak RSS next to the checkpoint size, and
  * the export's next to its largest tensor (as float32: what the edit computes in).
- *
- *   npm run bench:memory -- [--gb 3] [--layers 2] [--keep]
- *   npm run bench:memory -- --moe [--scale 8] [--keep] [--before REV]   (Qwen3-30B-A3B-shaped pair, CRANE export vs cp: bench-memory-moe.ts)
- *   node --import tsx tools/bench-memory.ts --phase export --dir D   (D/instruct + D/thinking → D/merged; bench-shapes uses it)
+ * --moe: a Qwen3-30B-A3B-shaped pair, CRANE export vs cp (bench-memory-moe.ts). --phase export
+ * --dir D exports D/instruct + D/thinking into D/merged (bench-shapes uses it).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { formatBytes } from '../engine/protocol/format-bytes.ts';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { writeCheckpoint } from '../engine/io/checkpoint-writer.ts';
 import type { TensorSpec } from '../engine/io/tensor-encoding.ts';
 import { exportMerge } from '../engine/export/export-checkpoint.ts';
 import { moeExportPhase, runMoeBench } from './bench-memory-moe.ts';
+import { parseCli, type CliSpec } from './cli-args.ts';
 import { treeAt } from './engine-at-rev.ts';
 import { exportVerdict, largestF32Bytes, peakRss } from './memory-report.ts';
 import { writeShapedModel } from './shaped-checkpoint.ts';
@@ -70,9 +68,24 @@ function child(phase: string, dir: string, gib: number, script = 'tools/bench-me
   return JSON.parse(run.stdout.trim().split('\n').at(-1) as string) as Record<string, number>;
 }
 
-const { values: args } = parseArgs({
-  options: { gb: { type: 'string', default: '3' }, layers: { type: 'string', default: '2' }, phase: { type: 'string' }, dir: { type: 'string' }, keep: { type: 'boolean' }, moe: { type: 'boolean' }, scale: { type: 'string', default: '8' }, before: { type: 'string' } },
-});
+const CLI = {
+  usage: [
+    'npm run bench:memory -- [--gb 3] [--layers 2] [--keep]',
+    'npm run bench:memory -- --moe [--scale 8] [--keep] [--before REV]',
+    'node --import tsx tools/bench-memory.ts --phase write|read|export|export-moe --dir D [--gb 3]',
+  ],
+  options: {
+    gb: { type: 'string', value: 'GIB', default: '3', help: 'size of the written checkpoint in GiB' },
+    layers: { type: 'string', value: 'N', default: '2', help: 'decoder layers of the Qwen3-0.6B-shaped pair the export step merges' },
+    keep: { type: 'boolean', help: 'keep the temp folder and print its path' },
+    moe: { type: 'boolean', help: 'the MoE mode instead: a Qwen3-30B-A3B-shaped pair, CRANE export vs cp' },
+    scale: { type: 'string', value: 'S', default: '8', help: 'with --moe: widths divided by S' },
+    before: { type: 'string', value: 'REV', help: 'with --moe: also export with the engine at commit REV' },
+    phase: { type: 'string', value: 'P', help: 'run one phase in this process (write, read, export, export-moe) on --dir: the bench starts these' },
+    dir: { type: 'string', value: 'D', help: 'with --phase: the folder it works on' },
+  },
+} as const satisfies CliSpec;
+const { values: args } = parseCli(CLI);
 const gib = Number(args.gb);
 if (args.phase === 'write') await writePhase(args.dir as string, gib);
 else if (args.phase === 'read') await readPhase(args.dir as string);

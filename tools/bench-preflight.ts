@@ -4,8 +4,6 @@
  * the projectors stage alone (`runProjectors`) on a copy of a finished analysis' pipeline.json
  * and targets stage.
  *
- *   node --import tsx tools/bench-preflight.ts INSTRUCT THINKING [--projectors ANALYSIS] [--before REV]
- *
  * --before REV runs the same with the engine at commit REV first (tools/engine-at-rev.ts), so a
  * change's before and after share one machine load, and says whether the two projectors stages
  * wrote the same projectors.safetensors and aim-importance.safetensors, byte for byte. The load
@@ -15,11 +13,21 @@ import { execFileSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { exitWithUsageError, parseCli, type CliSpec } from './cli-args.ts';
 import { treeAt } from './engine-at-rev.ts';
 
 const REPOSITORY = join(import.meta.dirname, '..');
-const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { projectors: { type: 'string' }, before: { type: 'string' }, child: { type: 'string' }, out: { type: 'string' } } });
+const CLI = {
+  usage: ['node --import tsx tools/bench-preflight.ts INSTRUCT THINKING [--projectors ANALYSIS] [--before REV]'],
+  options: {
+    projectors: { type: 'string', value: 'ANALYSIS', help: "also the projectors stage alone, on a copy of a finished analysis' pipeline.json and targets stage" },
+    before: { type: 'string', value: 'REV', help: 'run the same with the engine at commit REV first' },
+    child: { type: 'string', value: 'JOB:TREE', help: 'run one job with the engine under TREE in this process: the bench starts these' },
+    out: { type: 'string', value: 'DIR', help: 'with --child: the analysis copy the projectors job writes into' },
+  },
+  allowPositionals: true,
+} as const satisfies CliSpec;
+const { values: args, positionals } = parseCli(CLI);
 
 interface Usage { readonly cpuSeconds: number; readonly peakRssMb: number; readonly wallSeconds: number }
 
@@ -66,7 +74,7 @@ async function main(): Promise<void> {
     const [job, tree] = args.child.split(/:(.*)/s) as [string, string];
     return runChild(tree, job);
   }
-  if (positionals.length !== 2) throw new Error('usage: bench-preflight.ts INSTRUCT THINKING [--projectors ANALYSIS] [--before REV]');
+  if (positionals.length !== 2) exitWithUsageError(CLI, 'expects two checkpoint folders, INSTRUCT and THINKING');
   const root = await mkdtemp(join(tmpdir(), 'crane-bench-preflight-'));
   try {
     const trees = [...(args.before === undefined ? [] : [{ label: `@${args.before}`, dir: await treeAt(args.before, root, ['engine', 'package.json']) }]), { label: 'now', dir: REPOSITORY }];

@@ -8,8 +8,6 @@
  * routed expert (fine block), ~6,300 in all, so each call pays the curvature of a per-expert
  * model; a router term per layer; two anchors, as the curvature stage writes them.
  *
- *   node --import tsx tools/bench-preview.ts [--calls 3000] [--seed 1] [--form low-rank|dense] [--rank 32] [--before REV]
- *
  * --before REV also times the preview as it was at commit REV (its engine/ from `git archive`)
  * on the same analysis and the same settings, call by call, and prints the largest difference
  * between the two answers: a speed change's before/after under one machine load.
@@ -24,7 +22,6 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { InstantPreview, type PreviewSettings } from '../engine/analysis/preview.ts';
 import { PreviewCoefficientBuilder } from '../engine/analysis/preview-coefficients.ts';
 import type { PreviewCurvature } from '../engine/analysis/preview-curvature.ts';
@@ -36,6 +33,7 @@ import { uniformStream } from '../engine/crane/tensor-random-stream.ts';
 import { classifyTensor, projectorKey } from '../engine/crane/tensor-classification.ts';
 import { defaultSteepness } from '../engine/protocol/gsp-mask.ts';
 import { defaultResolvedSettings } from '../engine/protocol/settings-defaults.ts';
+import { exitWithUsageError, parseCli, type CliSpec } from './cli-args.ts';
 import { treeAt } from './engine-at-rev.ts';
 
 const LAYERS = 48;
@@ -43,12 +41,18 @@ const EXPERTS = 128;
 const WIDTH = 256;
 const RANK = 256;
 
-const { values: args } = parseArgs({
+const CLI = {
+  usage: ['node --import tsx tools/bench-preview.ts [--calls 3000] [--seed 1] [--form low-rank|dense] [--rank 32] [--before REV]'],
   options: {
-    calls: { type: 'string', default: '3000' }, seed: { type: 'string', default: '1' }, form: { type: 'string', default: 'low-rank' }, rank: { type: 'string', default: '32' }, before: { type: 'string' },
+    calls: { type: 'string', value: 'N', default: '3000', help: 'timed preview calls (after 200 warm-up ones)' },
+    seed: { type: 'string', value: 'S', default: '1', help: 'seed of the synthetic analysis and of the settings walk' },
+    form: { type: 'string', value: 'low-rank|dense', default: 'low-rank', help: 'how the curvature matrix is held (dense: B×B, ~0.6 GiB per loss)' },
+    rank: { type: 'string', value: 'K', default: '32', help: 'rank of the low-rank form' },
+    before: { type: 'string', value: 'REV', help: 'also time the preview at commit REV on the same calls' },
   },
-});
-if (args.form !== 'low-rank' && args.form !== 'dense') throw new Error(`--form ${args.form}: low-rank or dense`);
+} as const satisfies CliSpec;
+const { values: args } = parseCli(CLI);
+if (args.form !== 'low-rank' && args.form !== 'dense') exitWithUsageError(CLI, `--form ${args.form}: low-rank or dense`);
 const random = uniformStream(Number(args.seed), 'bench-preview');
 const values = (n: number, scale = 1) => Float32Array.from({ length: n }, () => (random() * 2 - 1) * scale);
 

@@ -12,8 +12,6 @@
  *                    parts that wait for pass 0 held in memory up to --pass-hold (default: the
  *                    memory plan's passPartHoldBytes) and spilled to disk past it
  *
- *   npm run bench:shapes -- [--layers 1] [--tokens 2048] [--targets N] [--memory-budget 3GiB] [--pass-hold 3GiB] [--only score,gradients,export,gradients-0.6b,gradients-looped] [--keep]
- *
  * --targets N makes only the last N tokens loss targets (default all): the head's products scale
  * with the targets, attention and the layers with --tokens.
  *
@@ -24,7 +22,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { loadCausalLM } from '../engine/model/causal-lm.ts';
 import { sumOverPasses } from '../engine/model/loop-grad-sums.ts';
@@ -33,18 +30,31 @@ import { passPartHoldBytes, setMemoryBudget } from '../engine/model/memory-plan.
 import { formatBytes } from '../engine/protocol/format-bytes.ts';
 import { parseByteSize } from '../engine/cli/cli-settings.ts';
 import { initBackend } from '../engine/tensor/backend.ts';
+import { exitWithUsageError, parseCli, type CliSpec } from './cli-args.ts';
 import { exportVerdict, peakRss, wasmHeapBytes } from './memory-report.ts';
 import { QWEN3_VOCAB, writeShapedLoopedModel, writeShapedModel } from './shaped-checkpoint.ts';
 
 const STEPS = ['score', 'gradients', 'export', 'gradients-0.6b', 'gradients-looped'] as const;
 type Step = (typeof STEPS)[number];
 
-const { values: args } = parseArgs({
+const CLI = {
+  usage: [
+    `npm run bench:shapes -- [--layers 1] [--tokens 2048] [--targets N] [--memory-budget 3GiB] [--pass-hold 3GiB] [--only ${STEPS.join(',')}] [--keep]`,
+    'node --import tsx tools/bench-shapes.ts --step STEP --dir ROOT [the options above]',
+  ],
   options: {
-    layers: { type: 'string', default: '1' }, tokens: { type: 'string', default: '2048' }, targets: { type: 'string' }, 'memory-budget': { type: 'string' },
-    'pass-hold': { type: 'string' }, only: { type: 'string' }, keep: { type: 'boolean' }, step: { type: 'string' }, dir: { type: 'string' },
+    layers: { type: 'string', value: 'N', default: '1', help: 'decoder layers of every checkpoint (≥ 1)' },
+    tokens: { type: 'string', value: 'T', default: '2048', help: 'tokens of the sequence (≥ 2)' },
+    targets: { type: 'string', value: 'N', help: 'only the last N tokens are loss targets, 1…T−1 (default T−1: all)' },
+    'memory-budget': { type: 'string', value: 'SIZE', help: 'tensor memory the model plans its chunks for (e.g. 3GiB)' },
+    'pass-hold': { type: 'string', value: 'SIZE', help: "gradients-looped: pass parts held in memory before spilling (default: the memory plan's)" },
+    only: { type: 'string', value: 'LIST', help: `steps to run, comma-separated, of ${STEPS.join(', ')} (default all)` },
+    keep: { type: 'boolean', help: 'keep the temp folder and print its path' },
+    step: { type: 'string', value: 'STEP', help: 'run one step in this process on --dir: the bench starts these' },
+    dir: { type: 'string', value: 'ROOT', help: 'with --step: the folder holding the checkpoints' },
   },
-});
+} as const satisfies CliSpec;
+const { values: args } = parseCli(CLI);
 const layers = Number(args.layers);
 const tokens = Number(args.tokens);
 /** Loss targets: the last `targets` tokens (default all); the head's work scales with them, the layers' does not. */
@@ -134,8 +144,7 @@ if (args.step !== undefined) {
   const only = args.only === undefined ? [...STEPS] : args.only.split(',');
   const unknown = only.filter((s) => !(STEPS as readonly string[]).includes(s));
   if (unknown.length > 0 || !(Number.isInteger(layers) && layers >= 1) || !(Number.isInteger(tokens) && tokens >= 2) || !(Number.isInteger(targets) && targets >= 1 && targets < tokens)) {
-    console.error(`usage: npm run bench:shapes -- [--layers N ≥ 1] [--tokens T ≥ 2] [--targets 1…T−1] [--memory-budget 3GiB] [--pass-hold 3GiB] [--only ${STEPS.join(',')}] [--keep]`);
-    process.exit(2);
+    exitWithUsageError(CLI, `--layers N ≥ 1, --tokens T ≥ 2, --targets 1…T−1, --only of ${STEPS.join(',')}`);
   }
   const root = await mkdtemp(join(tmpdir(), 'crane-shapes-'));
   try {

@@ -3,30 +3,29 @@
  * lossAndLayerGrads) on a small-but-not-tiny random Qwen3, compared with the backend's own
  * dense matmul throughput measured in the same process.
  *
- *   node --import tsx tools/bench-train-step.ts [--hidden 256] [--layers 4] [--seq 128] [--batch 4] [--runs 3]
- *
  * FLOPs are counted analytically (2·m·n·k per matmul; the T×T attention products counted in
  * full, as they are computed). "model" FLOPs = forward + backward (3× forward), the usual
  * convention; "executed" also counts the per-layer forward recompute of the layer-wise backward.
  */
 import { rm } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { loadCausalLM } from '../engine/model/causal-lm.ts';
 import { SeededRandom } from '../engine/protocol/seeded-random.ts';
 import { writeTinyCheckpoint } from '../engine/model/testing/tiny-checkpoint.ts';
 import { initBackend } from '../engine/tensor/backend.ts';
 import { measureMatmulGflops } from '../engine/tensor/matmul-bench.ts';
+import { parseCli } from './cli-args.ts';
 import { forwardFlops } from './model-flops.ts';
 
-const { values } = parseArgs({
+const { values } = parseCli({
+  usage: ['node --import tsx tools/bench-train-step.ts [--hidden 256] [--layers 4] [--seq 128] [--batch 4] [--vocab 4096] [--runs 5]'],
   options: {
-    hidden: { type: 'string', default: '256' },
-    layers: { type: 'string', default: '4' },
-    seq: { type: 'string', default: '128' },
-    batch: { type: 'string', default: '4' },
-    vocab: { type: 'string', default: '4096' },
-    runs: { type: 'string', default: '5' },
+    hidden: { type: 'string', value: 'H', default: '256', help: 'hidden size of the random Qwen3 (heads of 64)' },
+    layers: { type: 'string', value: 'N', default: '4', help: 'decoder layers' },
+    seq: { type: 'string', value: 'T', default: '128', help: 'tokens per sequence' },
+    batch: { type: 'string', value: 'B', default: '4', help: 'sequences per step' },
+    vocab: { type: 'string', value: 'V', default: '4096', help: 'vocabulary size (tied head)' },
+    runs: { type: 'string', value: 'N', default: '5', help: 'timed steps after one warm-up' },
   },
 });
 const hidden = Number(values.hidden);

@@ -3,8 +3,6 @@
  * drives Chromium against the built renderer served by `crane serve`, moves α and τ the way the
  * specs do (e2e/support/slider-session.ts) and prints the p95 of each chart next to its bound.
  *
- *   npm run build:renderer && npm run bench:ui [-- --scenario synthetic|demo]
- *
  * Scenarios: the in-page synthetic engine at 48 layers × 128 experts per projection (the size of
  * Qwen3-30B-A3B), and the demo pair through the real engine, analysed first in a throw-away data
  * folder. Exit code 1 when a p95 is over its bound, a chart never painted or the page reported an
@@ -14,12 +12,12 @@ import { chromium, type Browser } from '@playwright/test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { collectPageErrors } from '../e2e/support/console-errors.ts';
 import { demoPair, NO_DEMO_MESSAGE } from '../e2e/support/demo-pair.ts';
 import type { LatencyKind } from '../e2e/support/latency.ts';
 import { analyzeAndTune, measureSliders, type TuneOptions } from '../e2e/support/slider-session.ts';
 import { systemChromium } from '../e2e/support/system-chromium.ts';
+import { parseCli } from './cli-args.ts';
 import { ROOT } from './setup/build-electron.ts';
 import { startServeProcess } from './setup/serve-process.ts';
 import { rendererIsStale } from './setup/start-plan.ts';
@@ -102,7 +100,10 @@ function printTable(rows: readonly Row[]): void {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { scenario: { type: 'string' } } });
+  const { values } = parseCli({
+    usage: ['npm run build:renderer && npm run bench:ui [-- --scenario synthetic|demo]'],
+    options: { scenario: { type: 'string', value: 'NAME', help: `run one scenario, ${Object.keys(SCENARIOS).join(' or ')} (default: all)` } },
+  });
   const selected = Object.entries(SCENARIOS).filter(([name]) => values.scenario === undefined || name === values.scenario);
   if (selected.length === 0) {
     console.error(`bench:ui: unknown --scenario ${values.scenario} (known: ${Object.keys(SCENARIOS).join(', ')})`);

@@ -3,8 +3,6 @@
  * single-threaded SIMD build (what the engine uses) and of the threaded build, each in its own
  * process (a process loads one wasm module), in one run.
  *
- *   node --import tsx tools/bench-wasm-threads.ts [--threads N] [--sizes 256,512,1024]
- *
  * tfjs refuses threads under Node (WASM_HAS_MULTITHREAD_SUPPORT is false there) and, when forced,
  * starts its pthread pool from blob: URLs, which Node's Worker cannot load. The package ships
  * both pieces on disk (wasm-out/: the pthread worker's script text and the Emscripten glue), so
@@ -19,14 +17,15 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { parseCli } from './cli-args.ts';
 
-const { values } = parseArgs({
+const { values } = parseCli({
+  usage: ['node --import tsx tools/bench-wasm-threads.ts [--threads N] [--sizes 256,512,1024]'],
   options: {
-    threads: { type: 'string', default: String(os.availableParallelism()) },
-    sizes: { type: 'string', default: '256,512,1024' },
-    child: { type: 'string' },
+    threads: { type: 'string', value: 'N', default: String(os.availableParallelism()), help: "XNNPACK threads of the threaded build; the default is this machine's CPU count:" },
+    sizes: { type: 'string', value: 'LIST', default: '256,512,1024', help: 'square matmul sizes, comma-separated' },
+    child: { type: 'string', value: 'THREADS', help: 'measure one build in this process: the bench starts these' },
   },
 });
 

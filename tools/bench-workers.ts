@@ -11,9 +11,6 @@
  * each worker's start, busy, waiting and idle-at-the-end seconds): the serial and imbalanced
  * parts that a wall-clock ratio on a shared machine hides.
  *
- *   npm run bench:workers -- [--workers 2] [--hidden 256] [--layers 4] [--vocab 8192]
- *                            [--sequences 8] [--seq 128] [--batch 2]
- *
  * --sequences is per calibration set (D_R and D_A each); a job is at most --batch sequences and
  * 1/8 of all tokens (the stage's split, gradient-batches.ts; the count is printed). Each run
  * prints the 1-minute load average at its start and end, and how many cores its CPU time kept
@@ -25,7 +22,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { writeTinyCheckpoint } from '../engine/model/testing/tiny-checkpoint.ts';
 import { defaultAnalysisSettings } from '../engine/pipeline/analysis-settings.ts';
@@ -38,16 +34,18 @@ import { StageClock } from '../engine/pipeline/progress.ts';
 import { SeededRandom } from '../engine/protocol/seeded-random.ts';
 import { initBackend } from '../engine/tensor/backend.ts';
 import { measureMatmulGflops } from '../engine/tensor/matmul-bench.ts';
+import { parseCli } from './cli-args.ts';
 
-const { values } = parseArgs({
+const { values } = parseCli({
+  usage: ['npm run bench:workers -- [--workers 2] [--hidden 256] [--layers 4] [--vocab 8192] [--sequences 8] [--seq 128] [--batch 2]'],
   options: {
-    workers: { type: 'string', default: '2' },
-    hidden: { type: 'string', default: '256' },
-    layers: { type: 'string', default: '4' },
-    vocab: { type: 'string', default: '8192' },
-    sequences: { type: 'string', default: '8' },
-    seq: { type: 'string', default: '128' },
-    batch: { type: 'string', default: '2' },
+    workers: { type: 'string', value: 'N[,N…]', default: '2', help: 'worker counts to run besides 1 (comma-separated)' },
+    hidden: { type: 'string', value: 'H', default: '256', help: 'hidden size of the random Qwen3 (heads of 32)' },
+    layers: { type: 'string', value: 'N', default: '4', help: 'decoder layers' },
+    vocab: { type: 'string', value: 'V', default: '8192', help: 'vocabulary size' },
+    sequences: { type: 'string', value: 'N', default: '8', help: 'sequences per calibration set (D_R and D_A each)' },
+    seq: { type: 'string', value: 'T', default: '128', help: 'tokens per sequence' },
+    batch: { type: 'string', value: 'B', default: '2', help: 'at most B sequences per job' },
   },
 });
 const hidden = Number(values.hidden);

@@ -8,8 +8,6 @@
  *   2. a synthetic Qwen3 head with the real 151,936-token vocab (hidden 64, one layer, untied),
  *      where each target's logit dominates the row: lm_head, model.norm and the layer gradients.
  *
- *   node --import tsx tools/measure-head-precision.ts --sequences EXPORT/calibration-sequences.jsonl [--model assets/demo/instruct] [--dump-grads G.safetensors]
- *
  * (engine/model/testdata/demo-agent-sequences.jsonl holds the demo pair's agent sequences.)
  * --dump-grads also writes the runtime's layer gradients of those sequences, which
  * tools/reference/fd_gradients.py checks against float64 finite differences of the whole model.
@@ -17,7 +15,6 @@
  * The backend is CRANE_BACKEND (default wasm).
  */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { writeSafetensors } from '../engine/io/safetensors-writer.ts';
 import type { TensorSpec } from '../engine/io/tensor-encoding.ts';
@@ -27,6 +24,7 @@ import type { WeightSource } from '../engine/model/weights.ts';
 import { dominantHeadModel } from '../engine/model/testing/dominant-head.ts';
 import { headPrecision } from '../engine/model/testing/head-precision.ts';
 import { initBackend, parseBackendName } from '../engine/tensor/backend.ts';
+import { parseCli } from './cli-args.ts';
 
 async function demo(sequencesFile: string, modelDir: string, dumpFile?: string): Promise<void> {
   const lines = (await readFile(sequencesFile, 'utf8')).split('\n').filter((l) => l.trim() !== '');
@@ -65,7 +63,15 @@ async function synthetic(): Promise<void> {
   }
 }
 
-const { values } = parseArgs({ options: { sequences: { type: 'string' }, model: { type: 'string', default: 'assets/demo/instruct' }, 'dump-grads': { type: 'string' } } });
+const { values } = parseCli({
+  usage: ['node --import tsx tools/measure-head-precision.ts [--sequences EXPORT/calibration-sequences.jsonl] [--model assets/demo/instruct] [--dump-grads G.safetensors]'],
+  about: 'Without --sequences only the synthetic 151,936-token head (2.) is measured. The backend is CRANE_BACKEND (default wasm).',
+  options: {
+    sequences: { type: 'string', value: 'FILE', help: "an analysis export's calibration-sequences.jsonl: measure the demo pair's g_A on its agent sequences" },
+    model: { type: 'string', value: 'DIR', default: 'assets/demo/instruct', help: 'with --sequences: the checkpoint those sequences run through' },
+    'dump-grads': { type: 'string', value: 'FILE', help: "with --sequences: also write the runtime's layer gradients (for tools/reference/fd_gradients.py)" },
+  },
+});
 const backend = await initBackend(parseBackendName(process.env['CRANE_BACKEND'] ?? 'wasm', 'CRANE_BACKEND'));
 console.log(`backend ${backend.name}`);
 if (values.sequences !== undefined) await demo(values.sequences, values.model, values['dump-grads']);

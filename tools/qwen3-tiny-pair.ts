@@ -4,9 +4,6 @@
  * and its real 151,936-row embedding and untied lm_head, so the studio can be tried on real
  * token ids and vocabulary size: `crane inspect`, `analyze`, `verify`, `merge`, the UI.
  *
- *   node --import tsx tools/qwen3-tiny-pair.ts --out DIR [--layers 2] [--hidden 32] [--seed 1]
- *   node --import tsx tools/qwen3-tiny-pair.ts --out DIR --shape 0.6b [--layers 28]
- *
  * --shape 0.6b writes Qwen3-0.6B's layer shapes (hidden 1024, 16 query heads over 8 KV heads of
  * 128, MLP 3072) instead of the tiny ones: the input the compute benchmarks and profiles use.
  *
@@ -16,38 +13,36 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { writeCheckpoint } from '../engine/io/checkpoint-writer.ts';
 import { qwen3TokenizerFiles } from '../engine/io/testing/qwen3-tokenizer.ts';
 import type { TensorSpec } from '../engine/io/tensor-encoding.ts';
 import { parseModelSpec } from '../engine/model/config.ts';
 import { EMBED_NAME, FINAL_NORM_NAME, layerParamShapes, layerTensorName, LM_HEAD_NAME } from '../engine/model/weights.ts';
 import { hashName, SeededRandom } from '../engine/protocol/seeded-random.ts';
+import { exitWithUsageError, parseCli, type CliSpec } from './cli-args.ts';
 import { QWEN3_SHAPES, QWEN3_VOCAB } from './shaped-checkpoint.ts';
 /** Init scale of the random weights and size of Thinking's δ relative to it. */
 const WEIGHT_SCALE = 0.02;
 const DELTA_SCALE = 0.1;
 
-const { values } = parseArgs({
+const CLI = {
+  usage: ['node --import tsx tools/qwen3-tiny-pair.ts --out DIR [--layers 2] [--hidden 32] [--seed 1]', 'node --import tsx tools/qwen3-tiny-pair.ts --out DIR --shape 0.6b [--layers 28]'],
+  about: 'Writes DIR/instruct and DIR/thinking: a random BF16 Qwen3 pair with the real tokenizer and 151,936-token vocabulary.',
   options: {
-    out: { type: 'string' }, layers: { type: 'string', default: '2' }, hidden: { type: 'string', default: '32' }, seed: { type: 'string', default: '1' },
-    shape: { type: 'string', default: 'tiny' },
+    out: { type: 'string', value: 'DIR', help: 'folder to write the pair into (required)' },
+    layers: { type: 'string', value: 'N', default: '2', help: 'decoder layers' },
+    hidden: { type: 'string', value: 'H', default: '32', help: 'hidden size, a multiple of 8 (ignored with --shape 0.6b)' },
+    seed: { type: 'string', value: 'S', default: '1', help: 'seed of the random weights' },
+    shape: { type: 'string', value: 'tiny|0.6b', default: 'tiny', help: "layer shapes: tiny (from --hidden) or Qwen3-0.6B's" },
   },
-});
-if (values.out === undefined) {
-  process.stderr.write('usage: node --import tsx tools/qwen3-tiny-pair.ts --out DIR [--layers N] [--hidden H] [--seed S] [--shape tiny|0.6b]\n');
-  process.exit(2);
-}
+} as const satisfies CliSpec;
+const { values } = parseCli(CLI);
+if (values.out === undefined) exitWithUsageError(CLI, '--out DIR is required');
 const [layers, hidden, seed] = [Number(values.layers), Number(values.hidden), Number(values.seed)];
 if (![layers, hidden, seed].every(Number.isSafeInteger) || layers < 1 || hidden < 8 || hidden % 8 !== 0) {
-  process.stderr.write('--layers must be ≥ 1 and --hidden a multiple of 8 (4 heads of hidden/4, 2 KV heads: grouped-query attention as in Qwen3)\n');
-  process.exit(2);
+  exitWithUsageError(CLI, '--layers must be ≥ 1 and --hidden a multiple of 8 (4 heads of hidden/4, 2 KV heads: grouped-query attention as in Qwen3)');
 }
-
-if (values.shape !== 'tiny' && values.shape !== '0.6b') {
-  process.stderr.write(`--shape is tiny or 0.6b, not ${values.shape}\n`);
-  process.exit(2);
-}
+if (values.shape !== 'tiny' && values.shape !== '0.6b') exitWithUsageError(CLI, `--shape is tiny or 0.6b, not ${values.shape}`);
 /** Qwen3-0.6B's config.json layer shapes (shared with the memory benchmarks); --hidden is ignored with them. */
 const QWEN3_0_6B = QWEN3_SHAPES['0.6b'];
 const tinyShape = { hidden_size: hidden, intermediate_size: 2 * hidden, num_attention_heads: 4, num_key_value_heads: 2, head_dim: hidden / 4 };

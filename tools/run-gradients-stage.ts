@@ -3,21 +3,25 @@
  * is deleted first), printing its wall time, CPU seconds (all threads), peak RSS and the load
  * average: for profiling and old-vs-new measurements of the stage without the rest of analyze.
  * Later stages in the folder are left as they are (delete them: they depend on this one).
- *
- *   node --import tsx tools/run-gradients-stage.ts INSTRUCT ANALYSIS_DIR [--workers N]
  */
 import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { runGradients } from '../engine/pipeline/gradients-stage.ts';
 import { pipelinePaths, readPipelineRecord } from '../engine/pipeline/pipeline-folder.ts';
 import { StageClock } from '../engine/pipeline/progress.ts';
 import { initBackend } from '../engine/tensor/backend.ts';
+import { exitWithUsageError, parseCli, type CliSpec } from './cli-args.ts';
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { workers: { type: 'string' } } });
+const CLI = {
+  usage: ['node --import tsx tools/run-gradients-stage.ts INSTRUCT ANALYSIS_DIR [--workers N]'],
+  about: 'INSTRUCT: the analysed Instruct checkpoint; ANALYSIS_DIR: an analysis folder whose targets stage is done.',
+  options: { workers: { type: 'string', value: 'N', help: 'gradient worker threads (default: the analysis\' setting)' } },
+  allowPositionals: true,
+} as const satisfies CliSpec;
+const { positionals, values } = parseCli(CLI);
 const [instructDir, dir] = positionals;
-if (instructDir === undefined || dir === undefined) throw new Error('usage: run-gradients-stage.ts INSTRUCT ANALYSIS_DIR [--workers N]');
+if (instructDir === undefined || dir === undefined || positionals.length > 2) exitWithUsageError(CLI, 'expects two folders, INSTRUCT and ANALYSIS_DIR');
 const load = (): string => loadavg().map((l) => l.toFixed(1)).join(' ');
 
 await initBackend();

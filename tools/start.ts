@@ -4,20 +4,25 @@
  * tokened URL printed and, where a desktop is available, opened. The demo pair is opened when it
  * has been built. Every decision is printed. In browser mode a `crane serve` that dies is started
  * again on the same port and session token (setup/serve-supervisor.ts): the page reconnects.
- *
- *   npm start [-- --browser] [-- --no-open]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { parseCli } from './cli-args.ts';
 import { buildElectron, ROOT } from './setup/build-electron.ts';
 import { superviseServe } from './setup/serve-supervisor.ts';
 import { findDemoPair, hasDisplay, planStart, rendererIsStale } from './setup/start-plan.ts';
 
 const UI_DIR = join(ROOT, 'dist', 'renderer');
-const args = process.argv.slice(2);
+const { values: args } = parseCli({
+  usage: ['npm start -- [--browser] [--no-open]'],
+  options: {
+    browser: { type: 'boolean', help: 'browser mode (`crane serve`) even where the Electron app could open' },
+    'no-open': { type: 'boolean', help: 'in browser mode, print the URL without opening a browser on it' },
+  },
+});
 const say = (line: string) => console.log(`[start] ${line}`);
 
 /** The electron package exports its binary's path, and throws when the binary is missing. */
@@ -55,7 +60,7 @@ async function startBrowser(demo: ReturnType<typeof findDemoPair>): Promise<numb
     url.searchParams.set('thinking', demo.thinking);
   }
   say(`Browser mode is running. Open this URL (it carries the session token): ${url.href}`);
-  if (!args.includes('--no-open') && hasDisplay(process.platform, process.env)) {
+  if (args['no-open'] !== true && hasDisplay(process.platform, process.env)) {
     const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
     const child = spawn(opener, [url.href], { stdio: 'ignore', detached: true });
     child.on('error', () => say(`Could not run ${opener}; open the URL above yourself.`));
@@ -72,7 +77,7 @@ async function startBrowser(demo: ReturnType<typeof findDemoPair>): Promise<numb
 
 async function main(): Promise<number> {
   const demo = findDemoPair(ROOT);
-  const plan = planStart({ electronBinary: electronBinary(), platform: process.platform, env: process.env, forceBrowser: args.includes('--browser'), demoPair: demo });
+  const plan = planStart({ electronBinary: electronBinary(), platform: process.platform, env: process.env, forceBrowser: args.browser === true, demoPair: demo });
   buildRenderer();
   if (plan.host === 'electron') {
     say('Building the Electron main/preload/engine bundles → dist/electron…');

@@ -1,6 +1,5 @@
 /**
- * `node --import tsx tools/demo/alpha-sweep-routing.ts [--analysis DIR] [--alphas 0.05,0.1,…]`:
- * how many MoE routing decisions CRANE's edit changes, per α — the part of the loss a Taylor
+ * How many MoE routing decisions CRANE's edit changes, per α — the part of the loss a Taylor
  * model in the weights cannot follow (which experts a token uses is a step function of them).
  *
  * On the analysis' train calibration sequences (the ones the preview's gradients and curvature
@@ -10,7 +9,6 @@
  * router's own edit from the shift of the hidden states that feed it.
  * Default --analysis: the MoE pair's alpha-sweep cache (run `alpha-sweep.ts --pair moe` first).
  */
-import { parseArgs } from 'node:util';
 import { formatTable } from '../../engine/cli/format.ts';
 import { Checkpoint } from '../../engine/io/checkpoint.ts';
 import { loadCausalLM } from '../../engine/model/causal-lm.ts';
@@ -23,9 +21,16 @@ import { editedWeightSource } from '../../engine/pipeline/edited-source.ts';
 import { loadPipelineAnalysis, pipelinePaths } from '../../engine/pipeline/pipeline-folder.ts';
 import { defaultResolvedSettings } from '../../engine/protocol/settings-defaults.ts';
 import { initBackend } from '../../engine/tensor/backend.ts';
+import { parseCli } from '../cli-args.ts';
 import { demoAnalysisDir } from './demo-analysis.ts';
 
-const { values: args } = parseArgs({ options: { analysis: { type: 'string', default: demoAnalysisDir('moe') }, alphas: { type: 'string', default: '0.05,0.1,0.25,0.5,1' } } });
+const { values: args } = parseCli({
+  usage: ['node --import tsx tools/demo/alpha-sweep-routing.ts [--analysis DIR] [--alphas 0.05,0.1,0.25,0.5,1]'],
+  options: {
+    analysis: { type: 'string', value: 'DIR', default: demoAnalysisDir('moe'), help: "a finished analysis of an MoE pair; the default is the MoE pair's alpha-sweep cache (run alpha-sweep.ts --pair moe first)" },
+    alphas: { type: 'string', value: 'LIST', default: '0.05,0.1,0.25,0.5,1', help: 'the α values, comma-separated' },
+  },
+});
 
 /** Per set, each (sequence, layer) → the sorted top-k expert ids at every loss-target position. */
 type Routes = Map<string, Map<string, string[]>>;

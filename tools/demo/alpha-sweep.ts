@@ -1,6 +1,5 @@
 /**
- * `node --import tsx tools/demo/alpha-sweep.ts [--pair dense|moe|…] [--demo ROOT] [--out DIR] [--alphas 0.05,0.1,…] [--fresh]`:
- * the preview against measurement on a built-in pair.
+ * The preview against measurement on a built-in pair.
  *
  * --pair names a built-in pair (engine/project/builtin-pairs.ts): dense is assets/demo, any other
  * NAME is the pair `demo-NAME` (moe: assets/demo-moe), analysed into its own cache folder as
@@ -15,7 +14,7 @@
  * Then the preview's per-group breakdown at the default α and the α range its anchors trust.
  * Decode budgets are capped at 1024 / 512 new tokens: the demo's replies are far shorter.
  */
-import { parseArgs } from 'node:util';
+import { exitWithUsageError, parseCli, type CliSpec } from '../cli-args.ts';
 import { demoAnalysisDir, runDemoAnalysis } from './demo-analysis.ts';
 import { InstantPreview } from '../../engine/analysis/preview.ts';
 import { formatTable } from '../../engine/cli/format.ts';
@@ -30,16 +29,21 @@ import { verifyEdit } from '../../engine/pipeline/verify.ts';
 import { defaultResolvedSettings } from '../../engine/protocol/settings-defaults.ts';
 import { initBackend } from '../../engine/tensor/backend.ts';
 
-const { values: args } = parseArgs({
-  options: { pair: { type: 'string', default: 'dense' }, demo: { type: 'string' }, out: { type: 'string' }, alphas: { type: 'string', default: '0.05,0.1,0.25,0.5,1' }, fresh: { type: 'boolean' } },
-});
+const KNOWN_PAIRS = BUILTIN_PAIRS.map((p) => (p.name === DEMO_PROJECT_NAME ? 'dense' : p.name.replace(/^demo-/, '')));
+const CLI = {
+  usage: ['node --import tsx tools/demo/alpha-sweep.ts [--pair dense|moe|…] [--demo ROOT] [--out DIR] [--alphas 0.05,0.1,0.25,0.5,1] [--fresh]'],
+  options: {
+    pair: { type: 'string', value: 'NAME', default: 'dense', help: `the built-in pair: ${KNOWN_PAIRS.join(', ')}` },
+    demo: { type: 'string', value: 'ROOT', help: "read the pair from the demo folder ROOT instead of the built-in pair's" },
+    out: { type: 'string', value: 'DIR', help: "the analysis cache folder (default: the pair's, as tools/demo/eval.ts uses)" },
+    alphas: { type: 'string', value: 'LIST', default: '0.05,0.1,0.25,0.5,1', help: 'the α values, comma-separated' },
+    fresh: { type: 'boolean', help: 'rerun every analysis stage instead of reusing cached ones' },
+  },
+} as const satisfies CliSpec;
+const { values: args } = parseCli(CLI);
 const pairName = args.pair === 'dense' ? DEMO_PROJECT_NAME : `demo-${args.pair}`;
 const pair = BUILTIN_PAIRS.find((p) => p.name === pairName);
-if (pair === undefined) {
-  const known = BUILTIN_PAIRS.map((p) => (p.name === DEMO_PROJECT_NAME ? 'dense' : p.name.replace(/^demo-/, '')));
-  process.stderr.write(`--pair ${args.pair}: not a built-in pair (${known.join(', ')})\n`);
-  process.exit(1);
-}
+if (pair === undefined) exitWithUsageError(CLI, `--pair ${args.pair}: not a built-in pair (${KNOWN_PAIRS.join(', ')})`);
 const paths = args.demo === undefined ? pair.paths : demoPaths(args.demo);
 const outDir = args.out ?? demoAnalysisDir(args.pair);
 const alphas = args.alphas.split(',').map(Number);

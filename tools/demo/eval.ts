@@ -11,9 +11,6 @@
  * files, demo-merges.ts) picks its own α, so its row is at its own ΔL_R; without a Base it is a
  * "needs Base" row.
  *
- *   node --import tsx tools/demo/eval.ts [--pair dense|moe|looped] [--demo DIR] [--methods all|a,b,…] [--match-reasoning=X]
- *                                        [--endpoints-only] [--json] [--limit N] [MODEL_DIR ...]
- *
  * --pair moe / looped evaluates the MoE / looped demo pair (assets/demo-moe, assets/demo-looped),
  * each with its own analysis cache.
  * --methods: task_arithmetic,ties,slerp,crane by default; all = every method with a strength.
@@ -23,7 +20,6 @@
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ModelTokenizer } from '../../engine/calibration/tokenizer.ts';
 import { formatTable } from '../../engine/cli/format.ts';
 import { demoPaths } from '../../engine/demo/demo-layout.ts';
@@ -36,25 +32,37 @@ import { verifyEdit, type LossPair } from '../../engine/pipeline/verify.ts';
 import { METHOD_NAMES, METHODS } from '../../engine/protocol/method-parameters.ts';
 import { DEFAULT_ALPHA } from '../../engine/protocol/settings-defaults.ts';
 import { initBackend } from '../../engine/tensor/backend.ts';
+import { exitWithUsageError, parseCli, type CliSpec } from '../cli-args.ts';
 import { demoAnalysisDir, runDemoAnalysis } from './demo-analysis.ts';
 import { demoEdit, demoRainInputs, exportDemoMerge, exportDemoRain, RAIN_SETTINGS, strengthLabel, type DemoMergeContext, type StrengthMethod } from './demo-merges.ts';
 import { matchStrength } from './matched-strength.ts';
 
-const { values: args, positionals } = parseArgs({
+const CLI = {
+  usage: [
+    'node --import tsx tools/demo/eval.ts [--pair dense|moe|looped] [--demo DIR] [--methods all|a,b,…] [--match-reasoning=X] [--endpoints-only] [--json] [--limit N] [MODEL_DIR ...]',
+    'npm run demo:eval -- [the same arguments]',
+  ],
+  about: 'Extra MODEL_DIR folders are evaluated as rows of their own.',
   options: {
-    pair: { type: 'string', default: 'dense' }, demo: { type: 'string' }, json: { type: 'boolean' }, limit: { type: 'string' }, 'endpoints-only': { type: 'boolean' },
-    methods: { type: 'string', default: 'task_arithmetic,ties,slerp,crane' }, 'match-reasoning': { type: 'string' },
+    pair: { type: 'string', value: 'dense|moe|looped', default: 'dense', help: 'which demo pair (each has its own analysis cache)' },
+    demo: { type: 'string', value: 'DIR', help: "read the pair from the demo folder DIR instead of the pair's assets/demo* folder" },
+    methods: { type: 'string', value: 'all|a,b,…', default: 'task_arithmetic,ties,slerp,crane', help: 'merge methods to match and evaluate (all: every method with a strength)' },
+    'match-reasoning': { type: 'string', value: 'X', help: "target ΔL_R, negative, so written --match-reasoning=X (default: CRANE's at α 0.25)" },
+    'endpoints-only': { type: 'boolean', help: 'evaluate only Instruct, Thinking and MODEL_DIRs, no merges' },
+    json: { type: 'boolean', help: 'print the task count, the target and the rows as JSON instead of a table' },
+    limit: { type: 'string', value: 'N', help: 'evaluate about N of the tasks (every k-th)' },
   },
   allowPositionals: true,
-});
+} as const satisfies CliSpec;
+const { values: args, positionals } = parseCli(CLI);
 const PAIR_ROOTS: Readonly<Record<string, string | undefined>> = { dense: undefined, moe: DEMO_MOE_ROOT, looped: DEMO_LOOPED_ROOT };
-if (!Object.hasOwn(PAIR_ROOTS, args.pair)) throw new Error(`--pair must be dense, moe or looped (got ${args.pair})`);
+if (!Object.hasOwn(PAIR_ROOTS, args.pair)) exitWithUsageError(CLI, `--pair must be dense, moe or looped (got ${args.pair})`);
 const paths = demoPaths(args.demo ?? PAIR_ROOTS[args.pair]);
 const analysisDir = demoAnalysisDir(args.pair);
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const strengthMethods = METHOD_NAMES.filter((n): n is StrengthMethod => n !== 'rain');
 const methods = args.methods === 'all' ? strengthMethods : args.methods.split(',').map((name) => {
-  if (!(strengthMethods as readonly string[]).includes(name)) throw new Error(`--methods: "${name}" is not one of ${strengthMethods.join(', ')}`);
+  if (!(strengthMethods as readonly string[]).includes(name)) exitWithUsageError(CLI, `--methods: "${name}" is not one of ${strengthMethods.join(', ')}`);
   return name as StrengthMethod;
 });
 await initBackend();

@@ -5,8 +5,6 @@
  * engine/demo/styles.ts) — and writes the base, both checkpoints, the shared tokenizer, the
  * calibration sets and the held-out evaluation set.
  *
- *   node --import tsx tools/demo/train.ts [--pair dense|moe|looped] [--out DIR] [--scale F] [--resume]
- *
  * --scale multiplies every step and chat count (0.01 for a smoke run). --resume reuses a base
  * already in DIR/base when training-report.json says it was trained from the same data and
  * settings (the base is two thirds of the time; a fine-tune's data can change without it).
@@ -16,7 +14,6 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { buildTokenizer, writeTokenizerFiles, type BuiltTokenizer } from '../../engine/calibration/build-tokenizer.ts';
 import type { Chat } from '../../engine/calibration/chat-schema.ts';
 import { ChatTemplate, readBuiltinChatTemplate } from '../../engine/calibration/chat-template.ts';
@@ -31,6 +28,7 @@ import { packWindows } from '../../engine/model/training/packing.ts';
 import { trainPhase } from '../../engine/model/training/train-phase.ts';
 import { TrainableModel } from '../../engine/model/training/trainable-model.ts';
 import { initBackend } from '../../engine/tensor/backend.ts';
+import { exitWithUsageError, parseCli, type CliSpec } from '../cli-args.ts';
 import { loadTrainedBase } from './trained-base.ts';
 import { loopedDemoTraining } from './looped-pair.ts';
 import { describeUsage, moeDemoTraining } from './moe-pair.ts';
@@ -43,8 +41,17 @@ const PHASES = {
   thinking: { chats: 6000, steps: 400, peakLearningRate: 1e-3, warmupSteps: 20 },
 } as const;
 
-const { values: args } = parseArgs({ options: { out: { type: 'string' }, scale: { type: 'string', default: '1' }, pair: { type: 'string', default: 'dense' }, resume: { type: 'boolean' } } });
-if (!['dense', 'moe', 'looped'].includes(args.pair)) throw new Error(`--pair must be dense, moe or looped (got ${args.pair})`);
+const CLI = {
+  usage: ['node --import tsx tools/demo/train.ts [--pair dense|moe|looped] [--out DIR] [--scale F] [--resume]', 'npm run demo:train -- [the same options]'],
+  options: {
+    pair: { type: 'string', value: 'dense|moe|looped', default: 'dense', help: 'which demo pair to build' },
+    out: { type: 'string', value: 'DIR', help: "where to write it (default: the pair's assets/demo* folder)" },
+    scale: { type: 'string', value: 'F', default: '1', help: 'multiplies every step and chat count (0.01 for a smoke run)' },
+    resume: { type: 'boolean', help: 'reuse the base in DIR/base when it was trained from the same data and settings' },
+  },
+} as const satisfies CliSpec;
+const { values: args } = parseCli(CLI);
+if (!['dense', 'moe', 'looped'].includes(args.pair)) exitWithUsageError(CLI, `--pair must be dense, moe or looped (got ${args.pair})`);
 const moe = args.pair === 'moe' ? moeDemoTraining : null;
 const looped = args.pair === 'looped' ? loopedDemoTraining : null;
 const paths = (moe ?? looped)?.paths(args.out) ?? demoPaths(args.out);

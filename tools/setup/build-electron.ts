@@ -22,6 +22,7 @@ import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { readFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseCli } from '../cli-args.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const ELECTRON_OUT = join(ROOT, 'dist', 'electron');
@@ -92,6 +93,7 @@ export async function buildElectron(outDir = ELECTRON_OUT): Promise<void> {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  parseCli({ usage: ['node --import tsx tools/setup/build-electron.ts', 'npm run build:electron'], about: 'Builds electron/ into dist/electron (main.mjs, engine-process.mjs, preload.cjs).', options: {} });
   await buildElectron();
   console.log(`built ${ELECTRON_OUT}`);
 }
