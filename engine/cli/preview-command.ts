@@ -6,7 +6,7 @@
 import { InstantPreview } from '../analysis/preview.ts';
 import { loadCurvature } from '../pipeline/curvature-stage.ts';
 import { PREVIEW_NEEDS_GRADIENTS } from '../pipeline/reference-run.ts';
-import { CRANE_FLAGS_HELP, craneSettingsFromFlags, EDIT_FLAGS } from './cli-settings.ts';
+import { CRANE_FLAGS_HELP, EDIT_FLAGS, methodSettingsFromFlags } from './cli-settings.ts';
 import { loadPipelineAnalysis } from '../pipeline/pipeline-folder.ts';
 import { parseCommandArgs, UsageError, type CliCommand } from './command.ts';
 import { formatTable } from './format.ts';
@@ -32,8 +32,10 @@ export const previewCommand: CliCommand = {
   run: async (args, io) => {
     const { values, positionals } = parseCommandArgs(args, { ...EDIT_FLAGS, json: { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('expected one analysis folder');
-    if (values.method !== undefined && values.method !== 'crane') throw new UsageError('the preview covers CRANE edits only (--method crane)');
-    const settings = craneSettingsFromFlags(values, { think: [], special: [] });
+    // The method's flags are read as on verify and merge, so another method's flag (--density) is refused, not ignored.
+    const edit = values.method === undefined || values.method === 'crane' ? methodSettingsFromFlags(values, { think: [], special: [] }) : undefined;
+    if (edit?.method !== 'crane') throw new UsageError('the preview covers CRANE edits only (--method crane)');
+    const { settings } = edit;
     const dir = positionals[0] as string;
     const { record, artifacts } = await loadPipelineAnalysis(dir);
     if (artifacts.origin === 'reference-run') throw new UsageError(PREVIEW_NEEDS_GRADIENTS);
