@@ -77,16 +77,12 @@ function forward(shape: Shape, queryChunk: number, q: tf.Tensor3D, k: tf.Tensor3
   const values = perHead(v, shape);
   const parts: tf.Tensor2D[][] = kT.map(() => []);
   try {
-    for (let first = 0; first < shape.t; first += queryChunk) {
-      const count = Math.min(queryChunk, shape.t - first);
-      const seen = shape.past + first + count;
-      const mask = chunkMask(shape, first, count);
+    forEachQueryChunk(shape, queryChunk, ({ first, count, seen, mask }) => {
       kT.forEach((kh, h) => {
         const part = tf.tidy(() => tf.matMul<tf.Tensor2D>(chunkProbs(headRows(q, shape, h, first, count), kh, mask, seen), prefix(values[h] as tf.Tensor2D, seen)));
         (parts[h] as tf.Tensor2D[]).push(part);
       });
-      mask?.dispose();
-    }
+    });
     return stackHeads(parts);
   } finally {
     tf.dispose([...kT, ...values, ...parts.flat()]);
@@ -101,10 +97,7 @@ function backward(shape: Shape, queryChunk: number, dy: tf.Tensor3D, [q, k, v]: 
   const dK: (tf.Tensor2D | undefined)[] = kT.map(() => undefined);
   const dV: (tf.Tensor2D | undefined)[] = kT.map(() => undefined);
   try {
-    for (let first = 0; first < shape.t; first += queryChunk) {
-      const count = Math.min(queryChunk, shape.t - first);
-      const seen = shape.past + first + count;
-      const mask = chunkMask(shape, first, count);
+    forEachQueryChunk(shape, queryChunk, ({ first, count, seen, mask }) => {
       kT.forEach((kh, h) => {
         const [dq, dk, dv] = tf.tidy(() => {
           const qc = headRows(q, shape, h, first, count);
@@ -120,13 +113,30 @@ function backward(shape: Shape, queryChunk: number, dy: tf.Tensor3D, [q, k, v]: 
         dK[h] = accumulate(dK[h], dk as tf.Tensor2D);
         dV[h] = accumulate(dV[h], dv as tf.Tensor2D);
       });
-      mask?.dispose();
-    }
+    });
     // Every head met at least one chunk (T ≥ 1), so its key and value sums exist.
     const whole = (sums: (tf.Tensor2D | undefined)[]): tf.Tensor3D => stackHeads(sums.map((x) => [x as tf.Tensor2D]));
     return [stackHeads(dQ), whole(dK), whole(dV)];
   } finally {
     tf.dispose([...kT, ...vT, ...kRows, ...dQ.flat(), ...dK.filter((x) => x !== undefined), ...dV.filter((x) => x !== undefined)]);
+  }
+}
+
+/** One chunk of queries: its first query, how many, the keys they see (past + first + count) and its causal mask. */
+interface QueryChunk {
+  readonly first: number;
+  readonly count: number;
+  readonly seen: number;
+  readonly mask: tf.Tensor2D | undefined;
+}
+
+/** Calls `each` for every chunk of `queryChunk` queries in order; the chunk's mask lives for the call. */
+function forEachQueryChunk(shape: Shape, queryChunk: number, each: (chunk: QueryChunk) => void): void {
+  for (let first = 0; first < shape.t; first += queryChunk) {
+    const count = Math.min(queryChunk, shape.t - first);
+    const mask = chunkMask(shape, first, count);
+    each({ first, count, seen: shape.past + first + count, mask });
+    mask?.dispose();
   }
 }
 
