@@ -23,25 +23,11 @@
  * measured point (Verify's or an anchor) adds its values and the settings it was measured at to
  * the read-out.
  */
-import { createContext, memo, useContext, useMemo, useRef, useState, type MouseEvent } from 'react';
-import {
-  CartesianGrid,
-  ComposedChart,
-  Curve,
-  DefaultZIndexes,
-  Legend,
-  Scatter,
-  usePlotArea,
-  useXAxisInverseScale,
-  useXAxisScale,
-  useYAxisScale,
-  XAxis,
-  YAxis,
-  ZIndexLayer,
-} from 'recharts';
+import { createContext, memo, useContext, useMemo, useRef, useState } from 'react';
+import { CartesianGrid, ComposedChart, DefaultZIndexes, Legend, Scatter, usePlotArea, useXAxisScale, useYAxisScale, XAxis, YAxis, ZIndexLayer } from 'recharts';
 import { formatNumber, formatSigned } from '../../lib/format.ts';
 import { usePaintProbe } from '../../lib/use-paint-probe.ts';
-import { AXIS_TICK, LEGEND_STYLE, legendWithHandDrawn, PAINT_PROBE } from '../common/hand-drawn-chart.tsx';
+import { AXIS_TICK, HoverArea, LEGEND_STYLE, legendWithHandDrawn, PAINT_PROBE, ScaledCurve } from '../common/hand-drawn-chart.tsx';
 import { useApp } from '../../store/app-context.tsx';
 import { curveAt, niceRange, niceTicks, type CurveRow, type MeasuredPoint } from './preview-data.ts';
 
@@ -146,20 +132,8 @@ function useSeriesScales() {
 
 function CurvePath({ series, color }: { series: SeriesKey; color: string }) {
   const rows = useContext(CurveContext);
-  const x = useXAxisScale();
-  const y = useYAxisScale(series);
-  const points = useMemo(
-    () => (x === undefined || y === undefined ? [] : rows.map((r) => ({ x: x(r.alpha) ?? null, y: y(r[series]) ?? null }))),
-    [rows, x, y, series],
-  );
-  if (points.length === 0) return null;
-  return (
-    <ZIndexLayer zIndex={DefaultZIndexes.line}>
-      <g className="preview-curve" data-series={series} {...PAINT_PROBE}>
-        <Curve type="linear" points={points} stroke={color} strokeWidth={2} fill="none" />
-      </g>
-    </ZIndexLayer>
-  );
+  const group = useMemo(() => ({ className: 'preview-curve', 'data-series': series }), [series]);
+  return <ScaledCurve rows={rows} x="alpha" y={series} yAxisId={series} type="linear" color={color} group={group} />;
 }
 
 /** The α range past `from`, where the model has no measurement that agrees with it. */
@@ -229,14 +203,8 @@ const NEAR = 0.03;
 function HoverReadout({ points }: { points: readonly MeasuredPoint[] }) {
   const rows = useContext(CurveContext);
   const area = usePlotArea();
-  const invert = useXAxisInverseScale();
   const [alpha, setAlpha] = useState<number | null>(null);
-  if (area === undefined || invert === undefined) return null;
-  const onMove = (e: MouseEvent<SVGRectElement>) => {
-    const box = e.currentTarget.ownerSVGElement?.getBoundingClientRect();
-    const value = box === undefined ? NaN : Number(invert(e.clientX - box.left));
-    setAlpha(Number.isFinite(value) ? value : null);
-  };
+  if (area === undefined) return null;
   const at = alpha === null ? null : curveAt(rows, alpha);
   const xMax = rows.at(-1)?.alpha ?? 1;
   const right = alpha !== null && alpha > xMax / 2;
@@ -265,7 +233,7 @@ function HoverReadout({ points }: { points: readonly MeasuredPoint[] }) {
           </text>
         </g>
       )}
-      <rect x={area.x} y={area.y} width={area.width} height={area.height} fill="transparent" onMouseMove={onMove} onMouseLeave={() => setAlpha(null)} />
+      <HoverArea area={area} onHover={setAlpha} />
     </ZIndexLayer>
   );
 }

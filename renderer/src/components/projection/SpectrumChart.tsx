@@ -15,25 +15,11 @@
  * The mask curve and the τ line carry `data-paint-probe`: the slider-to-paint sample is the
  * first frame painted after one of them changed in the DOM.
  */
-import { createContext, memo, useContext, useMemo, useRef, useState, type MouseEvent } from 'react';
-import {
-  CartesianGrid,
-  ComposedChart,
-  Curve,
-  DefaultZIndexes,
-  Legend,
-  Line,
-  usePlotArea,
-  useXAxisInverseScale,
-  useXAxisScale,
-  useYAxisScale,
-  XAxis,
-  YAxis,
-  ZIndexLayer,
-} from 'recharts';
+import { createContext, memo, useContext, useMemo, useRef, useState } from 'react';
+import { CartesianGrid, ComposedChart, DefaultZIndexes, Legend, Line, usePlotArea, useXAxisScale, useYAxisScale, XAxis, YAxis, ZIndexLayer } from 'recharts';
 import { formatNumber } from '../../lib/format.ts';
 import { usePaintProbe } from '../../lib/use-paint-probe.ts';
-import { AXIS_TICK, LEGEND_STYLE, legendWithHandDrawn, PAINT_PROBE } from '../common/hand-drawn-chart.tsx';
+import { AXIS_TICK, HoverArea, LEGEND_STYLE, legendWithHandDrawn, PAINT_PROBE, ScaledCurve } from '../common/hand-drawn-chart.tsx';
 import type { PassSpectrumSeries } from './pass-spectra.ts';
 import type { SpectrumRow } from './spectrum-data.ts';
 
@@ -108,23 +94,12 @@ function useSigmaRows(rows: readonly SpectrumRow[]): readonly SpectrumRow[] {
   }, [rows]);
 }
 
+const MASK_CURVE_GROUP = { className: 'mask-curve', 'data-testid': 'mask-curve' };
+
 /** w_i at each direction on the right axis, a monotone curve as a recharts Line would draw it. */
 function MaskCurve() {
   const { rows } = useContext(MaskContext);
-  const x = useXAxisScale();
-  const y = useYAxisScale('mask');
-  const points = useMemo(() => {
-    if (x === undefined || y === undefined) return [];
-    return rows.map((r) => ({ x: x(r.index) ?? null, y: y(r.weight) ?? null }));
-  }, [rows, x, y]);
-  if (points.length === 0) return null;
-  return (
-    <ZIndexLayer zIndex={DefaultZIndexes.line}>
-      <g className="mask-curve" data-testid="mask-curve" {...PAINT_PROBE}>
-        <Curve type="monotone" points={points} stroke={MASK_COLOR} strokeWidth={2} fill="none" />
-      </g>
-    </ZIndexLayer>
-  );
+  return <ScaledCurve rows={rows} x="index" y="weight" yAxisId="mask" type="monotone" color={MASK_COLOR} group={MASK_CURVE_GROUP} />;
 }
 
 /** The dashed line at σ/σ₁ = τ (where w = 0.5), labelled. */
@@ -162,16 +137,11 @@ export function directionAt(value: number, count: number): number | null {
 function HoverReadout() {
   const { rows } = useContext(MaskContext);
   const area = usePlotArea();
-  const invert = useXAxisInverseScale();
   const x = useXAxisScale();
   const sigmaY = useYAxisScale('sigma');
   const maskY = useYAxisScale('mask');
   const [index, setIndex] = useState<number | null>(null);
-  if (area === undefined || invert === undefined || x === undefined || sigmaY === undefined || maskY === undefined) return null;
-  const onMove = (e: MouseEvent<SVGRectElement>) => {
-    const box = e.currentTarget.ownerSVGElement?.getBoundingClientRect();
-    setIndex(box === undefined ? null : directionAt(Number(invert(e.clientX - box.left)), rows.length));
-  };
+  if (area === undefined || x === undefined || sigmaY === undefined || maskY === undefined) return null;
   const row = index === null ? undefined : rows[index - 1];
   const px = row === undefined ? undefined : x(row.index);
   // The read-out sits low in the plot (σ starts at the top), on the side away from the pointer.
@@ -193,7 +163,7 @@ function HoverReadout() {
           </text>
         </g>
       )}
-      <rect x={area.x} y={area.y} width={area.width} height={area.height} fill="transparent" onMouseMove={onMove} onMouseLeave={() => setIndex(null)} />
+      <HoverArea area={area} onHover={(value) => setIndex(value === null ? null : directionAt(value, rows.length))} />
     </ZIndexLayer>
   );
 }
