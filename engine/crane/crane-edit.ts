@@ -3,6 +3,7 @@
  *
  *   craneDelta(tensor, shape, thetaI, thetaT, settings, context) → CraneDelta   (the `crane` rule's Δ and its provenance)
  *   craneEdit(settings, context) → PairedEdit                                   (every rule, for editPair)
+ *   craneBlockEdit(settings, name, shape) → BlockEdit | undefined                (the embedding's and lm_head's rule, a block of values at a time)
  *
  * Settings are the protocol's ResolvedCraneSettings (overrides as S by block key, token rows).
  * `arith: 'reference'` rounds every step to bf16 as the reference does (reference-arithmetic.ts);
@@ -23,9 +24,9 @@ import { thresholdOf } from './magnitude-threshold.ts';
 import { expertParts, isFusedExpertTensor, partOf } from './expert-parts.ts';
 import { bf16AddDelta, bf16ScaleInPlace, bf16TaskVector, bf16ThresholdInPlace, toBf16 } from './reference-arithmetic.ts';
 import { resolveScale, type GateTable, type ScaleChoice } from './gate-scales.ts';
-import { editEmbedding, editLmHead, editRouter } from './special-tensors.ts';
+import { editEmbedding, editLmHead, editRouter, tokenRowEdit } from './special-tensors.ts';
 import { classifyTensor, projectorKey, type TensorClass } from './tensor-classification.ts';
-import { addDelta, taskVector, type PairedEdit } from './tensor-pair.ts';
+import { addDelta, taskVector, type EditedValues, type PairedEdit } from './tensor-pair.ts';
 
 /** What the deltas are scaled and projected by (the stage toggles, α, q, τ, k, S); the special tensors' rules need the rest. */
 export type CraneDeltaSettings = Pick<ResolvedCraneSettings, 'alpha' | 'keepQuantile' | 'tau' | 'steepness' | 'stages' | 'granularity' | 'overrideScales' | 'arith'>;
@@ -147,4 +148,20 @@ export function craneEdit(settings: ResolvedCraneSettings, context: CraneContext
       }
     }
   };
+}
+
+/** A PairedEdit of one range of a tensor's values: θ_M over [first, first + thetaI.length) from θ_I and θ_T over that range, both the edit's to overwrite. */
+export type BlockEdit = (thetaI: Float32Array, thetaT: Float32Array, first: number) => EditedValues;
+
+/**
+ * craneEdit's edit of tensor `name` a block of values at a time where its rule reads each value's
+ * row alone — the embedding and lm_head (special-tensors.ts tokenRowEdit), the same values and
+ * note — and undefined where it needs the whole tensor: T(δ)'s threshold, GSP's rows of δ, the
+ * router's SLERP norms. The token ids are checked here, once per tensor.
+ */
+export function craneBlockEdit(settings: ResolvedCraneSettings, name: string, shape: readonly number[]): BlockEdit | undefined {
+  const { rule } = classifyTensor(name);
+  if (rule !== 'embedding' && rule !== 'lm_head') return undefined;
+  const edit = tokenRowEdit(rule, shape, settings.tokens, settings.special, settings.arith);
+  return (thetaI, thetaT, first) => edit(thetaI, thetaT, first, true);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SPECIAL_TENSORS } from '../protocol/settings-defaults.ts';
 import { routerSlerpInto } from './slerp.ts';
-import { editEmbedding, editLmHead, editRouter } from './special-tensors.ts';
+import { editEmbedding, editLmHead, editRouter, tokenRowEdit } from './special-tensors.ts';
 
 const norm = (a: Float32Array) => Math.hypot(...a);
 
@@ -116,4 +116,25 @@ describe('special tensors', () => {
     expect(Array.from(out)).toEqual([1, 1, 2, 2, 3, 3, 9, 9]);
     expect(Array.from(editEmbedding(thetaI, thetaT, shape, { think: [0] }, { thinkRows: 1 }).values.subarray(0, 2))).toEqual([11, 11]);
   });
+
+  it('tokenRowEdit: any range of the values, edited alone, is that range of the whole edit (rows split across ranges, think over protected)', () => {
+    const [rows, width] = [6, 5];
+    const i = Float32Array.from({ length: rows * width }, (_, k) => Math.sin(k + 1));
+    const t = Float32Array.from({ length: rows * width }, (_, k) => Math.cos(3 * k));
+    const tokens = { think: [2, 9], special: [0, 2, 4, 7] };
+    for (const arith of ['f32', 'reference'] as const) {
+      const whole = { embedding: editEmbedding(i, t, [rows, width], tokens, special, arith), lm_head: editLmHead(i, t, [rows, width], tokens, special, arith) };
+      for (const rule of ['embedding', 'lm_head'] as const) {
+        const edit = tokenRowEdit(rule, [rows, width], tokens, special, arith);
+        for (const [from, to] of [[0, 30], [3, 12], [7, 8], [12, 29]] as const) {
+          const part = edit(i.slice(from, to), t.slice(from, to), from, true);
+          expect(Array.from(part.values), `${rule} ${arith} [${from}, ${to})`).toEqual(Array.from(whole[rule].values.subarray(from, to)));
+          expect(part.note).toBe(whole[rule].note);
+        }
+      }
+      // Row 2 is protected and think: the think blend (0.8 of the way) wins.
+      expect(whole.lm_head.values[10]).toBeCloseTo((i[10] as number) + 0.8 * ((t[10] as number) - (i[10] as number)), 2);
+    }
+  });
 });
+

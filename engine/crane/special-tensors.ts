@@ -6,6 +6,7 @@
  *   editLmHead(thetaI, thetaT, shape, tokens, special)     θ_I + lmHeadScale·δ; protected rows θ_I; think rows θ_I + thinkRows·δ
  *   editRouter(thetaI, thetaT, shape, alpha, special)      SLERP(θ_I, θ_T, α·routerAlphaFraction) over the flattened tensor
  *   routerEditWeights(products, shape, t)                  the (wa, wb) with editRouter = wa·θ_I + wb·θ_T (f32), from three products
+ *   tokenRowEdit(rule, shape, tokens, special)(thetaI, thetaT, first, handedOver)   the embedding or lm_head rule over a range of the values
  *
  * Each takes the edit's arithmetic last (settings `arith`, f32 when absent). With `reference`
  * the inputs are cast to bf16 and every blend θ_I + s·(θ_T − θ_I) rounds each op to bf16 as
@@ -38,10 +39,7 @@ export function editEmbedding(
   arith: EditArithmetic = 'f32',
   handedOver = false,
 ): EditedValues {
-  const [a, b] = inputs(thetaI, thetaT, arith);
-  // θ_I's own array when the caller handed it over (each blended value reads only its own element).
-  const out = handedOver ? a : Float32Array.from(a);
-  return withSkipped(out, shape, blendRows(out, a, b, shape, tokens.think, special.thinkRows, blendOf(arith)));
+  return rowEdit(shape, embeddingRows(shape, tokens, special), arith)(thetaI, thetaT, 0, handedOver);
 }
 
 export function editLmHead(
@@ -53,25 +51,58 @@ export function editLmHead(
   arith: EditArithmetic = 'f32',
   handedOver = false,
 ): EditedValues {
-  const [a, b] = inputs(thetaI, thetaT, arith);
-  const blend = blendOf(arith);
-  const scale = special.lmHeadScale;
-  // Into θ_T's own array when the caller handed it over; the think rows blend from θ_T's values,
-  // so those few rows are saved first and put back before their blend.
-  const out = handedOver ? b : new Float32Array(a.length);
-  const thinkT = handedOver ? savedRows(b, shape, tokens.think) : undefined;
-  for (let i = 0; i < out.length; i++) out[i] = blend(a[i] as number, b[i] as number, scale);
-  const protectedSkipped = blendRows(out, a, b, shape, tokens.special, 0, keep);
-  thinkT?.restore();
-  return withSkipped(out, shape, [...protectedSkipped, ...blendRows(out, a, b, shape, tokens.think, special.thinkRows, blend)]);
+  return rowEdit(shape, lmHeadRows(shape, tokens, special), arith)(thetaI, thetaT, 0, handedOver);
 }
 
-/** Copies of the listed rows that exist, and a way to write them back into `values`. */
-function savedRows(values: Float32Array, shape: readonly number[], rows: readonly number[]): { restore: () => void } {
+/**
+ * The embedding's or lm_head's rule over the values [first, first + thetaI.length) of a tensor of
+ * `shape` (first = 0 and the whole tensor: editEmbedding, editLmHead): every value's rule depends
+ * on its row alone, so an export edits these tensors a block at a time (export/elementwise-tensor.ts).
+ * With `handedOver` the result is written into one of the input arrays (each value is written
+ * once, after its own θ_I and θ_T are read): the embedding's into θ_I's, lm_head's into θ_T's.
+ * The token ids are checked, and those past the rows listed for the
+ * note, once per tensor, when the edit is made.
+ */
+export type TokenRowEdit = (thetaI: Float32Array, thetaT: Float32Array, first: number, handedOver: boolean) => EditedValues;
+
+export function tokenRowEdit(
+  rule: 'embedding' | 'lm_head',
+  shape: readonly number[],
+  tokens: TokenRows,
+  special: Pick<SpecialTensorSettings, 'thinkRows' | 'lmHeadScale'>,
+  arith: EditArithmetic = 'f32',
+): TokenRowEdit {
+  return rowEdit(shape, rule === 'embedding' ? embeddingRows(shape, tokens, special) : lmHeadRows(shape, tokens, special), arith);
+}
+
+/** The embedding keeps θ_I but for the think rows, blended by thinkRows. */
+function embeddingRows(shape: readonly number[], tokens: Pick<TokenRows, 'think'>, special: Pick<SpecialTensorSettings, 'thinkRows'>): RowStrengths {
+  return rowStrengths(shape, KEEP, [[tokens.think, special.thinkRows]]);
+}
+
+/** lm_head blends by lmHeadScale, keeps the protected rows' θ_I and blends the think rows (applied last) by thinkRows. */
+function lmHeadRows(shape: readonly number[], tokens: TokenRows, special: Pick<SpecialTensorSettings, 'thinkRows' | 'lmHeadScale'>): RowStrengths {
+  return rowStrengths(shape, special.lmHeadScale, [[tokens.special, KEEP], [tokens.think, special.thinkRows]]);
+}
+
+function rowEdit(shape: readonly number[], rules: RowStrengths, arith: EditArithmetic): TokenRowEdit {
   const rowCount = shape[0] ?? 0;
-  const width = rowCount === 0 ? 0 : values.length / rowCount;
-  const copies = rows.filter((row) => Number.isInteger(row) && row >= 0 && row < rowCount).map((row) => [row, values.slice(row * width, (row + 1) * width)] as const);
-  return { restore: () => copies.forEach(([row, copy]) => values.set(copy, row * width)) };
+  const width = shape.slice(1).reduce((a, b) => a * b, 1);
+  const note = rules.skipped.length === 0 ? undefined : `token ids ${formatIdRanges(rules.skipped)} are not rows of this [${shape.join(', ')}] tensor: skipped`;
+  return (thetaI, thetaT, first, handedOver) => {
+    const [a, b] = inputs(thetaI, thetaT, arith);
+    // Handed over: into θ_I's array where rows keep θ_I unless listed (nothing to copy), else into θ_T's (a caller may still read θ_I: edit-directions.ts).
+    const out = handedOver ? (rules.general === KEEP ? a : b) : new Float32Array(a.length);
+    for (let at = 0; at < out.length;) {
+      // A tensor without rows (a scalar) has no listed row: the general rule throughout.
+      const row = rowCount === 0 ? -1 : Math.floor((first + at) / width);
+      const end = rowCount === 0 ? out.length : Math.min(out.length, (row + 1) * width - first);
+      const strength = rules.rows.get(row);
+      blendRange(out, a, b, at, end, strength === undefined ? rules.general : strength, arith);
+      at = end;
+    }
+    return note === undefined ? { values: out } : { values: out, note };
+  };
 }
 
 export function editRouter(
@@ -111,12 +142,11 @@ export function routerEditWeights(products: RouterProducts, shape: readonly numb
   return routerSlerpWeights(products.dot, products.normI, products.normT, t);
 }
 
-/** θ_I + s·(θ_T − θ_I) of one element, in the edit's arithmetic. */
-type Blend = (thetaI: number, thetaT: number, strength: number) => number;
-const f32Blend: Blend = (i, t, s) => i + s * (t - i);
-const blendOf = (arith: EditArithmetic): Blend => (arith === 'reference' ? bf16Blend : f32Blend);
-/** Protected rows are θ_I itself (a blend at strength 0 would turn −0 into +0). */
-const keep: Blend = (i) => i;
+/** θ_I + s·(θ_T − θ_I) of one element in float32 arithmetic (each op in float64, the result stored as float32). */
+const f32Blend = (i: number, t: number, s: number): number => i + s * (t - i);
+/** A row that keeps θ_I (a blend at strength 0 would turn −0 into +0). */
+const KEEP = null;
+type Strength = number | typeof KEEP;
 
 /** The reference casts both sides to bf16 before any rule. */
 function inputs(thetaI: Float32Array, thetaT: Float32Array, arith: EditArithmetic): [Float32Array, Float32Array] {
@@ -127,33 +157,36 @@ function allZero(values: Float32Array): boolean {
   return values.every((v) => v === 0);
 }
 
-function withSkipped(values: Float32Array, shape: readonly number[], skipped: readonly number[]): EditedValues {
-  if (skipped.length === 0) return { values };
-  return { values, note: `token ids ${formatIdRanges(skipped)} are not rows of this [${shape.join(', ')}] tensor: skipped` };
+interface RowStrengths {
+  /** The strength of every row not listed. */
+  readonly general: Strength;
+  readonly rows: ReadonlyMap<number, Strength>;
+  /** Listed ids past the tensor's rows, list by list, in order. */
+  readonly skipped: readonly number[];
 }
 
-/** out[row] = θ_I[row] + strength·(θ_T[row] − θ_I[row]) for each listed row; returns the ids past the rows. */
-function blendRows(
-  out: Float32Array,
-  thetaI: Float32Array,
-  thetaT: Float32Array,
-  shape: readonly number[],
-  rows: readonly number[],
-  strength: number,
-  blend: Blend,
-): number[] {
+/** Each listed row's strength, a later list overriding an earlier one; an id that is no row index is refused. */
+function rowStrengths(shape: readonly number[], general: Strength, lists: readonly (readonly [readonly number[], Strength])[]): RowStrengths {
   const rowCount = shape[0] ?? 0;
-  const width = rowCount === 0 ? 0 : thetaI.length / rowCount;
+  const rows = new Map<number, Strength>();
   const skipped: number[] = [];
-  for (const row of rows) {
-    if (!Number.isInteger(row) || row < 0) throw new RangeError(`token id ${row} is not a row index`);
-    if (row >= rowCount) {
-      skipped.push(row);
-      continue;
-    }
-    for (let i = row * width; i < (row + 1) * width; i++) {
-      out[i] = blend(thetaI[i] as number, thetaT[i] as number, strength);
+  for (const [ids, strength] of lists) {
+    for (const row of ids) {
+      if (!Number.isInteger(row) || row < 0) throw new RangeError(`token id ${row} is not a row index`);
+      if (row >= rowCount) skipped.push(row);
+      else rows.set(row, strength);
     }
   }
-  return skipped;
+  return { general, rows, skipped };
+}
+
+/** out[i] = θ_I[i] + strength·(θ_T[i] − θ_I[i]) for i in [from, to), in the edit's arithmetic; θ_I[i] itself for KEEP. */
+function blendRange(out: Float32Array, thetaI: Float32Array, thetaT: Float32Array, from: number, to: number, strength: Strength, arith: EditArithmetic): void {
+  if (strength === KEEP) {
+    if (out !== thetaI) out.set(thetaI.subarray(from, to), from);
+  } else if (arith === 'reference') {
+    for (let i = from; i < to; i++) out[i] = bf16Blend(thetaI[i] as number, thetaT[i] as number, strength);
+  } else {
+    for (let i = from; i < to; i++) out[i] = f32Blend(thetaI[i] as number, thetaT[i] as number, strength);
+  }
 }

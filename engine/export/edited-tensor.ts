@@ -3,7 +3,7 @@
  *
  *   exportBuffers(plan, instruct, thinking) → ExportBuffers   two reusable arrays, one per side, sized to the largest tensor,
  *                                                           and each side's read-ahead of its small tensors (read-ahead.ts)
- *   produceEdited(planned, instruct, thinking, edit, notes, buffers?, elementwise?) → values for the writer
+ *   produceEdited(planned, instruct, thinking, edit, notes, buffers?, blockEdits?) → values for the writer
  *
  * Memory: each side is read into its own reusable array (without `buffers`, into fresh ones), the
  * edit is handed both (it may overwrite them instead of allocating: PairedEdit), and a half-float
@@ -11,8 +11,8 @@
  * holds two arrays of the largest tensor and nothing else tensor-sized, and no tensor allocates
  * fresh pages: what made the export's peak RSS ~4× its largest tensor (θ_I, θ_T, δ, θ_M and
  * the encoded copy, garbage of the previous tensor on top). The writer finishes a tensor before
- * the next is read, so nothing the buffers hold is read twice. An `elementwise` edit
- * (method-edit.ts isElementwise) of a half-float pair goes block by block instead
+ * the next is read, so nothing the buffers hold is read twice. A half-float pair that `blockEdits`
+ * (method-edit.ts methodBlockEdits) gives an edit for goes block by block instead
  * (elementwise-tensor.ts): one float32 copy of the largest tensor, and cache-sized passes.
  *
  * Any NaN or ±Inf in an input stops the export with a CheckpointError naming the shard file and
@@ -32,6 +32,7 @@ import { assertFiniteValues, narrowFiniteInto } from '../io/finite-values.ts';
 import type { TensorPayload } from '../io/tensor-encoding.ts';
 import type { PlannedTensor } from './export-plan.ts';
 import { editsInBlocks, produceInBlocks } from './elementwise-tensor.ts';
+import type { BlockEdits } from './method-edit.ts';
 import { ReadAhead } from './read-ahead.ts';
 
 /** One reusable float32 array per side, as long as the largest floating tensor either side holds, and each side's read-ahead. */
@@ -68,10 +69,11 @@ export async function produceEdited(
   edit: PairedEdit,
   notes: string[],
   buffers?: ExportBuffers,
-  elementwise = false,
+  blockEdits?: BlockEdits,
 ): Promise<TensorPayload> {
   const { name } = planned.spec;
-  if (elementwise && buffers !== undefined && editsInBlocks(planned)) return produceInBlocks(planned, instruct, thinking, edit, notes, buffers);
+  const blockEdit = buffers !== undefined && editsInBlocks(planned) ? blockEdits?.(name, (planned.instruct as CheckpointTensor).shape) : undefined;
+  if (blockEdit !== undefined) return produceInBlocks(planned, instruct, thinking, blockEdit, notes, buffers as ExportBuffers);
   // The output is based on Instruct wherever it has the tensor (see export-plan.ts).
   const [base, baseInfo, baseLabel] = planned.instruct !== undefined ? [instruct, planned.instruct, 'Instruct'] : [thinking, planned.thinking as CheckpointTensor, 'Thinking'];
   const present = [planned.instruct, planned.thinking].filter((t): t is CheckpointTensor => t !== undefined);

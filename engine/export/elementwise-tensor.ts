@@ -1,6 +1,7 @@
 /**
- * One tensor of an element-wise edit (θ_M[i] from θ_I[i] and θ_T[i] alone: method-edit.ts
- * isElementwise), edited block by block from the stored half floats.
+ * One tensor whose edit goes a block of values at a time (θ_M over a range from θ_I and θ_T over
+ * that range alone, knowing where it lies: method-edit.ts methodBlockEdits — task arithmetic,
+ * CRANE's embedding and lm_head), edited block by block from the stored half floats.
  *
  *   editsInBlocks(planned) → whether the tensor can go this way (both sides F16/BF16, one shape, F16/BF16 out)
  *   produceInBlocks(planned, instruct, thinking, edit, notes, buffers) → the output patterns
@@ -10,7 +11,7 @@
  * overlaps editing on a second core); each block of BLOCK values is widened into two cache-sized
  * float32 arrays, edited there (handed over: the edit overwrites them), checked and narrowed into
  * the output patterns, which overwrite Instruct's stored patterns of the same block (already
- * widened). Why: the whole-tensor path widens both sides into tensor-sized float32 arrays and
+ * widened). The edit is told each block's first flat index (CRANE's row rules find their rows by it). Why: the whole-tensor path widens both sides into tensor-sized float32 arrays and
  * runs every pass over them, and on a Qwen3-shaped pair (91% of the bytes in the embedding and
  * lm_head) the first touch of those pages and the trips through memory were most of the
  * export's CPU. Memory: the two stored tensors, half of what the whole-tensor path holds.
@@ -20,7 +21,7 @@
  * bad in several places is refused at the first bad block, not at Instruct's first bad value.
  */
 import { join } from 'node:path';
-import type { PairedEdit } from '../crane/tensor-pair.ts';
+import type { BlockEdit } from '../crane/crane-edit.ts';
 import type { Checkpoint, CheckpointTensor } from '../io/checkpoint.ts';
 import { assertFiniteValues, narrowFiniteInto } from '../io/finite-values.ts';
 import { widenInto } from '../io/half-float.ts';
@@ -60,17 +61,17 @@ function readSegment(
   return { instruct, thinking };
 }
 
-/** Only for a tensor editsInBlocks accepts, with an element-wise edit. `segment`: values a side per read (tests make it small). */
+/** Only for a tensor editsInBlocks accepts, with its block edit. `segment`: values a side per read (tests make it small). */
 export async function produceInBlocks(
   planned: PlannedTensor,
   instruct: Checkpoint,
   thinking: Checkpoint,
-  edit: PairedEdit,
+  edit: BlockEdit,
   notes: string[],
   buffers: ExportBuffers,
   segment = SEGMENT,
 ): Promise<Uint16Array> {
-  const { name, shape, dtype } = planned.spec;
+  const { name, dtype } = planned.spec;
   const [infoI, infoT] = [planned.instruct as CheckpointTensor, planned.thinking as CheckpointTensor];
   const count = infoI.bytes / 2;
   const [patternsI, patternsT] = [new Uint16Array(buffers.instruct.buffer, buffers.instruct.byteOffset, count), new Uint16Array(buffers.thinking.buffer, buffers.thinking.byteOffset, count)];
@@ -90,7 +91,7 @@ export async function produceInBlocks(
       const [valuesI, valuesT] = [blockI.subarray(0, to - at), blockT.subarray(0, to - at)];
       if (!widenInto(infoI.dtype as Half, patternsI.subarray(at, to), valuesI)) assertFiniteValues(valuesI, fileI, name, 'contains', 'nothing was written', at);
       if (!widenInto(infoT.dtype as Half, patternsT.subarray(at, to), valuesT)) assertFiniteValues(valuesT, fileT, name, 'contains', 'nothing was written', at);
-      const result = edit(name, shape, valuesI, valuesT, true);
+      const result = edit(valuesI, valuesT, at);
       note ??= result.note;
       // Into Instruct's patterns of this block, which valuesI already holds widened.
       narrowFiniteInto(dtype as Half, result.values, patternsI.subarray(at, to), at, fileI, name, 'was edited into', 'nothing was written');

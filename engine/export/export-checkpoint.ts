@@ -30,7 +30,7 @@ import { assertCompatiblePair } from '../io/pair-report.ts';
 import { exportBuffers, produceEdited } from './edited-tensor.ts';
 import { planExport, type PlannedTensor } from './export-plan.ts';
 import { assertSameHashes, checkpointFiles, hashFiles, type HashProgress } from './input-hashes.ts';
-import { isElementwise, methodEdit, needsAnalysis } from './method-edit.ts';
+import { methodBlockEdits, methodEdit, needsAnalysis } from './method-edit.ts';
 import {
   embeddedImportance, loadEditImportance, writeEmbeddedImportance, type EditImportance, type ImportanceSource,
 } from './recipe-importance.ts';
@@ -182,13 +182,13 @@ async function writeExport(
   options: ExportRunOptions,
 ): Promise<ExportResult> {
   const edit = methodEdit(recipe.method, analysis?.context ?? null, importance?.values ?? null);
-  const elementwise = isElementwise(recipe.method);
+  const blockEdits = methodBlockEdits(recipe.method, edit);
   const plan = new Map<string, PlannedTensor>(planExport(instruct, thinking, recipe.output.dtype).map((p) => [p.spec.name, p]));
   const buffers = exportBuffers([...plan.values()], instruct, thinking);
   const notes: string[] = [];
   const result = await writeCheckpoint(outDir, {
     specs: [...plan.values()].map((p) => p.spec),
-    produce: (spec) => produceEdited(plan.get(spec.name) as PlannedTensor, instruct, thinking, edit, notes, buffers, elementwise),
+    produce: (spec) => produceEdited(plan.get(spec.name) as PlannedTensor, instruct, thinking, edit, notes, buffers, blockEdits),
     // transformers refuses safetensors shards whose metadata lacks a known format.
     metadata: { format: 'pt' },
     maxShardBytes: recipe.output.maxShardBytes,

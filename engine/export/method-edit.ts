@@ -3,7 +3,7 @@
  *
  *   needsAnalysis(method) → whether the edit reads a gate table or projectors
  *   methodEdit(method, context, importance) → PairedEdit
- *   isElementwise(method) → whether that edit may be applied to any slices of a tensor pair
+ *   methodBlockEdits(method, edit) → BlockEdits: per tensor, the edit a block of values at a time, where the method allows it
  *
  * CRANE with the gate or GSP on needs the analysis (recipe-analysis.ts loads it), AIM and LEWIS
  * their importance files (recipe-importance.ts); refusing to run without them (rather than
@@ -11,7 +11,7 @@
  * edit its recipe names.
  */
 import { baselineEdit } from '../crane/baselines.ts';
-import { craneEdit, type CraneContext } from '../crane/crane-edit.ts';
+import { craneBlockEdit, craneEdit, type BlockEdit, type CraneContext } from '../crane/crane-edit.ts';
 import type { PairedEdit } from '../crane/tensor-pair.ts';
 import type { RecipeMethod } from './recipe.ts';
 import { withImportance, type ImportanceValues } from './recipe-importance.ts';
@@ -20,15 +20,22 @@ export function needsAnalysis(method: RecipeMethod): boolean {
   return method.method === 'crane' && (method.settings.stages.gate || method.settings.stages.gsp);
 }
 
+/** Tensor by tensor, its edit a block of values at a time (θ_M over a range from θ_I and θ_T over it alone), or undefined where the method needs the whole tensor. */
+export type BlockEdits = (name: string, shape: readonly number[]) => BlockEdit | undefined;
+
 /**
- * Whether the method's θ_M[i] depends on θ_I[i] and θ_T[i] alone (not on the shape, the name or
- * other elements) and its edit gives no note: then the export may edit a tensor block by block
- * (elementwise-tensor.ts). Task arithmetic only: TIES, LEWIS and CRANE threshold over the whole
- * tensor, DARE draws a per-tensor stream in order, SLERP and AIM work by rows or columns, and
- * CRANE's embedding and lm_head rules by token rows.
+ * Where the export may edit a tensor block by block (elementwise-tensor.ts), given `edit` =
+ * methodEdit(method, …): every tensor of task arithmetic (θ_M[i] from θ_I[i] and θ_T[i] alone,
+ * and no note), CRANE's embedding and lm_head (each row's rule reads that row alone:
+ * crane-edit.ts craneBlockEdit). Not TIES, LEWIS or CRANE's other tensors (they threshold over
+ * the whole tensor), DARE (a per-tensor stream drawn in order), SLERP and AIM (by rows or columns).
  */
-export function isElementwise(method: RecipeMethod): boolean {
-  return method.method === 'task_arithmetic';
+export function methodBlockEdits(method: RecipeMethod, edit: PairedEdit): BlockEdits {
+  switch (method.method) {
+    case 'task_arithmetic': return (name, shape) => (thetaI, thetaT) => edit(name, shape, thetaI, thetaT, true);
+    case 'crane': return (name, shape) => craneBlockEdit(method.settings, name, shape);
+    default: return () => undefined;
+  }
 }
 
 export function methodEdit(method: RecipeMethod, context: CraneContext | null, importance: ImportanceValues | null): PairedEdit {
