@@ -2,6 +2,7 @@
  * The token ids a tokenizer.json declares, checked before @huggingface/tokenizers sees them.
  *
  *   scanTokenIds(tokenizerJson, label) → { highest }   the token with the largest id
+ *   assertHighestBelow(highest, rows, embedding, label)   refuses ids the embedding has no row for
  *
  * Every id of `model.vocab` (an object token → id; Unigram's list numbers its entries) and of
  * `added_tokens` must be a non-negative safe integer, else a CalibrationError naming the file and
@@ -18,6 +19,8 @@ export interface HighestToken {
 }
 
 export function scanTokenIds(tokenizerJson: JsonObject, label: string): { readonly highest: HighestToken | undefined } {
+  const model = tokenizerJson['model'];
+  if (typeof model !== 'object' || model === null) throw new CalibrationError('tokenizer', label, 'has no "model" object');
   let highest: HighestToken | undefined;
   const visit = (id: unknown, content: string, where: string): void => {
     if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) {
@@ -43,4 +46,14 @@ export function scanTokenIds(tokenizerJson: JsonObject, label: string): { readon
     });
   }
   return { highest };
+}
+
+/**
+ * Refuses a tokenizer with ids that are not rows of the model's embedding (`rows` of them,
+ * `embedding` says whose): the runtime would fail mid-run, an edit would address rows that do
+ * not exist.
+ */
+export function assertHighestBelow(highest: HighestToken | undefined, rows: number, embedding: string, label: string): void {
+  if (highest === undefined || highest.id < rows) return;
+  throw new CalibrationError('tokenizer', label, `token ${JSON.stringify(highest.content)} has id ${highest.id}, outside ${embedding} (${rows} rows, ids 0…${rows - 1})`);
 }

@@ -24,7 +24,7 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { fromByteLevel } from './byte-level.ts';
 import { CalibrationError } from './calibration-error.ts';
 import { continuationJson, metaspaceBytes, metaspaceStyle, type MetaspaceStyle } from './metaspace.ts';
-import { scanTokenIds, type HighestToken } from './token-ids.ts';
+import { assertHighestBelow, scanTokenIds, type HighestToken } from './token-ids.ts';
 import {
   readTokenizerSource,
   tokenizerSourceFromContents,
@@ -95,10 +95,6 @@ export class ModelTokenizer {
   }
 
   static fromSource(source: TokenizerSource): ModelTokenizer {
-    const model = source.tokenizerJson['model'];
-    if (typeof model !== 'object' || model === null) {
-      throw new CalibrationError('tokenizer', source.labels.tokenizerJson, 'has no "model" object');
-    }
     const { highest } = scanTokenIds(source.tokenizerJson, source.labels.tokenizerJson);
     let inner: Tokenizer;
     try {
@@ -117,16 +113,9 @@ export class ModelTokenizer {
     return ModelTokenizer.fromSource(tokenizerSourceFromContents(contents));
   }
 
-  /**
-   * Refuses a tokenizer with ids that are not rows of the model's embedding (`rows` of them,
-   * `embedding` says whose): the runtime would fail mid-run, an edit would address rows that do
-   * not exist.
-   */
+  /** Refuses ids the model's embedding (`rows` of them, `embedding` says whose) has no row for. */
   assertIdsBelow(rows: number, embedding: string): void {
-    const highest = this.highestToken;
-    if (highest === undefined || highest.id < rows) return;
-    throw new CalibrationError('tokenizer', this.source.labels.tokenizerJson,
-      `token ${JSON.stringify(highest.content)} has id ${highest.id}, outside ${embedding} (${rows} rows, ids 0…${rows - 1})`);
+    assertHighestBelow(this.highestToken, rows, embedding, this.source.labels.tokenizerJson);
   }
 
   get config(): JsonObject {

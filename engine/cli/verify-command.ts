@@ -57,7 +57,7 @@ export const verifyCommand: CliCommand = {
     const rain = rainInputsFromFlags(values);
     const lewisFiles = await lewisImportancesFromFlags(values, { dir, io });
     // Instruct's tokenizer is built for CRANE's token rows only (cli-settings.ts methodSettingsWithTokenRows).
-    const tokenRows = async () => tokenRowsOf(await loadCheckpointTokenizer(record.instruct));
+    const tokenRows = async () => tokenRowsOf((await loadCheckpointTokenizer(record.instruct)).source.tokenizerJson);
     const method = rain?.settings ?? editMethodOf(await methodSettingsWithTokenRows(values, tokenRows), aimImportance, lewisFiles && { base: lewisFiles.base.importance, tuned: lewisFiles.tuned.importance });
     if (method.method === 'crane') await assertOverridesMatchCheckpoint(method.settings.overrideScales, record.instruct);
     await initBackend();

@@ -2,7 +2,7 @@
  * The token rows an edit uses: a checkpoint without tokenizer.json edits without row rules (and
  * says so); a tokenizer that is there but broken is refused, never silently replaced by "no rows".
  */
-import { cp, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,5 +48,14 @@ describe('editTokenRows', () => {
     const warnings: string[] = [];
     await expect(editTokenRows(dir, (m) => warnings.push(m))).rejects.toThrow(join(dir, 'tokenizer.json'));
     expect(warnings).toEqual([]);
+  });
+
+  it('refuses a tokenizer with an id past the embedding, naming the file and the token', async () => {
+    const dir = await copyOfInstruct('past-the-embedding');
+    const path = join(dir, 'tokenizer.json');
+    const json = JSON.parse(await readFile(path, 'utf8')) as { added_tokens: { id: number; content: string }[] };
+    json.added_tokens.push({ ...json.added_tokens[0], id: 1_000_000, content: '<far>' } as { id: number; content: string });
+    await writeFile(path, JSON.stringify(json));
+    await expect(editTokenRows(dir, () => undefined)).rejects.toThrow(`${path}: token "<far>" has id 1000000, outside the embedding`);
   });
 });

@@ -11,7 +11,7 @@ const WIDTH = 2;
 
 describe('token rows of the real Qwen3 tokenizer through the edit', () => {
   it('keeps rows 151643–151666 (tool-call rows included) at θ_I, moves the think pair 0.8 and the rest 0.03·δ', async () => {
-    const tokens = tokenRowsOf(await ModelTokenizer.load(QWEN3_TOKENIZER_DIR));
+    const tokens = tokenRowsOf((await ModelTokenizer.load(QWEN3_TOKENIZER_DIR)).source.tokenizerJson);
     // The reference's list: 151643…151668 without <think> (151667) and </think> (151668).
     const reference = Array.from({ length: 26 }, (_, i) => 151643 + i).filter((id) => id !== 151667 && id !== 151668);
     expect(tokens).toEqual({ think: [151667, 151668], special: reference });

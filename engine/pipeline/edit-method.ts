@@ -3,10 +3,11 @@
  *
  *   EditMethod = { method: 'crane', settings: ResolvedCraneSettings } | BaselineSettings
  *   editFor(method, context) → PairedEdit
- *   tokenRowsOf(tokenizer) → TokenRows   <think>/</think> by content, the other added tokens protected
+ *   tokenRowsOf(tokenizerJson) → TokenRows   <think>/</think> by content, the other added tokens protected
  */
-import type { ModelTokenizer } from '../calibration/tokenizer.ts';
+import { addedTokensOf, tokenIdOf } from '../calibration/token-table.ts';
 import { FORMAT_TOKENS } from '../calibration/tokenizer.ts';
+import type { JsonObject } from '../calibration/tokenizer-source.ts';
 import { baselineEdit, type BaselineSettings } from '../crane/baselines.ts';
 import { craneEdit, type CraneContext } from '../crane/crane-edit.ts';
 import type { PairedEdit } from '../crane/tensor-pair.ts';
@@ -24,7 +25,7 @@ export function editFor(method: EditMethod, context: CraneContext | null): Paire
  * The think pair wherever the tokenizer has it (added or in the vocabulary); every other added
  * token is protected, special or not, as the reference does.
  */
-export function tokenRowsOf(tokenizer: ModelTokenizer): TokenRows {
-  const think = [FORMAT_TOKENS.think, FORMAT_TOKENS.thinkEnd].map((t) => tokenizer.tokenId(t)).filter((id): id is number => id !== undefined);
-  return { think, special: tokenRowsFromAdded(tokenizer.addedTokens).special };
+export function tokenRowsOf(tokenizerJson: JsonObject): TokenRows {
+  const think = [FORMAT_TOKENS.think, FORMAT_TOKENS.thinkEnd].map((t) => tokenIdOf(tokenizerJson, t)).filter((id): id is number => id !== undefined);
+  return { think, special: tokenRowsFromAdded(addedTokensOf(tokenizerJson)).special };
 }

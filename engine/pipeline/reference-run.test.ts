@@ -29,7 +29,7 @@ const files = () => ({ stats: join(referenceDir, 'phase2_stats.json'), projector
 beforeAll(async () => {
   await initBackend('wasm');
   project = await analysedProject(await mkdtemp(join(tmpdir(), 'crane-reference-run-')));
-  settings = { ...defaultResolvedSettings(tokenRowsOf(await loadTestTokenizer())), alpha: 0.7 };
+  settings = { ...defaultResolvedSettings(tokenRowsOf((await loadTestTokenizer()).source.tokenizerJson)), alpha: 0.7 };
   referenceDir = join(project.root, 'reference');
   await exportReferenceRun(project.outDir, referenceDir);
 });

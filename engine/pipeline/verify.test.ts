@@ -28,7 +28,7 @@ let settings: ResolvedCraneSettings;
 beforeAll(async () => {
   await initBackend('wasm');
   project = await analysedProject(await mkdtemp(join(tmpdir(), 'crane-verify-')));
-  settings = { ...defaultResolvedSettings(tokenRowsOf(await loadTestTokenizer())), alpha: 0.5 };
+  settings = { ...defaultResolvedSettings(tokenRowsOf((await loadTestTokenizer()).source.tokenizerJson)), alpha: 0.5 };
 });
 
 afterAll(() => rm(project.root, { recursive: true, force: true }));

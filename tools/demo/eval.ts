@@ -93,7 +93,7 @@ try {
 async function matchedMerges(root: string, endpoints: Measured[]): Promise<{ models: (Measured | { model: string; needs: 'Base' })[]; target: { value: number; source: string } }> {
   progress('CRANE analysis of the demo pair:');
   await runDemoAnalysis(paths, analysisDir, { log: progress });
-  const context: DemoMergeContext = { paths, analysisDir, tokens: tokenRowsOf(await ModelTokenizer.load(paths.instruct)) };
+  const context: DemoMergeContext = { paths, analysisDir, tokens: tokenRowsOf((await ModelTokenizer.load(paths.instruct)).source.tokenizerJson) };
   const evaluation = { source: 'files', reasoning: paths.evalReasoning, agent: paths.evalToolUse } as const;
   const verify = async (method: EditMethod, label: string) => {
     const { measured } = await verifyEdit({ analysisDir: context.analysisDir, method, evaluation, ...(method.method === 'rain' ? { rain: demoRainInputs(paths) } : {}) });
