@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { SeededRandom } from '../protocol/seeded-random.ts';
 import { initBackend } from '../tensor/backend.ts';
-import { disposeHead, headFromValues, type HeadWeights } from './head.ts';
+import { disposeHead, gatherRows, headFromValues, headOnDemand, type HeadWeights } from './head.ts';
 import { headLossAndGrads, headLosses } from './head-loss.ts';
 import { dot64, type VocabDirection } from './head-directions.ts';
 import type { ModelSpec } from './config.ts';
@@ -88,13 +88,13 @@ describe('chunked head', () => {
     { vocabChunk: 29, chunkRows: 128 },
     { vocabChunk: 7, chunkRows: 2 },
     { vocabChunk: 1, chunkRows: 1 },
-  ])('vocab chunks of $vocabChunk, row blocks of $chunkRows: losses and gradients equal float64', ({ vocabChunk, chunkRows }) => {
+  ])('vocab chunks of $vocabChunk, row blocks of $chunkRows: losses and gradients equal float64', async ({ vocabChunk, chunkRows }) => {
     const head = headFromValues(norm, stored, { vocabChunk });
     heads.push(head);
     expect(head.chunks.length).toBe(Math.ceil(vocab / vocabChunk));
-    const losses = headLosses(spec, head, sequences, { chunkRows });
+    const losses = await headLosses(spec, head, sequences, { chunkRows });
     expect(losses[1]).toBeNaN();
-    const grads = headLossAndGrads(spec, head, sequences, { chunkRows, scale: 0.5, lmHeadGrad: true });
+    const grads = await headLossAndGrads(spec, head, sequences, { chunkRows, scale: 0.5, lmHeadGrad: true });
     const refMeans = [reference.losses.subarray(0, 3), reference.losses.subarray(3, 5)].map((l) => l.reduce((a, b) => a + b, 0) / l.length);
     expect(Math.abs((losses[0] as number) - (refMeans[0] as number))).toBeLessThan(1e-6);
     expect(Math.abs((grads.sequenceLosses[2] as number) - (refMeans[1] as number))).toBeLessThan(1e-6);
@@ -121,11 +121,11 @@ describe('chunked head', () => {
     { vocabChunk: 29, chunkRows: 128 },
     { vocabChunk: 7, chunkRows: 2 },
     { vocabChunk: 1, chunkRows: 1 },
-  ])('vocab chunks of $vocabChunk, row blocks of $chunkRows: dots along directions equal float64 and the whole lm_head gradient’s, in the same pass', ({ vocabChunk, chunkRows }) => {
+  ])('vocab chunks of $vocabChunk, row blocks of $chunkRows: dots along directions equal float64 and the whole lm_head gradient’s, in the same pass', async ({ vocabChunk, chunkRows }) => {
     const head = headFromValues(norm, stored, { vocabChunk });
     heads.push(head);
-    const grads = headLossAndGrads(spec, head, sequences, { chunkRows, scale: 0.5, lmHeadGrad: true, directions });
-    const plain = headLossAndGrads(spec, head, sequences, { chunkRows, scale: 0.5, lmHeadGrad: false });
+    const grads = await headLossAndGrads(spec, head, sequences, { chunkRows, scale: 0.5, lmHeadGrad: true, directions });
+    const plain = await headLossAndGrads(spec, head, sequences, { chunkRows, scale: 0.5, lmHeadGrad: false });
     expect(grads.sequenceLosses).toEqual(plain.sequenceLosses);
     expect(new RelativeError().add(grads.dNorm, plain.dNorm).value()).toBeLessThan(1e-6);
     directions.forEach((d, k) => {
@@ -139,17 +139,36 @@ describe('chunked head', () => {
     expect(plain.dLmHead).toBeUndefined();
   });
 
-  it('refuses a direction that does not fit lm_head', () => {
+  it.each([{ vocabChunk: 29 }, { vocabChunk: 7 }])('an on-demand head (vocab chunks of $vocabChunk) gives the held head’s losses, gradients and dots bit for bit, reading each chunk once a pass', async ({ vocabChunk }) => {
+    const held = headFromValues(norm, stored, { vocabChunk });
+    const reads: number[][] = [];
+    const onDemand = headOnDemand(norm, vocab, vocabChunk, (ids) => {
+      reads.push(Array.from(ids));
+      return Promise.resolve(gatherRows(stored, Array.from(ids), width));
+    });
+    heads.push(held, onDemand);
+    expect(onDemand.chunks.map((c) => [c.start, c.size, c.rows])).toEqual(held.chunks.map((c) => [c.start, c.size, undefined]));
+    const options = { chunkRows: 2, scale: 0.5, lmHeadGrad: true, directions };
+    expect(await headLosses(spec, onDemand, sequences, options)).toEqual(await headLosses(spec, held, sequences, options));
+    reads.length = 0;
+    expect(await headLossAndGrads(spec, onDemand, sequences, options)).toEqual(await headLossAndGrads(spec, held, sequences, options));
+    // each chunk once, the label rows per row block, each chunk again for the lm_head gradient's second pass
+    const chunkIds = held.chunks.map((c) => Array.from({ length: c.size }, (_, k) => c.start + k));
+    expect(reads).toEqual([...chunkIds, [28, 0], [14, 7], [28], ...chunkIds]);
+  });
+
+  it('refuses a direction that does not fit lm_head', async () => {
     const head = headFromValues(norm, stored, { vocabChunk: 7 });
     heads.push(head);
-    const run = (d: VocabDirection) => () => headLossAndGrads(spec, head, sequences, { chunkRows: 2, scale: 0.5, lmHeadGrad: false, directions: [d] });
-    expect(run({ values: new Float32Array(vocab * width - 1) })).toThrow(/lm_head: a direction of 231 values for a \[29, 8\] weight/);
-    expect(run({ rows: Int32Array.from([29]), values: new Float32Array(width) })).toThrow(/lm_head: direction row 29 is outside the weight's 29 rows/);
-    expect(run({ rows: Int32Array.from([1, 2]), values: new Float32Array(width) })).toThrow(/lm_head: a direction of 8 values on 2 rows of 8/);
+    const run = (d: VocabDirection) => headLossAndGrads(spec, head, sequences, { chunkRows: 2, scale: 0.5, lmHeadGrad: false, directions: [d] });
+    await expect(run({ values: new Float32Array(vocab * width - 1) })).rejects.toThrow(/lm_head: a direction of 231 values for a \[29, 8\] weight/);
+    await expect(run({ rows: Int32Array.from([29]), values: new Float32Array(width) })).rejects.toThrow(/lm_head: direction row 29 is outside the weight's 29 rows/);
+    await expect(run({ rows: Int32Array.from([1, 2]), values: new Float32Array(width) })).rejects.toThrow(/lm_head: a direction of 8 values on 2 rows of 8/);
   });
 
   it('refuses an lm_head that is not [vocab, hidden] and a vocab chunk that is not a positive integer', () => {
     expect(() => headFromValues(norm, new Float32Array(width * 3 + 1))).toThrow(/is not \[vocab, 8\]/);
     expect(() => headFromValues(norm, stored, { vocabChunk: 0 })).toThrow(/vocab chunk 0 must be a positive integer/);
+    expect(() => headOnDemand(norm, vocab, 2.5, () => Promise.resolve(new Float32Array()))).toThrow(/vocab chunk 2.5 must be a positive integer/);
   });
 });

@@ -17,7 +17,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { ChunkedCrossEntropy } from '../tensor/chunked-cross-entropy.ts';
 import type { ModelSpec } from './config.ts';
 import { withHeapValues } from '../tensor/heap-values.ts';
-import { accumulate, gatherRows, headRows, vocabMajorLogits, weightedRows, withRows, type HeadWeights } from './head.ts';
+import { accumulate, gatherRows, headRows, vocabMajorLogits, weightedRows, withChunkValues, withRows, type HeadWeights } from './head.ts';
 import { checkDirection, chunkParts, directionProduct, directionRows, dot64, partOf, sideBySide, type VocabDirection } from './head-directions.ts';
 import { rmsNorm } from './ops.ts';
 
@@ -64,17 +64,17 @@ interface RowBlock {
 }
 
 /** Mean CE of each sequence (NaN for one without targets). */
-export function headLosses(spec: ModelSpec, head: HeadWeights, sequences: readonly HeadSequence[], options: HeadLossOptions): number[] {
+export async function headLosses(spec: ModelSpec, head: HeadWeights, sequences: readonly HeadSequence[], options: HeadLossOptions): Promise<number[]> {
   const blocks = rowBlocks(spec, head, sequences, options.chunkRows, 0);
   try {
-    for (const chunk of head.chunks) withRows(head, chunk, (rows) => blocks.forEach((b) => withLogits(b, rows, (logits) => b.ce.add(logits, chunk.start))));
+    for (const chunk of head.chunks) await withRows(head, chunk, (rows) => blocks.forEach((b) => withLogits(b, rows, (logits) => b.ce.add(logits, chunk.start))));
     return sequenceMeans(sequences, blocks);
   } finally {
     disposeBlocks(blocks);
   }
 }
 
-export function headLossAndGrads(spec: ModelSpec, head: HeadWeights, sequences: readonly HeadSequence[], options: HeadGradOptions): HeadGrads {
+export async function headLossAndGrads(spec: ModelSpec, head: HeadWeights, sequences: readonly HeadSequence[], options: HeadGradOptions): Promise<HeadGrads> {
   const width = spec.hiddenSize;
   const directions = options.directions ?? [];
   directions.forEach((d) => checkDirection(d, head.vocab, width, 'lm_head'));
@@ -86,11 +86,11 @@ export function headLossAndGrads(spec: ModelSpec, head: HeadWeights, sequences: 
     const exps = new Float32Array((blocks[0]?.owners.length ?? 0) * Math.max(0, ...head.chunks.map((c) => c.size)));
     for (const chunk of head.chunks) {
       const along = chunkParts(directions, chunk, width);
-      withRows(head, chunk, (rows) => {
+      await withRows(head, chunk, (rows) => {
         for (const b of blocks) {
           const blockExps = exps.subarray(0, b.owners.length * chunk.size);
           withLogits(b, rows, (logits) => b.ce.addWithExps(logits, chunk.start, blockExps));
-          const products = [weightedRows(blockExps, b.owners.length, chunk.rows, width, rows), ...along.map((part) => directionProduct(part, blockExps, b.owners.length, width))];
+          const products = [withChunkValues(chunk, rows, (values) => weightedRows(blockExps, b.owners.length, values, width, rows)), ...along.map((part) => directionProduct(part, blockExps, b.owners.length, width))];
           b.ce.foldProduct(sideBySide(products, width));
         }
       });
@@ -100,7 +100,7 @@ export function headLossAndGrads(spec: ModelSpec, head: HeadWeights, sequences: 
     const dNorm = new Float32Array(width);
     const directionDots = directions.map(() => 0);
     for (const b of blocks) {
-      const labelRows = [headRows(head, b.ce.labels), ...directions.map((d) => directionRows(d, b.ce.labels, width))];
+      const labelRows = [await headRows(head, b.ce.labels), ...directions.map((d) => directionRows(d, b.ce.labels, width))];
       const dInputs = b.ce.inputGradient(sideBySide(labelRows, width), b.weights);
       const dNormed = partOf(dInputs, 0, parts, width);
       if (directions.length > 0) {
@@ -113,7 +113,7 @@ export function headLossAndGrads(spec: ModelSpec, head: HeadWeights, sequences: 
       dw.dataSync().forEach((v, k) => (dNorm[k] = (dNorm[k] as number) + v));
       tf.dispose([dx, dw]);
     }
-    return { sequenceLosses, dHidden, dNorm, directionDots, ...(options.lmHeadGrad ? { dLmHead: lmHeadGradient(head, blocks) } : {}) };
+    return { sequenceLosses, dHidden, dNorm, directionDots, ...(options.lmHeadGrad ? { dLmHead: await lmHeadGradient(head, blocks) } : {}) };
   } finally {
     disposeBlocks(blocks);
   }
@@ -123,10 +123,10 @@ export function headLossAndGrads(spec: ModelSpec, head: HeadWeights, sequences: 
  * d objective / d lm_head, [vocab · hidden]: a second pass over the chunks (it needs every row's
  * final max and sum), the chunk's vocab-major dlogits [size, rows] times the normed rows.
  */
-function lmHeadGradient(head: HeadWeights, blocks: readonly RowBlock[]): Float32Array {
+async function lmHeadGradient(head: HeadWeights, blocks: readonly RowBlock[]): Promise<Float32Array> {
   const dLmHead = new Float32Array(head.vocab * head.width);
   for (const chunk of head.chunks) {
-    const sum = withRows(head, chunk, (rows) => {
+    const sum = await withRows(head, chunk, (rows) => {
       let total: tf.Tensor2D | undefined;
       for (const b of blocks) {
         const gradient = withLogits(b, rows, (logits) => b.ce.gradient(logits, chunk.start, b.weights));

@@ -12,25 +12,37 @@
  * earlier layout, x · columns with the chunk transposed at load, packed the whole chunk on every
  * upload and transposed and read back the whole head on every readHead (issue 14 profile: 10 of
  * the 10.2 CPU seconds of a 64-token forward at Qwen3-0.6B shapes).
+ *
+ * An `onDemand` head (the losses and the backward: head-loss.ts) holds no rows at all: each chunk
+ * is read from the source a block of rows at a time (readRowsFloat32) straight into its upload
+ * (row-block-upload.ts) when it is used, and the backward's exps · W reads the uploaded chunk.
+ * A whole lm_head is then never in JS memory: what the source computes per row (a curvature
+ * probe's θ_I + step·Δ, an anchor's edit: pipeline/directional-gradients.ts, row-block-edit.ts)
+ * is formed a block at a time instead of as a vocab-sized array, with the same float32 values,
+ * since those edits treat each row on its own.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { weightedRowSums } from '../linalg/weighted-row-sums.ts';
+import { withHeapValues } from '../tensor/heap-values.ts';
 import { tidyValues } from '../tensor/tidy-values.ts';
 import type { ModelSpec } from './config.ts';
 import type { ModelContext } from './forward.ts';
 import { planMemory } from './memory-plan.ts';
 import { rmsNorm } from './ops.ts';
-import { FINAL_NORM_NAME, LM_HEAD_NAME, readChecked } from './weights.ts';
+import { uploadRowBlocks } from './row-block-upload.ts';
+import { assertShape, FINAL_NORM_NAME, LM_HEAD_NAME, readChecked } from './weights.ts';
 
 /** Vocab ids per head chunk when no memory plan says otherwise: [128 rows, 16384] f32 logits are 8 MiB. */
 export const DEFAULT_VOCAB_CHUNK = 16_384;
+/** Values an on-demand head reads per block: 4 MiB of float32, cache-sized, whatever the chunk. */
+const READ_BLOCK_VALUES = 2 ** 20;
 
 export interface HeadChunk {
   /** First vocab id of the chunk. */
   readonly start: number;
   readonly size: number;
-  /** lm_head rows start…start+size−1 as stored, [size · hidden]. */
-  readonly rows: Float32Array;
+  /** lm_head rows start…start+size−1 as stored, [size · hidden]; none in an on-demand head. */
+  readonly rows?: Float32Array;
   /** The rows uploaded once, for a resident head. */
   readonly resident?: tf.Tensor2D;
 }
@@ -40,18 +52,27 @@ export interface HeadWeights {
   readonly chunks: readonly HeadChunk[];
   readonly vocab: number;
   readonly width: number;
+  /** An on-demand head's rows as stored, [ids.length · hidden], read when used. */
+  readonly readRows?: (ids: ArrayLike<number>) => Promise<Float32Array>;
 }
 
 export interface HeadOptions {
   readonly vocabChunk?: number;
   /** Keep every chunk uploaded (1× lm_head of tfjs memory) instead of per use. */
   readonly resident?: boolean;
+  /** Read each chunk from the source when it is used (an untied lm_head whose source reads rows; else held as read). */
+  readonly onDemand?: boolean;
 }
 
 /** Reads model.norm and lm_head (or the tied embedding) into chunks; dispose with disposeHead. */
 export async function readHead(ctx: ModelContext, options: HeadOptions = {}): Promise<HeadWeights> {
   const { spec, checkpoint } = ctx;
   const norm = await readChecked(checkpoint, FINAL_NORM_NAME, [spec.hiddenSize]);
+  const readRows = checkpoint.readRowsFloat32?.bind(checkpoint);
+  if (options.onDemand === true && options.resident !== true && !spec.tiedEmbeddings && readRows !== undefined) {
+    assertShape(checkpoint, LM_HEAD_NAME, [spec.vocabSize, spec.hiddenSize]);
+    return headOnDemand(norm, spec.vocabSize, options.vocabChunk ?? planMemory(spec).vocabChunk, (ids) => readRows(LM_HEAD_NAME, ids));
+  }
   const values = spec.tiedEmbeddings ? await ctx.embedding() : await readChecked(checkpoint, LM_HEAD_NAME, [spec.vocabSize, spec.hiddenSize]);
   return headFromValues(norm, values, { vocabChunk: planMemory(spec).vocabChunk, ...options });
 }
@@ -62,7 +83,7 @@ export function headFromValues(norm: Float32Array, stored: Float32Array, options
   const vocab = stored.length / width;
   const vocabChunk = options.vocabChunk ?? DEFAULT_VOCAB_CHUNK;
   if (!Number.isInteger(vocab)) throw new RangeError(`lm_head of ${stored.length} values is not [vocab, ${width}]`);
-  if (!(Number.isInteger(vocabChunk) && vocabChunk > 0)) throw new RangeError(`vocab chunk ${vocabChunk} must be a positive integer`);
+  checkVocabChunk(vocabChunk);
   const chunks: HeadChunk[] = [];
   try {
     for (let start = 0; start < vocab; start += vocabChunk) {
@@ -77,14 +98,50 @@ export function headFromValues(norm: Float32Array, stored: Float32Array, options
   return { norm: tf.tensor1d(norm), chunks, vocab, width };
 }
 
+/** A head of `vocab` rows whose chunks are read by `readRows` when used (readHead's onDemand). */
+export function headOnDemand(norm: Float32Array, vocab: number, vocabChunk: number, readRows: (ids: ArrayLike<number>) => Promise<Float32Array>): HeadWeights {
+  checkVocabChunk(vocabChunk);
+  const chunks: HeadChunk[] = [];
+  for (let start = 0; start < vocab; start += vocabChunk) chunks.push({ start, size: Math.min(vocabChunk, vocab - start) });
+  return { norm: tf.tensor1d(norm), chunks, vocab, width: norm.length, readRows };
+}
+
+function checkVocabChunk(vocabChunk: number): void {
+  if (!(Number.isInteger(vocabChunk) && vocabChunk > 0)) throw new RangeError(`vocab chunk ${vocabChunk} must be a positive integer`);
+}
+
 export function disposeHead(head: HeadWeights): void {
   tf.dispose([head.norm, ...head.chunks.flatMap((c) => (c.resident === undefined ? [] : [c.resident]))]);
 }
 
-/** Runs `use` with the chunk's stored rows [size, hidden] as a tensor (uploaded for this call unless resident). */
-export function withRows<T>(head: HeadWeights, chunk: HeadChunk, use: (rows: tf.Tensor2D) => T): T {
+/** Runs `use` with the chunk's stored rows [size, hidden] as a tensor (uploaded for this call unless resident; read first when on demand). */
+export async function withRows<T>(head: HeadWeights, chunk: HeadChunk, use: (rows: tf.Tensor2D) => T): Promise<T> {
+  const { readRows } = head;
+  if (chunk.rows !== undefined || chunk.resident !== undefined || readRows === undefined) return withHeldRows(head, chunk, use);
+  const blockRows = Math.max(1, Math.floor(READ_BLOCK_VALUES / head.width));
+  const read = (first: number, count: number) => readRows(Int32Array.from({ length: count }, (_, k) => chunk.start + first + k));
+  const tensor = await uploadRowBlocks(chunk.size, head.width, blockRows, read);
+  try {
+    return use(tensor);
+  } finally {
+    tensor.dispose();
+  }
+}
+
+/** withRows for a head that holds its rows (read whole, or resident): no read to wait for. */
+function withHeldRows<T>(head: HeadWeights, chunk: HeadChunk, use: (rows: tf.Tensor2D) => T): T {
   if (chunk.resident !== undefined) return use(chunk.resident);
+  if (chunk.rows === undefined) throw new Error('internal: an on-demand head chunk used as a held one');
   return withUpload(chunk.rows, [chunk.size, head.width], use);
+}
+
+/**
+ * Runs `use` with the chunk's stored values [size · hidden], given its upload `rows` (withRows):
+ * the held rows, or an on-demand chunk's values in the upload itself (heap-values.ts: `use` must
+ * not call tfjs nor keep them).
+ */
+export function withChunkValues<T>(chunk: HeadChunk, rows: tf.Tensor2D, use: (values: Float32Array) => T): T {
+  return chunk.rows !== undefined ? use(chunk.rows) : withHeapValues(rows, use);
 }
 
 /** Logits [n, size] of normed hidden rows [n, hidden] against a chunk's uploaded rows [size, hidden] (call inside a tidy). */
@@ -112,13 +169,15 @@ export function weightedRows(weights: Float32Array, count: number, matrix: Float
   return tidyValues(() => tf.matMul(tf.tensor2d(weights, [count, size]), uploaded ?? tf.tensor2d(matrix, [size, width])));
 }
 
-/** lm_head rows of `ids` as stored, [ids.length · hidden] (copies of the head's JS-side rows). */
-export function headRows(head: HeadWeights, ids: readonly number[]): Float32Array {
+/** lm_head rows of `ids` as stored, [ids.length · hidden] (copies of the head's JS-side rows, or read for an on-demand head). */
+export async function headRows(head: HeadWeights, ids: readonly number[]): Promise<Float32Array> {
+  const outside = ids.find((id) => !(Number.isInteger(id) && id >= 0 && id < head.vocab));
+  if (outside !== undefined) throw new RangeError(`vocab id ${outside} is outside the head's ${head.vocab} rows`);
+  if (head.readRows !== undefined) return head.readRows(ids);
   const out = new Float32Array(ids.length * head.width);
   ids.forEach((id, i) => {
-    const chunk = head.chunks.find((c) => id >= c.start && id < c.start + c.size);
-    if (chunk === undefined) throw new RangeError(`vocab id ${id} is outside the head's ${head.vocab} rows`);
-    out.set(chunk.rows.subarray((id - chunk.start) * head.width, (id - chunk.start + 1) * head.width), i * head.width);
+    const chunk = head.chunks.find((c) => id >= c.start && id < c.start + c.size) as HeadChunk;
+    out.set((chunk.rows as Float32Array).subarray((id - chunk.start) * head.width, (id - chunk.start + 1) * head.width), i * head.width);
   });
   return out;
 }
@@ -135,7 +194,7 @@ function withUpload<T>(values: Float32Array, shape: [number, number], use: (t: t
 /**
  * Logits [rows · vocab] of hidden states [rows, hidden], for callers that want whole rows
  * (scoring output, decoding), in JS memory: tfjs holds one chunk and one [rowBlock, chunk]
- * product at a time.
+ * product at a time. The head holds its rows (not onDemand): decoding calls this inside a tidy.
  */
 export function headLogits(spec: ModelSpec, head: HeadWeights, hidden: tf.Tensor2D, rowBlock = 256): Float32Array {
   const rows = hidden.shape[0];
@@ -143,7 +202,7 @@ export function headLogits(spec: ModelSpec, head: HeadWeights, hidden: tf.Tensor
   const normed = tf.tidy(() => rmsNorm(hidden, head.norm, spec.rmsNormEps));
   try {
     for (const c of head.chunks) {
-      withRows(head, c, (chunkRows) => {
+      withHeldRows(head, c, (chunkRows) => {
         for (let first = 0; first < rows; first += rowBlock) {
           const count = Math.min(rowBlock, rows - first);
           const values = tidyValues(() => chunkLogits(tf.slice(normed, [first, 0], [count, head.width]), chunkRows));

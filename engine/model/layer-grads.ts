@@ -135,14 +135,14 @@ interface HeadAlong {
  * through the whole backward by the caller's frame.
  */
 async function headPass(ctx: ModelContext, batch: readonly LossSequence[], sequences: readonly HeadSequence[], options: HeadGradOptions, directions?: () => Promise<HeadDirections>): Promise<{ grads: HeadGrads; along?: HeadAlong }> {
-  const head = await readHead(ctx);
+  const head = await readHead(ctx, { onDemand: true });
   try {
-    if (directions === undefined) return { grads: headLossAndGrads(ctx.spec, head, sequences, options) };
+    if (directions === undefined) return { grads: await headLossAndGrads(ctx.spec, head, sequences, options) };
     const given = await directions();
     const { tiedEmbeddings: tied, vocabSize, hiddenSize } = ctx.spec;
     given.embedding.forEach((d) => checkDirection(d, vocabSize, hiddenSize, EMBED_NAME));
     given.lmHead.forEach((d) => checkDirection(d, vocabSize, hiddenSize, LM_HEAD_NAME));
-    const grads = headLossAndGrads(ctx.spec, head, sequences, { ...options, directions: tied ? given.embedding : given.lmHead });
+    const grads = await headLossAndGrads(ctx.spec, head, sequences, { ...options, directions: tied ? given.embedding : given.lmHead });
     return { grads, along: headAlong(ctx, batch, given, grads.directionDots) };
   } finally {
     disposeHead(head);

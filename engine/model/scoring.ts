@@ -49,9 +49,9 @@ export interface SequenceScore {
 export async function sequenceLosses(ctx: ModelContext, batch: readonly LossSequence[], chunkRows = planMemory(ctx.spec).headRows): Promise<SequenceScore[]> {
   const hidden = await finalHidden(ctx, batch.map((s) => s.ids));
   const sequences = batch.map((s, i) => ({ hidden: hidden[i] as Float32Array, ...targetRows(s.ids, s.targets) }));
-  const head = await readHead(ctx);
+  const head = await readHead(ctx, { onDemand: true });
   try {
-    const losses = headLosses(ctx.spec, head, sequences, { chunkRows });
+    const losses = await headLosses(ctx.spec, head, sequences, { chunkRows });
     return sequences.map((s, i) => ({ loss: losses[i] as number, targets: s.rows.length }));
   } finally {
     disposeHead(head);

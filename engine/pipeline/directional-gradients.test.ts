@@ -3,7 +3,7 @@
  * rows are the moved embedding's rows bit for bit (a whole Δ and a row Δ, rows asked twice and
  * rows no Δ has; read as rows or picked from a whole read), a layer read into a lent array gives the values of a fresh read, a shared θ_I
  * is never written, and a probe pass that reads rows only is the pass that reads the whole
- * embedding (loss, sequence losses and every dot the same bits).
+ * embedding and lm_head (loss, sequence losses and every dot the same bits).
  */
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,7 +99,7 @@ describe('DirectionalGradients.moved', () => {
     expect(shared).toEqual(before);
   });
 
-  it('makes a probe pass reading embedding rows only that is bit-identical to one reading it whole', async () => {
+  it('makes a probe pass reading embedding and lm_head rows only that is bit-identical to one reading them whole', async () => {
     const batch = [{ ids: IDS }, { ids: [1, 2, 3, 17, 40, 41], targets: [0, 0, 1, 1, 1, 1] }];
     const signal = new AbortController().signal;
     const along = new DirectionalGradients(checkpoint, deltas);
@@ -110,7 +110,10 @@ describe('DirectionalGradients.moved', () => {
     const counted: WeightSource = { ...wholeReads(moved), readRowsFloat32: (name, rows) => (rowsRead.push(name), readRows(name, rows)) };
     const rows = { pass: await along.pass(counted, batch, 1, signal) };
     const whole = { pass: await along.pass(wholeReads(moved), batch, 1, signal) };
-    expect(rowsRead).toEqual([EMBED_NAME, EMBED_NAME]);
+    // each batch: its embedding rows, then the moved lm_head a chunk at a time and its label rows (model/head.ts onDemand)
+    expect(rowsRead.filter((name) => name === EMBED_NAME)).toHaveLength(2);
+    expect(rowsRead.every((name) => name === EMBED_NAME || name === LM_HEAD_NAME)).toBe(true);
+    expect(rowsRead.filter((name) => name === LM_HEAD_NAME).length).toBeGreaterThanOrEqual(4);
     expect(rows.pass.loss).toBe(whole.pass.loss);
     expect(rows.pass.sequenceLosses).toEqual(whole.pass.sequenceLosses);
     expect([...rows.pass.dots]).toEqual([...whole.pass.dots]);

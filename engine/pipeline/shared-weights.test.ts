@@ -1,7 +1,7 @@
 /**
  * Shared tensors read in parts by several workers: together the parts are the tensor exactly as
  * Checkpoint.readFloat32 reads it, for every float dtype, any part count, across shards; rows
- * are the checkpoint's own row reads, shared tensor or not.
+ * are the checkpoint's own row reads, or copies out of a shared tensor.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -44,6 +44,10 @@ describe('shared tensors read in parts', () => {
         // rows of a shared tensor or of another, as the checkpoint reads them
         const some = withSharedTensors(ck, shared.slice(1));
         for (const name of names) expect(await some.readRowsFloat32?.(name, [6, 0, 6]), `${name} rows`).toEqual(await ck.readRowsFloat32(name, [6, 0, 6]));
+        // a shared tensor's rows are a copy: a caller that edits them (a probe's moved rows) leaves every thread's θ_I alone
+        const rows = (await source.readRowsFloat32?.('t.F32', [1])) as Float32Array;
+        rows.fill(0);
+        expect(await source.readFloat32('t.F32')).toEqual(await ck.readFloat32('t.F32'));
       }
     } finally {
       await ck.close();

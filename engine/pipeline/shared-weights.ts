@@ -26,6 +26,7 @@ import { DTYPE_BYTES } from '../io/dtype.ts';
 import { widenInPlace } from '../io/half-float.ts';
 import { openRegularFile } from '../io/input-file.ts';
 import { readInto } from '../io/safetensors-reader.ts';
+import { gatherRows } from '../model/head.ts';
 import type { WeightSource } from '../model/weights.ts';
 import type { SharedPart, SharedTensor } from './gradient-worker-protocol.ts';
 
@@ -88,7 +89,15 @@ export function withSharedTensors(source: WeightSource, shared: readonly SharedT
       const buffer = byName.get(name);
       return buffer === undefined ? source.readFloat32(name, into) : new Float32Array(buffer);
     },
-    // the source's own row reads (the same floats): the embedding lookup needs no whole embedding, shared or not (model/embedding-rows.ts)
-    ...(readRows === undefined ? {} : { readRowsFloat32: readRows }),
+    // a shared tensor's rows copied out of it (an on-demand head's chunks: model/head.ts), the others' the source's own row
+    // reads (the same floats): the embedding lookup needs no whole embedding, shared or not (model/embedding-rows.ts)
+    ...(readRows === undefined ? {} : {
+      readRowsFloat32: async (name: string, rows: ArrayLike<number>) => {
+        const buffer = byName.get(name);
+        if (buffer === undefined) return readRows(name, rows);
+        const width = source.tensor(name).shape.slice(1).reduce((a, b) => a * b, 1);
+        return gatherRows(new Float32Array(buffer), Array.from(rows), width);
+      },
+    }),
   };
 }
