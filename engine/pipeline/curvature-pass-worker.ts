@@ -4,9 +4,10 @@
  * store read-only and the Thinking checkpoint when its start data has them, and one pass at a
  * time — directional, at θ_I or at the weights a probe's steps move (DirectionalGradients.moved),
  * or an anchor's forward at the default edit (curvature-anchors.ts) — posted back as
- * { loss, sequenceLosses, dots }. It reads chunks of θ_I's shared lm_head (shared-weights.ts)
- * until none is left to claim (shared-read-claims.ts) before it reports ready; its directional
- * passes read the head from there.
+ * { loss, sequenceLosses, dots }. For a tied head it reads chunks of θ_I's shared embedding
+ * (shared-weights.ts) until none is left to claim (shared-read-claims.ts) before it reports
+ * ready, and its directional passes read the head from there; an untied lm_head is read by its
+ * passes a chunk at a time (model/head.ts onDemand).
  */
 import { workerData } from 'node:worker_threads';
 import { Checkpoint } from '../io/checkpoint.ts';
@@ -26,7 +27,7 @@ const setup = workerData as CurvatureWorkerStart;
 
 interface Opened {
   readonly instruct: Checkpoint;
-  /** θ_I with its head read from the shared tensors: what directional passes read. */
+  /** θ_I with a tied head read from the shared tensors: what directional passes read. */
   readonly shared: WeightSource;
   readonly along?: DirectionalGradients;
   readonly thinking?: Checkpoint;

@@ -25,7 +25,7 @@ import { readJsonFile } from '../io/json-file.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
 import { memoryBudget } from '../model/memory-plan.ts';
-import { lmHeadName } from '../model/weights.ts';
+import { EMBED_NAME } from '../model/weights.ts';
 import { requireActiveBackend } from '../tensor/backend.ts';
 import { anchorPass, type AnchorEdit } from './curvature-anchors.ts';
 import type { CurvatureProbe } from './curvature-probes.ts';
@@ -95,8 +95,8 @@ export async function curvaturePasses(ctx: PipelineContext, plan: PassesPlan, on
         ctx.callbacks.onLog?.(`curvature: ${todo.length} passes on ${workers} worker threads`);
         const setup: CurvatureWorkerData = {
           instruct: ctx.instruct.dir, backend: requireActiveBackend('running the curvature stage'), memoryBudget: memoryBudget(), batchSize: ctx.settings.batchSequences,
-          // the head the backward reads whole (the embedding lookup reads rows): one copy for every worker
-          shared: allocateSharedTensors(ctx.instruct, [lmHeadName(loadCausalLM(ctx.instruct).spec)]),
+          // a tied head (the embedding, which the head reads whole): one copy for every worker; an untied lm_head is read a chunk at a time (model/head.ts onDemand)
+          shared: allocateSharedTensors(ctx.instruct, loadCausalLM(ctx.instruct).spec.tiedEmbeddings ? [EMBED_NAME] : []),
           ...(sealed === undefined ? {} : { directions: { sealed, size: deltas.size, directionCount: plan.basis.directions.length } }),
           ...(todo.some((job) => job.kind === 'anchor') ? { anchors: { thinking: ctx.thinking.dir, edit: plan.anchors.edit } } : {}),
         };

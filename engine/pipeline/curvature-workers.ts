@@ -20,13 +20,17 @@
  * worker that dies, onPass throwing, or the signal (CancelledError) — terminates every worker
  * and rejects, a worker's as a CurvatureWorkerError naming the pass.
  *
- * Memory: θ_I's lm_head is held once for all workers, and so is its vocab-sized Δ (the blend's,
- * sealed in shared memory: delta-store.ts); the embedding is looked up by rows, never read whole
- * (model/embedding-rows.ts, in a probe's moved weights and an anchor's edit too). A pass copies
- * the shared head only when its probe moves it, and an anchor builds its edit of it: the
- * estimate charges the shared arrays once and one vocab × hidden array per worker on top of a
+ * Memory: an untied lm_head is read a chunk at a time, a block of rows at a time, straight into
+ * the chunk's upload (model/head.ts onDemand) — θ_I's, a probe's moved one and an anchor's edit
+ * alike, each row formed as it is read — so no thread holds a vocab-sized head; its blend's Δ is
+ * held once for all workers (sealed in shared memory: delta-store.ts). The embedding is looked up
+ * by rows, never read whole (model/embedding-rows.ts, in a probe's moved weights and an anchor's
+ * edit too). A tied head (the embedding) is read whole: held once for all workers in shared
+ * memory, copied by a pass whose probe moves it or an anchor that edits it. The estimate charges
+ * the shared arrays once and, when tied, one vocab × hidden array per worker on top of a
  * gradient worker's.
  */
+import { loadCausalLM } from '../model/causal-lm.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
 import { BackendError, type BackendName } from '../tensor/backend.ts';
 import type { AnchorEdit } from './curvature-anchors.ts';
@@ -53,7 +57,7 @@ export interface CurvatureWorkerData {
   readonly directions?: { readonly sealed: SealedDeltas; readonly size: number; readonly directionCount: number };
   /** For anchors: the Thinking checkpoint and what the edit is made from. */
   readonly anchors?: { readonly thinking: string; readonly edit: AnchorEdit };
-  /** θ_I's float32 lm_head, or the tied embedding (shared-weights.ts allocateSharedTensors), read by the workers in parts. */
+  /** θ_I's float32 tied embedding, for a tied head (shared-weights.ts allocateSharedTensors), read by the workers in parts; none for an untied lm_head. */
   readonly shared: readonly SharedTensor[];
 }
 
@@ -80,10 +84,6 @@ export type FromCurvatureWorker =
 
 const WORKER = new URL('./curvature-pass-worker.ts', import.meta.url);
 const FLOAT_BYTES = 4;
-/** Vocab × hidden float32 arrays a curvature worker may hold beyond a gradient worker: a probe's moved (or an anchor's edited) lm_head. */
-const VOCAB_COPIES = 1;
-/** Vocab × hidden float32 arrays held once for every worker: θ_I's lm_head and its blend's Δ. */
-const SHARED_VOCAB_ARRAYS = 2;
 
 /** settings.workers when given, else the cores that the passes' memory fits (1 for small work); never more than the passes. */
 export function curvatureWorkerCount(ctx: Pick<PipelineContext, 'instruct' | 'settings'>, batches: readonly (readonly LossSequence[])[], passes: number, machine: MachineResources = machineResources()): number {
@@ -93,9 +93,13 @@ export function curvatureWorkerCount(ctx: Pick<PipelineContext, 'instruct' | 'se
 function defaultCurvatureWorkers(ctx: Pick<PipelineContext, 'instruct'>, batches: readonly (readonly LossSequence[])[], machine: MachineResources): number {
   const shape = gradientWorkShape(ctx.instruct, batches);
   const vocabBytes = shape.vocab * shape.hidden * FLOAT_BYTES;
-  const passBytes = gradientWorkerBytes(shape) + VOCAB_COPIES * vocabBytes;
+  const tied = loadCausalLM(ctx.instruct).spec.tiedEmbeddings;
+  // beyond a gradient worker: a tied head's copy, moved by a probe or edited by an anchor (an untied one is read by chunks)
+  const passBytes = gradientWorkerBytes(shape) + (tied ? vocabBytes : 0);
+  // held once for every worker: the lm_head blend's Δ, and a tied head
+  const shared = (tied ? 2 : 1) * vocabBytes;
   // defaultWorkerCount: the machine's cores (1 for small work), capped by a gradient worker's memory; a pass needs more
-  return Math.min(defaultWorkerCount(shape, machine), Math.max(1, Math.floor((machine.freeBytes - SHARED_VOCAB_ARRAYS * vocabBytes) / passBytes)));
+  return Math.min(defaultWorkerCount(shape, machine), Math.max(1, Math.floor((machine.freeBytes - shared) / passBytes)));
 }
 
 export function runPassesOnWorkers(
