@@ -64,10 +64,12 @@ export async function runGradients(ctx: PipelineContext, clock: StageClock): Pro
     abandon: () => fold.abandon(),
   };
   const workers = Math.min(ctx.settings.workers ?? defaultGradientWorkers(ctx.instruct, jobs.map((job) => job.sequences)), jobs.length);
-  // The head (lm_head, or the tied embedding; vocab × hidden) read once for the stage: one copy
-  // for all workers, and in this thread not read and widened again for every batch. An untied
-  // embedding is not shared: a pass looks up only its batch's rows (model/embedding-rows.ts).
-  const shared = allocateSharedTensors(ctx.instruct, [lmHeadName(loadCausalLM(ctx.instruct).spec)]);
+  // A tied head (the embedding, which the head reads whole) read once for the stage: one copy for
+  // all workers, and in this thread not read and widened again for every batch. An untied lm_head
+  // is read a chunk at a time as the head uses it (model/head.ts onDemand), and an untied
+  // embedding is looked up by rows (model/embedding-rows.ts): neither is shared.
+  const spec = loadCausalLM(ctx.instruct).spec;
+  const shared = allocateSharedTensors(ctx.instruct, spec.tiedEmbeddings ? [lmHeadName(spec)] : []);
   if (workers > 1) {
     ctx.callbacks.onLog?.(`gradients: ${jobs.length} batches on ${workers} worker threads`);
     const backend = requireActiveBackend('running the gradients stage');
