@@ -24,7 +24,7 @@ import { thresholdOf } from './magnitude-threshold.ts';
 import { expertParts, isFusedExpertTensor, partOf } from './expert-parts.ts';
 import { bf16AddDelta, bf16ScaleInPlace, bf16TaskVector, bf16ThresholdInPlace, toBf16 } from './reference-arithmetic.ts';
 import { resolveScale, type GateTable, type ScaleChoice } from './gate-scales.ts';
-import { editEmbedding, editLmHead, editRouter, tokenRowEdit } from './special-tensors.ts';
+import { editRouter, isTokenRowRule, tokenRowEdit, type TokenRowEdit, type TokenRowRule } from './special-tensors.ts';
 import { classifyTensor, projectorKey, type TensorClass } from './tensor-classification.ts';
 import { addDelta, taskVector, type EditedValues, type PairedEdit } from './tensor-pair.ts';
 
@@ -137,9 +137,8 @@ function sumWith(settings: Pick<ResolvedCraneSettings, 'arith'>, thetaI: Float32
 export function craneEdit(settings: ResolvedCraneSettings, context: CraneContext): PairedEdit {
   return (name, shape, thetaI, thetaT, handedOver) => {
     const tensor = classifyTensor(name);
+    if (isTokenRowRule(tensor.rule)) return craneTokenRowEdit(settings, tensor.rule, shape)(thetaI, thetaT, 0, handedOver ?? false);
     switch (tensor.rule) {
-      case 'embedding': return editEmbedding(thetaI, thetaT, shape, settings.tokens, settings.special, settings.arith, handedOver);
-      case 'lm_head': return editLmHead(thetaI, thetaT, shape, settings.tokens, settings.special, settings.arith, handedOver);
       case 'router': return { values: editRouter(thetaI, thetaT, shape, settings.alpha, settings.special, settings.arith) };
       case 'crane': {
         const { delta, note } = craneDelta(tensor, shape, thetaI, thetaT, settings, context, handedOver);
@@ -161,7 +160,12 @@ export type BlockEdit = (thetaI: Float32Array, thetaT: Float32Array, first: numb
  */
 export function craneBlockEdit(settings: ResolvedCraneSettings, name: string, shape: readonly number[]): BlockEdit | undefined {
   const { rule } = classifyTensor(name);
-  if (rule !== 'embedding' && rule !== 'lm_head') return undefined;
-  const edit = tokenRowEdit(rule, shape, settings.tokens, settings.special, settings.arith);
+  if (!isTokenRowRule(rule)) return undefined;
+  const edit = craneTokenRowEdit(settings, rule, shape);
   return (thetaI, thetaT, first) => edit(thetaI, thetaT, first, true);
+}
+
+/** The one place craneEdit and craneBlockEdit take a token-row rule's settings from. */
+function craneTokenRowEdit(settings: ResolvedCraneSettings, rule: TokenRowRule, shape: readonly number[]): TokenRowEdit {
+  return tokenRowEdit(rule, shape, settings.tokens, settings.special, settings.arith);
 }

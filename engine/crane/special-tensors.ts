@@ -54,19 +54,24 @@ export function editLmHead(
   return rowEdit(shape, lmHeadRows(shape, tokens, special), arith)(thetaI, thetaT, 0, handedOver);
 }
 
+/** An edit of the values [first, first + thetaI.length) of one tensor from θ_I and θ_T over that range alone. */
+export type TokenRowEdit = (thetaI: Float32Array, thetaT: Float32Array, first: number, handedOver: boolean) => EditedValues;
+
+/** The rules whose every value depends on its row alone: the embedding's and lm_head's. */
+export type TokenRowRule = 'embedding' | 'lm_head';
+export const isTokenRowRule = (rule: string): rule is TokenRowRule => rule === 'embedding' || rule === 'lm_head';
+
 /**
  * The embedding's or lm_head's rule over the values [first, first + thetaI.length) of a tensor of
  * `shape` (first = 0 and the whole tensor: editEmbedding, editLmHead): every value's rule depends
  * on its row alone, so an export edits these tensors a block at a time (export/elementwise-tensor.ts).
  * With `handedOver` the result is written into one of the input arrays (each value is written
  * once, after its own θ_I and θ_T are read): the embedding's into θ_I's, lm_head's into θ_T's.
- * The token ids are checked, and those past the rows listed for the
- * note, once per tensor, when the edit is made.
+ * The token ids are checked, and those past the tensor's rows gathered for the note, once per
+ * tensor: when tokenRowEdit is called, not for each range.
  */
-export type TokenRowEdit = (thetaI: Float32Array, thetaT: Float32Array, first: number, handedOver: boolean) => EditedValues;
-
 export function tokenRowEdit(
-  rule: 'embedding' | 'lm_head',
+  rule: TokenRowRule,
   shape: readonly number[],
   tokens: TokenRows,
   special: Pick<SpecialTensorSettings, 'thinkRows' | 'lmHeadScale'>,
