@@ -13,7 +13,7 @@ import { methodBlockEdits, methodEdit, type BlockEdits } from './method-edit.ts'
 import type { RecipeMethod } from './recipe.ts';
 
 const edit = baselineEdit({ method: 'task_arithmetic', lambda: 0.3 });
-const blockEdits = methodBlockEdits({ method: 'task_arithmetic', lambda: 0.3 }, edit);
+const blockEdits = methodBlockEdits({ method: 'task_arithmetic', lambda: 0.3 });
 const taBlocks = (name: string, shape: readonly number[]) => blockEdits(name, shape) as NonNullable<ReturnType<BlockEdits>>;
 
 /** A side: several blocks' worth of values (one odd-sized), BF16 and F16, and an F32 tensor (whole-tensor path). */
@@ -114,7 +114,7 @@ describe('produceInBlocks with CRANE (the embedding and lm_head rules, by the ro
   it.each(['f32', 'reference'] as const)('writes the whole-tensor path\'s bytes and notes (%s arithmetic), at any segment size', (arith) => withTempDir(async (root) => {
     const method: RecipeMethod = { method: 'crane', settings: { ...noAnalysis, arith } };
     const paired = methodEdit(method, null, null);
-    const blocks = methodBlockEdits(method, paired);
+    const blocks = methodBlockEdits(method);
     await withPair(root, crane(1), crane(9), async (i, t) => {
       expect([names.embed, names.head, names.mlp].map((name) => blocks(name, i.tensor(name).shape) !== undefined)).toEqual([true, true, false]);
       const [wholeNotes, blockNotes] = [[] as string[], [] as string[]];

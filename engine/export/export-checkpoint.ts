@@ -182,7 +182,7 @@ async function writeExport(
   options: ExportRunOptions,
 ): Promise<ExportResult> {
   const edit = methodEdit(recipe.method, analysis?.context ?? null, importance?.values ?? null);
-  const blockEdits = methodBlockEdits(recipe.method, edit);
+  const blockEdits = methodBlockEdits(recipe.method);
   const plan = new Map<string, PlannedTensor>(planExport(instruct, thinking, recipe.output.dtype).map((p) => [p.spec.name, p]));
   const buffers = exportBuffers([...plan.values()], instruct, thinking);
   const notes: string[] = [];

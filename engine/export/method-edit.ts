@@ -3,7 +3,7 @@
  *
  *   needsAnalysis(method) → whether the edit reads a gate table or projectors
  *   methodEdit(method, context, importance) → PairedEdit
- *   methodBlockEdits(method, edit) → BlockEdits: per tensor, the edit a block of values at a time, where the method allows it
+ *   methodBlockEdits(method) → BlockEdits: per tensor, the edit a block of values at a time, where the method allows it
  *
  * CRANE with the gate or GSP on needs the analysis (recipe-analysis.ts loads it), AIM and LEWIS
  * their importance files (recipe-importance.ts); refusing to run without them (rather than
@@ -24,15 +24,19 @@ export function needsAnalysis(method: RecipeMethod): boolean {
 export type BlockEdits = (name: string, shape: readonly number[]) => BlockEdit | undefined;
 
 /**
- * Where the export may edit a tensor block by block (elementwise-tensor.ts), given `edit` =
- * methodEdit(method, …): every tensor of task arithmetic (θ_M[i] from θ_I[i] and θ_T[i] alone,
- * and no note), CRANE's embedding and lm_head (each row's rule reads that row alone:
+ * Where the export may edit a tensor block by block (elementwise-tensor.ts), with the values
+ * methodEdit(method, …) gives: every tensor of task arithmetic (θ_M[i] from θ_I[i] and θ_T[i]
+ * alone, and no note), CRANE's embedding and lm_head (each row's rule reads that row alone:
  * crane-edit.ts craneBlockEdit). Not TIES, LEWIS or CRANE's other tensors (they threshold over
  * the whole tensor), DARE (a per-tensor stream drawn in order), SLERP and AIM (by rows or columns).
+ * Neither block edit reads an analysis or importance, so the method alone says what they are.
  */
-export function methodBlockEdits(method: RecipeMethod, edit: PairedEdit): BlockEdits {
+export function methodBlockEdits(method: RecipeMethod): BlockEdits {
   switch (method.method) {
-    case 'task_arithmetic': return (name, shape) => (thetaI, thetaT) => edit(name, shape, thetaI, thetaT, true);
+    case 'task_arithmetic': {
+      const edit = baselineEdit(method);
+      return (name, shape) => (thetaI, thetaT) => edit(name, shape, thetaI, thetaT, true);
+    }
     case 'crane': return (name, shape) => craneBlockEdit(method.settings, name, shape);
     default: return () => undefined;
   }
