@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { baselineEdit } from '../crane/baselines.ts';
+import { toBf16 } from '../crane/reference-arithmetic.ts';
 import { defaultResolvedSettings } from '../protocol/settings-defaults.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import type { TensorPayload } from '../io/tensor-encoding.ts';
@@ -36,16 +37,16 @@ async function withPair<T>(root: string, instruct: FixtureTensor[], thinking: Fi
   }
 }
 
-/** Every tensor of the pair produced through the export's buffers, block by block (with `blocks`) or not; `notes` gets the edit's notes. */
-async function produceAll(i: Checkpoint, t: Checkpoint, blocks?: BlockEdits, paired = edit, notes: string[] = []): Promise<Map<string, Buffer>> {
-  const plan = planExport(i, t, 'BF16');
+/** Every tensor of the pair produced through the export's buffers as `dtype`, block by block (with `blocks`) or not; `notes` gets the edit's notes. */
+async function produceAll(i: Checkpoint, t: Checkpoint, blocks?: BlockEdits, paired = edit, notes: string[] = [], dtype: 'BF16' | 'F16' = 'BF16'): Promise<Map<string, Buffer>> {
+  const plan = planExport(i, t, dtype);
   const buffers = exportBuffers(plan, i, t);
   try {
     const out = new Map<string, Buffer>();
     for (const planned of plan) {
       const produced: TensorPayload = await produceEdited(planned, i, t, paired, notes, buffers, blocks);
       // A float32 result (one the edit returned outside the buffers: reference arithmetic's) is narrowed by the writer.
-      const payload = produced instanceof Float32Array ? encodeHalf('BF16', produced) : produced;
+      const payload = produced instanceof Float32Array ? encodeHalf(dtype, produced) : produced;
       out.set(planned.spec.name, Buffer.from(new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength)));
     }
     return out;
@@ -101,25 +102,31 @@ describe('produceInBlocks (an element-wise edit, block by block)', () => {
 
 describe('produceInBlocks with CRANE (the embedding and lm_head rules, by the rows each block holds)', () => {
   const names = { embed: 'model.embed_tokens.weight', head: 'lm_head.weight', mlp: 'model.layers.0.mlp.up_proj.weight' };
+  type Half = 'BF16' | 'F16';
   /** 40 rows of 1000: rows straddle the 16,384-value blocks; think rows 16 and 17 lie across the first block edge. */
-  const crane = (seed: number): FixtureTensor[] => [names.embed, names.head, names.mlp].map((name, k) => {
+  const crane = (seed: number, dtype: Half = 'BF16'): FixtureTensor[] => [names.embed, names.head, names.mlp].map((name, k) => {
     const shape = name === names.mlp ? [8, 16] : [40, 1000];
-    return { spec: { name, dtype: 'BF16', shape }, data: encodeHalf('BF16', seededFloats(shape[0] as number * (shape[1] as number), seed + k)) };
+    return { spec: { name, dtype, shape }, data: encodeHalf(dtype, seededFloats(shape[0] as number * (shape[1] as number), seed + k)) };
   });
   // Protected 16 is also a think row (the think rule wins); 45 and 52 are past the rows (named in the note).
   const tokens = { think: [3, 16, 17, 52], special: [0, 16, 33, 45] };
   const defaults = defaultResolvedSettings(tokens);
   const noAnalysis = { ...defaults, stages: { ...defaults.stages, gate: false, gsp: false } };
+  const craneMethod = (arith: 'f32' | 'reference'): RecipeMethod => ({ method: 'crane', settings: { ...noAnalysis, arith } });
 
-  it.each(['f32', 'reference'] as const)('writes the whole-tensor path\'s bytes and notes (%s arithmetic), at any segment size', (arith) => withTempDir(async (root) => {
-    const method: RecipeMethod = { method: 'crane', settings: { ...noAnalysis, arith } };
+  it.each([
+    ['f32', 'BF16', 'BF16', 'BF16'], ['reference', 'BF16', 'BF16', 'BF16'],
+    ['f32', 'F16', 'F16', 'F16'], ['reference', 'F16', 'F16', 'F16'],
+    ['f32', 'F16', 'BF16', 'F16'], ['reference', 'BF16', 'F16', 'BF16'],
+  ] as const)('writes the whole-tensor path\'s bytes and notes (%s arithmetic; %s and %s in, %s out), at any segment size', (arith, dtypeI, dtypeT, out) => withTempDir(async (root) => {
+    const method = craneMethod(arith);
     const paired = methodEdit(method, null, null);
     const blocks = methodBlockEdits(method);
-    await withPair(root, crane(1), crane(9), async (i, t) => {
+    await withPair(root, crane(1, dtypeI), crane(9, dtypeT), async (i, t) => {
       expect([names.embed, names.head, names.mlp].map((name) => blocks(name, i.tensor(name).shape) !== undefined)).toEqual([true, true, false]);
       const [wholeNotes, blockNotes] = [[] as string[], [] as string[]];
-      const whole = await produceAll(i, t, undefined, paired, wholeNotes);
-      const inBlocks = await produceAll(i, t, blocks, paired, blockNotes);
+      const whole = await produceAll(i, t, undefined, paired, wholeNotes, out);
+      const inBlocks = await produceAll(i, t, blocks, paired, blockNotes, out);
       expect([...inBlocks.keys()]).toEqual([...whole.keys()]);
       for (const [name, bytes] of whole) expect(inBlocks.get(name)?.equals(bytes), name).toBe(true);
       expect(blockNotes).toEqual(wholeNotes);
@@ -127,13 +134,13 @@ describe('produceInBlocks with CRANE (the embedding and lm_head rules, by the ro
         `${names.embed}: token ids 52 are not rows of this [40, 1000] tensor: skipped`,
         `${names.head}: token ids 45, 52 are not rows of this [40, 1000] tensor: skipped`,
       ]);
-      // The edit moved lm_head off θ_I everywhere but the protected rows.
-      const raw = await i.readRaw(names.head) as Uint16Array;
-      const stored = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+      // The edit moved lm_head off θ_I everywhere but the protected rows (θ_I as `out`; cast to bf16 first under reference arithmetic).
+      const thetaI = (await i.readFloat32(names.head)).subarray(0, 2000);
+      const kept = encodeHalf(out, arith === 'reference' ? toBf16(thetaI) : thetaI);
       const head = whole.get(names.head) as Buffer;
-      expect(head.subarray(0, 2000).equals(stored.subarray(0, 2000))).toBe(true);
-      expect(head.subarray(2000, 4000).equals(stored.subarray(2000, 4000))).toBe(false);
-      const plan = planExport(i, t, 'BF16').filter((p) => p.spec.name !== names.mlp);
+      expect(head.subarray(0, 2000).equals(Buffer.from(kept.buffer, 0, 2000))).toBe(true);
+      expect(head.subarray(2000, 4000).equals(Buffer.from(kept.buffer, 2000, 2000))).toBe(false);
+      const plan = planExport(i, t, out).filter((p) => p.spec.name !== names.mlp);
       for (const segment of [1, 20_000, 40_000]) {
         const buffers = exportBuffers(plan, i, t);
         try {
