@@ -136,5 +136,30 @@ describe('special tensors', () => {
       expect(whole.lm_head.values[10]).toBeCloseTo((i[10] as number) + 0.8 * ((t[10] as number) - (i[10] as number)), 2);
     }
   });
+
+  it('an id listed twice is one row, its rule applied once: whole tensor, handed over or not, and any range', () => {
+    const [rows, width] = [6, 5];
+    const i = Float32Array.from({ length: rows * width }, (_, k) => Math.sin(k + 1));
+    const t = Float32Array.from({ length: rows * width }, (_, k) => Math.cos(3 * k));
+    const once = { think: [2, 3, 9], special: [0, 2, 4, 7] };
+    const repeated = { think: [3, 2, 3, 9, 9], special: [4, 0, 2, 4, 7, 7] };
+    for (const arith of ['f32', 'reference'] as const) {
+      const expected = { embedding: editEmbedding(i, t, [rows, width], once, special, arith), lm_head: editLmHead(i, t, [rows, width], once, special, arith) };
+      const handed = {
+        embedding: editEmbedding(i.slice(), t.slice(), [rows, width], repeated, special, arith, true),
+        lm_head: editLmHead(i.slice(), t.slice(), [rows, width], repeated, special, arith, true),
+      };
+      for (const rule of ['embedding', 'lm_head'] as const) {
+        expect(Array.from(handed[rule].values), `${rule} ${arith}, handed over`).toEqual(Array.from(expected[rule].values));
+        expect(handed[rule].note).toBe(expected[rule].note);
+        const edit = tokenRowEdit(rule, [rows, width], repeated, special, arith);
+        for (const [from, to] of [[0, 30], [12, 19]] as const) {
+          expect(Array.from(edit(i.slice(from, to), t.slice(from, to), from, true).values), `${rule} ${arith} [${from}, ${to})`).toEqual(Array.from(expected[rule].values.subarray(from, to)));
+        }
+      }
+      // Row 3, think: 0.8 of the way once (twice would be 0.96).
+      expect(expected.embedding.values[15]).toBeCloseTo((i[15] as number) + 0.8 * ((t[15] as number) - (i[15] as number)), 2);
+    }
+  });
 });
 

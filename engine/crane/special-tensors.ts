@@ -22,7 +22,9 @@
  * vocabulary. An id past the tensor's rows (only a user-added one can be: the tokenizer's are
  * checked against the embedding at load) is skipped, as the reference does, and named in the
  * edit's note. A token listed both as protected and as think gets the think rule (it is applied
- * last), as in the reference, where the two lists are disjoint anyway.
+ * last), as in the reference, where the two lists are disjoint anyway. An id listed twice in one
+ * list is one row, its rule applied once, on every path (whole tensor or a block, handed over or
+ * not): the settings' id lists may repeat an id (a hand-written recipe), the tokenizer's never do.
  */
 import { formatIdRanges } from '../protocol/protected-tokens.ts';
 import type { EditArithmetic, SpecialTensorSettings, TokenRows } from '../protocol/settings-schemas.ts';
@@ -170,7 +172,10 @@ interface RowStrengths {
   readonly skipped: readonly number[];
 }
 
-/** Each listed row's strength, a later list overriding an earlier one; an id that is no row index is refused. */
+/**
+ * Each listed row's strength, a later list overriding an earlier one; an id that is no row index is
+ * refused. A row is a key of `rows`, so an id listed twice gets its strength once.
+ */
 function rowStrengths(shape: readonly number[], general: Strength, lists: readonly (readonly [readonly number[], Strength])[]): RowStrengths {
   const rowCount = shape[0] ?? 0;
   const rows = new Map<number, Strength>();

@@ -112,7 +112,7 @@ describe('produceInBlocks with CRANE (the embedding and lm_head rules, by the ro
   const tokens = { think: [3, 16, 17, 52], special: [0, 16, 33, 45] };
   const defaults = defaultResolvedSettings(tokens);
   const noAnalysis = { ...defaults, stages: { ...defaults.stages, gate: false, gsp: false } };
-  const craneMethod = (arith: 'f32' | 'reference'): RecipeMethod => ({ method: 'crane', settings: { ...noAnalysis, arith } });
+  const craneMethod = (arith: 'f32' | 'reference', rows = tokens): RecipeMethod => ({ method: 'crane', settings: { ...noAnalysis, arith, tokens: rows } });
 
   it.each([
     ['f32', 'BF16', 'BF16', 'BF16'], ['reference', 'BF16', 'BF16', 'BF16'],
@@ -152,6 +152,24 @@ describe('produceInBlocks with CRANE (the embedding and lm_head rules, by the ro
           await buffers.close();
         }
       }
+    });
+  }));
+
+  it.each(['f32', 'reference'] as const)('an id listed twice is one row, its rule applied once, whole tensor or block by block (%s arithmetic)', (arith) => withTempDir(async (root) => {
+    // Think 17 and protected 33 listed twice, apart; 52 (past the rows) twice.
+    const repeated = { think: [3, 17, 16, 17, 52, 52], special: [33, 0, 16, 33, 45] };
+    const method = craneMethod(arith, repeated);
+    await withPair(root, crane(1), crane(9), async (i, t) => {
+      const [onceNotes, wholeNotes, blockNotes] = [[] as string[], [] as string[], [] as string[]];
+      const once = await produceAll(i, t, undefined, methodEdit(craneMethod(arith), null, null), onceNotes);
+      const whole = await produceAll(i, t, undefined, methodEdit(method, null, null), wholeNotes);
+      const inBlocks = await produceAll(i, t, methodBlockEdits(method), methodEdit(method, null, null), blockNotes);
+      for (const [name, bytes] of once) {
+        expect(whole.get(name)?.equals(bytes), `${name}, whole tensor`).toBe(true);
+        expect(inBlocks.get(name)?.equals(bytes), `${name}, block by block`).toBe(true);
+      }
+      expect(wholeNotes).toEqual(onceNotes);
+      expect(blockNotes).toEqual(onceNotes);
     });
   }));
 });

@@ -30,6 +30,7 @@ export const craneStagesSchema = z.strictObject({ threshold: z.boolean(), gate: 
 /** Gate blocks per component group (the spec's default) or per projection (q, k, v, o, gate, up, down). */
 export const granularitySchema = z.enum(['coarse', 'fine']);
 
+/** Token ids: an id may repeat (a hand-written recipe); an edit gives its row the rule once (crane/special-tensors.ts). */
 const tokenIdsSchema = z.array(z.int().nonnegative()).max(1_000_000);
 
 /** The user's changes to the protected lm_head rows the tokenizer gives (protocol/protected-tokens.ts). */
