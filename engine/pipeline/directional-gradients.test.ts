@@ -1,8 +1,9 @@
 /**
  * DirectionalGradients.moved's reads, on a tiny untied Qwen3 checkpoint: the embedding lookup's
  * rows are the moved embedding's rows bit for bit (a whole Δ and a row Δ, rows asked twice and
- * rows no Δ has; read as rows or picked from a whole read), a layer read into a lent array gives the values of a fresh read, a shared θ_I
- * is never written, and a probe pass that reads rows only is the pass that reads the whole
+ * rows no Δ has; read as rows from a checkpoint or from shared memory), a θ_I that reads no rows gives
+ * moved weights that read none (the readers then read whole, not the whole tensor per block of rows),
+ * a layer read into a lent array gives the values of a fresh read, a shared θ_I is never written, and a probe pass that reads rows only is the pass that reads the whole
  * embedding and lm_head (loss, sequence losses and every dot the same bits).
  */
 import { rm } from 'node:fs/promises';
@@ -15,6 +16,7 @@ import { initBackend } from '../tensor/backend.ts';
 import type { TensorDelta } from './delta-store.ts';
 import type { DirectionDeltas } from './direction-deltas.ts';
 import { DirectionalGradients } from './directional-gradients.ts';
+import { withSharedTensors } from './shared-weights.ts';
 
 const VOCAB = 48;
 const HIDDEN = 16;
@@ -47,7 +49,7 @@ async function sharedEmbedding(checkpoint: Checkpoint): Promise<{ source: Weight
   const values = await checkpoint.readFloat32(EMBED_NAME);
   const shared = new Float32Array(new SharedArrayBuffer(values.byteLength));
   shared.set(values);
-  return { source: { ...wholeReads(checkpoint), readFloat32: (name, into) => (name === EMBED_NAME ? Promise.resolve(shared) : checkpoint.readFloat32(name, into)) }, shared };
+  return { source: withSharedTensors(checkpoint, [{ name: EMBED_NAME, buffer: shared.buffer as SharedArrayBuffer }]), shared };
 }
 
 describe('DirectionalGradients.moved', () => {
@@ -68,15 +70,16 @@ describe('DirectionalGradients.moved', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('reads the embedding lookup\'s rows as the rows of the whole moved embedding, from a checkpoint and from shared memory', async () => {
+  it('reads the embedding lookup\'s rows as the rows of the whole moved embedding, from a checkpoint and from shared memory, and reads no rows where θ_I reads none', async () => {
     const whole = await new DirectionalGradients(checkpoint, deltas).moved(steps, undefined).readFloat32(EMBED_NAME);
     const expected = IDS.flatMap((id) => [...whole.subarray(id * HIDDEN, (id + 1) * HIDDEN)]);
     const { source, shared } = await sharedEmbedding(checkpoint);
     const before = shared.slice();
-    for (const instruct of [checkpoint, source, wholeReads(checkpoint)]) {
+    for (const instruct of [checkpoint, source]) {
       const rows = await new DirectionalGradients(instruct, deltas).moved(steps, new AbortController().signal).readRowsFloat32?.(EMBED_NAME, IDS);
       expect([...(rows as Float32Array)]).toEqual(expected);
     }
+    expect(new DirectionalGradients(wholeReads(checkpoint), deltas).moved(steps, new AbortController().signal).readRowsFloat32).toBeUndefined();
     expect([...whole]).not.toEqual([...before]);
     expect(shared).toEqual(before);
   });

@@ -25,7 +25,6 @@
  * pass within a layer.
  */
 import { loadCausalLM } from '../model/causal-lm.ts';
-import { embedTokens } from '../model/forward.ts';
 import { dot64 } from '../model/head-directions.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
 import { EMBED_NAME, LM_HEAD_NAME, type WeightSource } from '../model/weights.ts';
@@ -49,6 +48,7 @@ export class DirectionalGradients {
   moved(steps: Float64Array, signal: AbortSignal | undefined): WeightSource {
     const still = (name: string): boolean => this.deltas.directionsOf(name).every((b) => steps[b] === 0);
     const moving = async (name: string): Promise<{ delta: TensorDelta; step: number }[]> => (await this.deltas.deltasOf(name)).map((delta) => ({ delta, step: steps[delta.direction] ?? 0 })).filter(({ step }) => step !== 0);
+    const readRows = this.instruct.readRowsFloat32?.bind(this.instruct);
     return cancellableSource({
       dir: this.instruct.dir,
       config: this.instruct.config,
@@ -63,14 +63,18 @@ export class DirectionalGradients {
         for (const { delta, step } of await moving(name)) addInPlace(thetaI, delta, step);
         return thetaI;
       },
-      // The embedding lookup's rows, each value edited as readFloat32 edits it: no vocab-sized read or copy per pass.
-      readRowsFloat32: async (name, ids) => {
-        const width = this.instruct.tensor(name).shape.slice(1).reduce((a, b) => a * b, 1);
-        const rows = await rowsOf(this.instruct, name, ids, width);
-        if (still(name)) return rows;
-        for (const { delta, step } of await moving(name)) addAtRows(rows, ids, width, delta, step);
-        return rows;
-      },
+      // Rows only where θ_I's source reads rows (each value edited as readFloat32 edits it: no vocab-sized read or copy per
+      // pass); else none, so the embedding lookup and the head read whole (model/embedding-rows.ts, model/head.ts) instead
+      // of reading the whole tensor for every block of rows.
+      ...(readRows === undefined ? {} : {
+        readRowsFloat32: async (name: string, ids: ArrayLike<number>) => {
+          const rows = await readRows(name, ids);
+          if (still(name)) return rows;
+          const width = this.instruct.tensor(name).shape.slice(1).reduce((a, b) => a * b, 1);
+          for (const { delta, step } of await moving(name)) addAtRows(rows, ids, width, delta, step);
+          return rows;
+        },
+      }),
     }, signal, 'curvature');
   }
 
@@ -110,12 +114,6 @@ function copyOf(read: Float32Array, into: Float32Array | undefined): Float32Arra
   const copy = into.subarray(0, read.length);
   copy.set(read);
   return copy;
-}
-
-/** Rows `ids` of tensor `name` ([ids.length · width]): read as rows where the source can, else looked up in its whole tensor (a shared one is a view) as the forward's lookup does. */
-async function rowsOf(source: WeightSource, name: string, ids: ArrayLike<number>, width: number): Promise<Float32Array> {
-  if (source.readRowsFloat32 !== undefined) return source.readRowsFloat32(name, ids);
-  return embedTokens(await source.readFloat32(name), ids, width);
 }
 
 /** addInPlace on the rows `ids` of a tensor ([ids.length · width]): each value gets the same float32 θ + step·Δ. */

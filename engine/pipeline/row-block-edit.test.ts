@@ -3,7 +3,8 @@
  * lm_head built a few rows at a time (blocks that end mid-tensor, think and protected rows in
  * several of them) are editedWeightSource's whole-tensor edit bit for bit, in float32 and in the
  * reference's bf16 arithmetic, and at two α; so are chosen rows edited alone (an embedding
- * lookup's: repeated, think and protected ids); every other tensor is that source's own.
+ * lookup's: repeated, think and protected ids); every other tensor is that source's own. With a
+ * vocab tensor that is not row-local (Thinking without lm_head) the source reads no rows.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -65,5 +66,17 @@ describe('row-block edit', () => {
         expect(bytes(await (blocks.readRowsFloat32 as NonNullable<typeof blocks.readRowsFloat32>)(name, ids))).toEqual(bytes(expected));
       }
     }
+  });
+
+  it('reads no rows where a vocab tensor is not row-local (Thinking without lm_head): the readers then read whole, once', async () => {
+    const settings = defaultResolvedSettings(tokens);
+    const edit = craneEdit(settings, { gate: null, projector: () => undefined });
+    expect(rowBlockEditedSource(instruct, thinking, settings, edit).readRowsFloat32).toBeDefined();
+    const headless = new Map([...thinking.tensors].filter(([name]) => name !== 'lm_head.weight'));
+    const thinkingWithoutHead = Object.create(thinking, { tensors: { value: headless } }) as Checkpoint;
+    const blocks = rowBlockEditedSource(instruct, thinkingWithoutHead, settings, edit);
+    expect(blocks.readRowsFloat32).toBeUndefined();
+    const whole = editedWeightSource(instruct, thinkingWithoutHead, edit);
+    for (const name of ['model.embed_tokens.weight', 'lm_head.weight']) expect(bytes(await blocks.readFloat32(name))).toEqual(bytes(await whole.readFloat32(name)));
   });
 });

@@ -14,33 +14,42 @@
  * same float32 values, with no whole θ_I or θ_T beside it. The embedding lookup asks for its
  * rows only (readRowsFloat32, model/embedding-rows.ts): those rows are edited alone, the same
  * way. Every other tensor, and a vocab tensor the Thinking side lacks or has in another shape,
- * goes through editedWeightSource.
+ * goes through editedWeightSource; with such a vocab tensor the source reads no rows at all, so
+ * the lookup and the head read whole once rather than edit the whole tensor per row read.
  */
 import { editEmbedding, editLmHead } from '../crane/special-tensors.ts';
 import { classifyTensor } from '../crane/tensor-classification.ts';
 import type { PairedEdit } from '../crane/tensor-pair.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import { gatherRows } from '../model/head.ts';
-import type { WeightSource } from '../model/weights.ts';
+import { EMBED_NAME, LM_HEAD_NAME, type WeightSource } from '../model/weights.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { editedWeightSource } from './edited-source.ts';
 import { ROW_BLOCK_VALUES } from './tensor-deltas.ts';
 
+/** The tensors whose rows the runtime reads alone (the embedding lookup, an untied head). */
+const VOCAB_NAMES = [EMBED_NAME, LM_HEAD_NAME];
+
 /** `edit`: craneEdit(settings, …), which the other tensors go through; `blockValues`: values per block (tests make it small). */
 export function rowBlockEditedSource(instruct: Checkpoint, thinking: Checkpoint, settings: ResolvedCraneSettings, edit: PairedEdit, blockValues = ROW_BLOCK_VALUES): WeightSource {
   const edited = editedWeightSource(instruct, thinking, edit);
+  const readsRows = VOCAB_NAMES.filter((name) => instruct.tensors.has(name)).every((name) => rowLocal(instruct, thinking, name));
   return {
     dir: instruct.dir,
     config: instruct.config,
     tensors: instruct.tensors,
     tensor: (name) => instruct.tensor(name),
     readFloat32: (name, into) => (rowLocal(instruct, thinking, name) ? editedByBlocks(instruct, thinking, settings, name, blockValues) : edited.readFloat32(name, into)),
-    // the embedding lookup's rows edited alone (model/embedding-rows.ts): no vocab-sized array at all
-    readRowsFloat32: async (name, rows) => {
-      if (rowLocal(instruct, thinking, name)) return editedRows(instruct, thinking, settings, name, rows);
-      const width = instruct.tensor(name).shape.slice(1).reduce((a, b) => a * b, 1);
-      return gatherRows(await edited.readFloat32(name), Array.from(rows), width);
-    },
+    // the embedding lookup's and an on-demand head's rows edited alone (model/embedding-rows.ts, model/head.ts): no
+    // vocab-sized array at all. Only where every vocab tensor is row-local: a row read of another one would be its whole
+    // edit (the head asks for ~150 blocks per chunk), so there the readers read whole instead.
+    ...(!readsRows ? {} : {
+      readRowsFloat32: async (name: string, rows: ArrayLike<number>) => {
+        if (rowLocal(instruct, thinking, name)) return editedRows(instruct, thinking, settings, name, rows);
+        const width = instruct.tensor(name).shape.slice(1).reduce((a, b) => a * b, 1);
+        return gatherRows(await edited.readFloat32(name), Array.from(rows), width);
+      },
+    }),
   };
 }
 
