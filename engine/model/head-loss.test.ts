@@ -139,21 +139,32 @@ describe('chunked head', () => {
     expect(plain.dLmHead).toBeUndefined();
   });
 
-  it.each([{ vocabChunk: 29 }, { vocabChunk: 7 }])('an on-demand head (vocab chunks of $vocabChunk) gives the held head’s losses, gradients and dots bit for bit, reading each chunk once a pass', async ({ vocabChunk }) => {
+  // blocks of 2 and 3 rows: chunks of 7 end in a short block, and so does the short last chunk (1 row)
+  it.each([
+    { vocabChunk: 29, blockRows: undefined },
+    { vocabChunk: 7, blockRows: undefined },
+    { vocabChunk: 7, blockRows: 2 },
+    { vocabChunk: 7, blockRows: 3 },
+  ])('an on-demand head (vocab chunks of $vocabChunk, read blocks of $blockRows rows) gives the held head’s losses, gradients and dots bit for bit, reading each chunk once a pass', async ({ vocabChunk, blockRows }) => {
     const held = headFromValues(norm, stored, { vocabChunk });
     const reads: number[][] = [];
     const onDemand = headOnDemand(norm, vocab, vocabChunk, (ids) => {
       reads.push(Array.from(ids));
       return Promise.resolve(gatherRows(stored, Array.from(ids), width));
-    });
+    }, blockRows === undefined ? undefined : blockRows * width);
     heads.push(held, onDemand);
     expect(onDemand.chunks.map((c) => [c.start, c.size, c.rows])).toEqual(held.chunks.map((c) => [c.start, c.size, undefined]));
     const options = { chunkRows: 2, scale: 0.5, lmHeadGrad: true, directions };
     expect(await headLosses(spec, onDemand, sequences, options)).toEqual(await headLosses(spec, held, sequences, options));
     reads.length = 0;
     expect(await headLossAndGrads(spec, onDemand, sequences, options)).toEqual(await headLossAndGrads(spec, held, sequences, options));
-    // each chunk once, the label rows per row block, each chunk again for the lm_head gradient's second pass
-    const chunkIds = held.chunks.map((c) => Array.from({ length: c.size }, (_, k) => c.start + k));
+    // each chunk once (a block of rows a read), the label rows per row block, each chunk again for the lm_head gradient's second pass
+    const step = blockRows ?? vocabChunk;
+    const chunkIds = held.chunks.flatMap((c) => Array.from({ length: Math.ceil(c.size / step) }, (_, b) => Array.from({ length: Math.min(step, c.size - b * step) }, (_, k) => c.start + b * step + k)));
+    if (blockRows !== undefined) {
+      expect(chunkIds.slice(0, Math.ceil(7 / blockRows) + 1).map((ids) => ids.length)).toEqual(blockRows === 2 ? [2, 2, 2, 1, 2] : [3, 3, 1, 3]);
+      expect(chunkIds.at(-1)).toEqual([28]);
+    }
     expect(reads).toEqual([...chunkIds, [28, 0], [14, 7], [28], ...chunkIds]);
   });
 
@@ -166,9 +177,10 @@ describe('chunked head', () => {
     await expect(run({ rows: Int32Array.from([1, 2]), values: new Float32Array(width) })).rejects.toThrow(/lm_head: a direction of 8 values on 2 rows of 8/);
   });
 
-  it('refuses an lm_head that is not [vocab, hidden] and a vocab chunk that is not a positive integer', () => {
+  it('refuses an lm_head that is not [vocab, hidden], and a vocab chunk or read block that is not a positive integer', () => {
     expect(() => headFromValues(norm, new Float32Array(width * 3 + 1))).toThrow(/is not \[vocab, 8\]/);
     expect(() => headFromValues(norm, stored, { vocabChunk: 0 })).toThrow(/vocab chunk 0 must be a positive integer/);
     expect(() => headOnDemand(norm, vocab, 2.5, () => Promise.resolve(new Float32Array()))).toThrow(/vocab chunk 2.5 must be a positive integer/);
+    expect(() => headOnDemand(norm, vocab, 7, () => Promise.resolve(new Float32Array()), 0)).toThrow(/read blocks of 0 values: must be a positive integer/);
   });
 });

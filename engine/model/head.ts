@@ -29,13 +29,11 @@ import type { ModelSpec } from './config.ts';
 import type { ModelContext } from './forward.ts';
 import { planMemory } from './memory-plan.ts';
 import { rmsNorm } from './ops.ts';
-import { uploadRowBlocks } from './row-block-upload.ts';
+import { ROW_BLOCK_VALUES, uploadRowBlocks } from './row-block-upload.ts';
 import { assertShape, FINAL_NORM_NAME, LM_HEAD_NAME, readChecked } from './weights.ts';
 
 /** Vocab ids per head chunk when no memory plan says otherwise: [128 rows, 16384] f32 logits are 8 MiB. */
 export const DEFAULT_VOCAB_CHUNK = 16_384;
-/** Values an on-demand head reads per block: 4 MiB of float32, cache-sized, whatever the chunk. */
-const READ_BLOCK_VALUES = 2 ** 20;
 
 export interface HeadChunk {
   /** First vocab id of the chunk. */
@@ -52,9 +50,11 @@ export interface HeadWeights {
   readonly chunks: readonly HeadChunk[];
   readonly vocab: number;
   readonly width: number;
-  /** An on-demand head's rows as stored, [ids.length · hidden], read when used. */
-  readonly readRows?: (ids: ArrayLike<number>) => Promise<Float32Array>;
+  /** An on-demand head's reads: rows as stored, [ids.length · hidden], read when used, blockRows rows at a time. */
+  readonly onDemand?: { readonly readRows: ReadHeadRows; readonly blockRows: number };
 }
+
+export type ReadHeadRows = (ids: ArrayLike<number>) => Promise<Float32Array>;
 
 export interface HeadOptions {
   readonly vocabChunk?: number;
@@ -62,6 +62,8 @@ export interface HeadOptions {
   readonly resident?: boolean;
   /** Read each chunk from the source when it is used (an untied lm_head whose source reads rows; else held as read). */
   readonly onDemand?: boolean;
+  /** Values an on-demand head reads per block of a chunk's rows (at least one row); ROW_BLOCK_VALUES unless a test makes it small. */
+  readonly blockValues?: number;
 }
 
 /** Reads model.norm and lm_head (or the tied embedding) into chunks; dispose with disposeHead. */
@@ -71,7 +73,7 @@ export async function readHead(ctx: ModelContext, options: HeadOptions = {}): Pr
   const readRows = checkpoint.readRowsFloat32?.bind(checkpoint);
   if (options.onDemand === true && options.resident !== true && !spec.tiedEmbeddings && readRows !== undefined) {
     assertShape(checkpoint, LM_HEAD_NAME, [spec.vocabSize, spec.hiddenSize]);
-    return headOnDemand(norm, spec.vocabSize, options.vocabChunk ?? planMemory(spec).vocabChunk, (ids) => readRows(LM_HEAD_NAME, ids));
+    return headOnDemand(norm, spec.vocabSize, options.vocabChunk ?? planMemory(spec).vocabChunk, (ids) => readRows(LM_HEAD_NAME, ids), options.blockValues);
   }
   const values = spec.tiedEmbeddings ? await ctx.embedding() : await readChecked(checkpoint, LM_HEAD_NAME, [spec.vocabSize, spec.hiddenSize]);
   return headFromValues(norm, values, { vocabChunk: planMemory(spec).vocabChunk, ...options });
@@ -98,12 +100,13 @@ export function headFromValues(norm: Float32Array, stored: Float32Array, options
   return { norm: tf.tensor1d(norm), chunks, vocab, width };
 }
 
-/** A head of `vocab` rows whose chunks are read by `readRows` when used (readHead's onDemand). */
-export function headOnDemand(norm: Float32Array, vocab: number, vocabChunk: number, readRows: (ids: ArrayLike<number>) => Promise<Float32Array>): HeadWeights {
+/** A head of `vocab` rows whose chunks are read by `readRows` when used, `blockValues` values (at least a row) a read (readHead's onDemand). */
+export function headOnDemand(norm: Float32Array, vocab: number, vocabChunk: number, readRows: ReadHeadRows, blockValues = ROW_BLOCK_VALUES): HeadWeights {
   checkVocabChunk(vocabChunk);
+  if (!(Number.isInteger(blockValues) && blockValues > 0)) throw new RangeError(`read blocks of ${blockValues} values: must be a positive integer`);
   const chunks: HeadChunk[] = [];
   for (let start = 0; start < vocab; start += vocabChunk) chunks.push({ start, size: Math.min(vocabChunk, vocab - start) });
-  return { norm: tf.tensor1d(norm), chunks, vocab, width: norm.length, readRows };
+  return { norm: tf.tensor1d(norm), chunks, vocab, width: norm.length, onDemand: { readRows, blockRows: Math.max(1, Math.floor(blockValues / norm.length)) } };
 }
 
 function checkVocabChunk(vocabChunk: number): void {
@@ -116,9 +119,9 @@ export function disposeHead(head: HeadWeights): void {
 
 /** Runs `use` with the chunk's stored rows [size, hidden] as a tensor (uploaded for this call unless resident; read first when on demand). */
 export async function withRows<T>(head: HeadWeights, chunk: HeadChunk, use: (rows: tf.Tensor2D) => T): Promise<T> {
-  const { readRows } = head;
-  if (chunk.rows !== undefined || chunk.resident !== undefined || readRows === undefined) return withHeldRows(head, chunk, use);
-  const blockRows = Math.max(1, Math.floor(READ_BLOCK_VALUES / head.width));
+  const { onDemand } = head;
+  if (chunk.rows !== undefined || chunk.resident !== undefined || onDemand === undefined) return withHeldRows(head, chunk, use);
+  const { readRows, blockRows } = onDemand;
   const read = (first: number, count: number) => readRows(Int32Array.from({ length: count }, (_, k) => chunk.start + first + k));
   const tensor = await uploadRowBlocks(chunk.size, head.width, blockRows, read);
   try {
@@ -173,7 +176,7 @@ export function weightedRows(weights: Float32Array, count: number, matrix: Float
 export async function headRows(head: HeadWeights, ids: readonly number[]): Promise<Float32Array> {
   const outside = ids.find((id) => !(Number.isInteger(id) && id >= 0 && id < head.vocab));
   if (outside !== undefined) throw new RangeError(`vocab id ${outside} is outside the head's ${head.vocab} rows`);
-  if (head.readRows !== undefined) return head.readRows(ids);
+  if (head.onDemand !== undefined) return head.onDemand.readRows(ids);
   const out = new Float32Array(ids.length * head.width);
   ids.forEach((id, i) => {
     const chunk = head.chunks.find((c) => id >= c.start && id < c.start + c.size) as HeadChunk;

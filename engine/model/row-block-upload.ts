@@ -15,6 +15,13 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { BackendWasm } from '@tensorflow/tfjs-backend-wasm';
 
+/**
+ * Values per block where a vocab-sized tensor is read or edited a block of rows at a time: 4 MiB
+ * of float32, so a block's arrays stay cache-sized whatever the tensor (an on-demand head's reads:
+ * head.ts; the lm_head Δ and the anchors' edit: pipeline/tensor-deltas.ts, row-block-edit.ts).
+ */
+export const ROW_BLOCK_VALUES = 2 ** 20;
+
 export type ReadRowBlock = (first: number, count: number) => Promise<Float32Array>;
 
 export async function uploadRowBlocks(rows: number, width: number, blockRows: number, read: ReadRowBlock): Promise<tf.Tensor2D> {

@@ -22,10 +22,10 @@ import { classifyTensor } from '../crane/tensor-classification.ts';
 import type { PairedEdit } from '../crane/tensor-pair.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import { gatherRows } from '../model/head.ts';
+import { ROW_BLOCK_VALUES } from '../model/row-block-upload.ts';
 import { EMBED_NAME, LM_HEAD_NAME, type WeightSource } from '../model/weights.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { editedWeightSource } from './edited-source.ts';
-import { ROW_BLOCK_VALUES } from './tensor-deltas.ts';
 
 /** The tensors whose rows the runtime reads alone (the embedding lookup, an untied head). */
 const VOCAB_NAMES = [EMBED_NAME, LM_HEAD_NAME];

@@ -23,6 +23,7 @@
  */
 import type { DirectionBasis, RowSet } from '../crane/edit-directions.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
+import { ROW_BLOCK_VALUES } from '../model/row-block-upload.ts';
 import type { TensorDelta } from './delta-store.ts';
 import { SparseRowCollector, sparseRows } from './sparse-rows.ts';
 
@@ -30,9 +31,6 @@ export interface CheckpointPair {
   readonly instruct: Checkpoint;
   readonly thinking: Checkpoint;
 }
-
-/** Values per lm_head block: 4 MiB of float32 per side, so a block's reads and edits stay in cache-sized arrays (the anchors' row-block-edit.ts too). */
-export const ROW_BLOCK_VALUES = 2 ** 20;
 
 /** False for a tensor the edit leaves at θ_I: absent from Thinking (copied), another shape (editPair keeps θ_I), or no direction and no router. */
 export function movesTensor(pair: CheckpointPair, basis: DirectionBasis, name: string, isRouter: boolean): boolean {
