@@ -12,10 +12,10 @@
  * gate table and projectors come with its start data), and runs DirectionalGradients.pass or
  * anchorPass exactly as the calling thread would, on the same backend with the same memory
  * budget, so a pass's losses and dots are bit-identical whichever thread ran it.
- * Every worker starts at once and reads chunks of θ_I's shared float32 lm_head (the tied
- * embedding when tied; shared-weights.ts) until none is left to claim, as the gradient workers do
- * (shared-read-claims.ts); jobs go out once all are ready, in
- * list order to whichever worker is free; each result goes to onPass as it arrives (the stage
+ * Every worker starts at once and, for a tied head, reads chunks of θ_I's shared float32 embedding
+ * (shared-weights.ts; an untied lm_head is not shared: each worker reads it by chunks on demand)
+ * until none is left to claim, as the gradient workers do (shared-read-claims.ts); jobs go out
+ * once all are ready, in list order to whichever worker is free; each result goes to onPass as it arrives (the stage
  * logs it, so a cancelled stage resumes per pass). The first failure — a worker's error, a
  * worker that dies, onPass throwing, or the signal (CancelledError) — terminates every worker
  * and rejects, a worker's as a CurvatureWorkerError naming the pass.
@@ -26,9 +26,10 @@
  * held once for all workers (sealed in shared memory: delta-store.ts). The embedding is looked up
  * by rows, never read whole (model/embedding-rows.ts, in a probe's moved weights and an anchor's
  * edit too). A tied head (the embedding) is read whole: held once for all workers in shared
- * memory, copied by a pass whose probe moves it or an anchor that edits it. The estimate charges
- * the shared arrays once and, when tied, one vocab × hidden array per worker on top of a
- * gradient worker's.
+ * memory, copied by a pass whose probe moves it or an anchor that edits it; it has no blend Δ (the
+ * embedding's Δ is its think rows). The estimate charges the one shared vocab × hidden array (the
+ * tied head, or the untied lm_head's blend Δ) once and, when tied, one vocab × hidden array per
+ * worker on top of a gradient worker's.
  */
 import { loadCausalLM } from '../model/causal-lm.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
@@ -96,8 +97,9 @@ function defaultCurvatureWorkers(ctx: Pick<PipelineContext, 'instruct'>, batches
   const tied = loadCausalLM(ctx.instruct).spec.tiedEmbeddings;
   // beyond a gradient worker: a tied head's copy, moved by a probe or edited by an anchor (an untied one is read by chunks)
   const passBytes = gradientWorkerBytes(shape) + (tied ? vocabBytes : 0);
-  // held once for every worker: the lm_head blend's Δ, and a tied head
-  const shared = (tied ? 2 : 1) * vocabBytes;
+  // held once for every worker, one vocab × hidden array either way: a tied head (whose only Δ, the embedding's think
+  // rows, is row-sparse), or an untied lm_head's blend Δ (crane/edit-directions.ts: untied only; dense)
+  const shared = vocabBytes;
   // defaultWorkerCount: the machine's cores (1 for small work), capped by a gradient worker's memory; a pass needs more
   return Math.min(defaultWorkerCount(shape, machine), Math.max(1, Math.floor((machine.freeBytes - shared) / passBytes)));
 }
