@@ -1,7 +1,8 @@
 /**
  * Shared tensors read in parts by several workers: together the parts are the tensor exactly as
  * Checkpoint.readFloat32 reads it, for every float dtype, any part count, across shards; rows
- * are the checkpoint's own row reads, or copies out of a shared tensor.
+ * are the checkpoint's own row reads, or copies out of a shared tensor, refused outside it as the
+ * reader refuses them.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +50,22 @@ describe('shared tensors read in parts', () => {
         rows.fill(0);
         expect(await source.readFloat32('t.F32')).toEqual(await ck.readFloat32('t.F32'));
       }
+    } finally {
+      await ck.close();
+    }
+  }));
+
+  it('refuses rows outside a shared tensor, naming it, as the reader refuses them', () => withTempDir(async (dir) => {
+    const ck = await checkpoint(dir);
+    try {
+      const shared = allocateSharedTensors(ck, ['t.F32']);
+      await fillSharedPart(ck, shared, { index: 0, count: 1 });
+      const readRows = withSharedTensors(ck, shared).readRowsFloat32 as NonNullable<Checkpoint['readRowsFloat32']>;
+      for (const row of [7, -1, 1.5]) {
+        await expect(readRows('t.F32', [0, row])).rejects.toThrow(`t.F32 (shared): row ${row} (entry 1 of the rows asked) is outside 0…6`);
+        await expect(ck.readRowsFloat32('t.F32', [0, row])).rejects.toThrow(RangeError);
+      }
+      expect(await readRows('t.F32', [6])).toEqual(await ck.readRowsFloat32('t.F32', [6]));
     } finally {
       await ck.close();
     }

@@ -6,19 +6,22 @@
  *   allocateSharedTensors(checkpoint, names) → SharedTensor[]     main thread: zeroed, not read
  *   fillSharedPart(checkpoint, shared, part)                      worker `part.index` of `part.count`:
  *                                                                 its share of every tensor, read
- *   withSharedTensors(source, shared) → WeightSource              worker: those names from shared memory (rows: the source's row reads)
+ *   withSharedTensors(source, shared) → WeightSource              worker: those names from shared memory (their rows copied
+ *                                                                 out of it; other rows: the source's row reads)
  *
- * The stages share the head only: lm_head, or the tied embedding (vocab × hidden, 622 MB at
- * Qwen3-0.6B shapes), which each worker would otherwise hold as its own float32 copy and read
- * again for every batch; an untied embedding is looked up by rows (model/embedding-rows.ts) and
- * needs no copy. The workers read the shared tensors themselves,
- * each an equal contiguous range of values straight into the shared buffer (F16/BF16 widened in
+ * The stages share a tied head only: the embedding (vocab × hidden, 622 MB at Qwen3-0.6B
+ * shapes), which the head reads whole and each worker would otherwise hold as its own float32
+ * copy and read again for every batch. An untied lm_head is read a chunk at a time, a block of
+ * rows at a time, as the head uses it (model/head.ts onDemand), and an untied embedding is
+ * looked up by rows (model/embedding-rows.ts): neither needs a copy. Rows of a shared tensor are
+ * copies out of it, checked as the reader checks them. The workers read the shared tensors
+ * themselves, each an equal contiguous range of values straight into the shared buffer (F16/BF16 widened in
  * place), while the others do the same and start their backends: the read is split over the
  * cores, the main thread holds no second copy, and the workers start at once instead of after
  * the main thread's whole read (which was 10–20 s of a single busy core). The pool hands out
  * work only after every worker has filled its part. Decoder layers are streamed from disk one at
- * a time and are not worth sharing; the runtime only reads the embedding and lm_head (row
- * gathers, head chunk uploads), so one copy serves every thread.
+ * a time and are not worth sharing; the runtime only reads the tied embedding (row gathers,
+ * head chunk uploads), so one copy serves every thread.
  */
 import { CheckpointError } from '../io/checkpoint-error.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
@@ -95,9 +98,18 @@ export function withSharedTensors(source: WeightSource, shared: readonly SharedT
       readRowsFloat32: async (name: string, rows: ArrayLike<number>) => {
         const buffer = byName.get(name);
         if (buffer === undefined) return readRows(name, rows);
-        const width = source.tensor(name).shape.slice(1).reduce((a, b) => a * b, 1);
-        return gatherRows(new Float32Array(buffer), Array.from(rows), width);
+        const [height = 0, ...rest] = source.tensor(name).shape;
+        checkRows(source.dir, name, rows, height);
+        return gatherRows(new Float32Array(buffer), Array.from(rows), rest.reduce((a, b) => a * b, 1));
       },
     }),
   };
+}
+
+/** The reader's check (SafetensorsFile.readRowsFloat32) for rows of a shared tensor: a row outside it would gather zeros, or read from the end. */
+function checkRows(dir: string, name: string, rows: ArrayLike<number>, height: number): void {
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as number;
+    if (!Number.isInteger(row) || row < 0 || row >= height) throw new RangeError(`${dir}: ${name} (shared): row ${row} (entry ${i} of the rows asked) is outside 0…${height - 1}`);
+  }
 }
