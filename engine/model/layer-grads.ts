@@ -130,9 +130,11 @@ interface HeadAlong {
 }
 
 /**
- * The head's loss and gradients in a frame of its own: an untied lm_head read for it (vocab ×
- * hidden float32, 622 MB at Qwen3-0.6B shapes) is garbage once this returns, not kept alive
- * through the whole backward by the caller's frame.
+ * The head's loss and gradients in a frame of its own. An untied lm_head from a source that reads
+ * rows is read a chunk at a time as the head uses it (readHead onDemand: no vocab-sized array);
+ * a head read whole (the tied embedding, or a source without row reads: vocab × hidden float32,
+ * 622 MB at Qwen3-0.6B shapes) is garbage once this returns, not kept alive through the whole
+ * backward by the caller's frame.
  */
 async function headPass(ctx: ModelContext, batch: readonly LossSequence[], sequences: readonly HeadSequence[], options: HeadGradOptions, directions?: () => Promise<HeadDirections>): Promise<{ grads: HeadGrads; along?: HeadAlong }> {
   const head = await readHead(ctx, { onDemand: true });

@@ -42,7 +42,7 @@ export interface DirectionalPass {
 }
 
 export class DirectionalGradients {
-  /** `instruct`: θ_I, the checkpoint or a view of it whose embedding and lm_head are shared read-only (shared-weights.ts). */
+  /** `instruct`: θ_I, the checkpoint or a view of it whose tied embedding is shared read-only (shared-weights.ts; an untied lm_head is read by rows). */
   constructor(private readonly instruct: WeightSource, private readonly deltas: DirectionDeltas) {}
 
   moved(steps: Float64Array, signal: AbortSignal | undefined): WeightSource {

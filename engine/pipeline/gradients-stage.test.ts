@@ -64,7 +64,7 @@ async function gradients(root: string, instruct: Checkpoint, name: string, run: 
   return paths.gradients;
 }
 
-/** `tied: false` gives an lm_head of its own, shared with the workers beside the embedding. */
+/** `tied: false` gives an lm_head of its own, which every thread reads a chunk at a time on demand (nothing shared). */
 async function tinyInstruct(root: string, tied = true): Promise<Checkpoint> {
   const dir = join(root, 'instruct');
   await mkdir(dir);
@@ -80,7 +80,7 @@ async function files(dir: string): Promise<Map<string, Buffer>> {
 }
 
 describe('gradients stage on worker threads', () => {
-  it('writes bit-identical gradient files with 1, 2 and 3 workers (untied lm_head shared too)', () => withTempDir(async (root) => {
+  it('writes bit-identical gradient files with 1, 2 and 3 workers (untied lm_head read on demand, not shared)', () => withTempDir(async (root) => {
     const instruct = await tinyInstruct(root, false);
     try {
       const messages: string[] = [];

@@ -21,12 +21,13 @@
  * matrices at the longest sequence (attentionChunkBytes: attention runs in query chunks the plan
  * sizes, not as heads · T² at once), all float32, and for a looped model the layer gradients that
  * wait for pass 0 — the part of loopPartBytes kept in memory (passPartHoldBytes; the rest is on
- * disk) plus one layer's sum and parts as they are handed on. The embedding and an untied lm_head
- * are shared between workers (shared-weights.ts), so their float32 copies are charged to the main
- * thread, not here; the two lm_head copies above stand for a worker's uploaded chunks and
- * products in its wasm heap, which never shrinks. It is an estimate: a
- * worker that still runs out of memory fails the stage with a GradientWorkerError, and
- * --workers overrides it.
+ * disk) plus one layer's sum and parts as they are handed on. A tied head (the embedding) is
+ * shared between workers (shared-weights.ts), so its float32 copy is charged to the main thread,
+ * not here; an untied embedding is looked up by rows and an untied lm_head read a chunk at a time
+ * (model/head.ts onDemand), so no worker holds either whole. The two lm_head copies above stand
+ * for a worker's uploaded chunks and products in its wasm heap, which never shrinks. It is an
+ * estimate: a worker that still runs out of memory fails the stage with a GradientWorkerError,
+ * and --workers overrides it.
  */
 import { availableParallelism, freemem } from 'node:os';
 import type { Checkpoint } from '../io/checkpoint.ts';
