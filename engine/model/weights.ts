@@ -182,11 +182,6 @@ function lentArray(lent: Map<string, Float32Array>, key: string, length: number)
   return made;
 }
 
-/** The output projection's checkpoint name: lm_head, or the embedding when tied (authoritative even if a copy of lm_head ships). */
-export function lmHeadName(spec: ModelSpec): string {
-  return spec.tiedEmbeddings ? EMBED_NAME : LM_HEAD_NAME;
-}
-
 export function param<T extends tf.Tensor>(params: LayerParams, key: string): T {
   const p = params[key];
   if (p === undefined) throw new Error(`internal: layer parameter "${key}" missing`);

@@ -24,7 +24,7 @@ import { CalibrationError } from '../calibration/calibration-error.ts';
 import { loadCausalLM, type CausalLM } from '../model/causal-lm.ts';
 import { passCount } from '../model/loop-config.ts';
 import { memoryBudget } from '../model/memory-plan.ts';
-import { lmHeadName } from '../model/weights.ts';
+import { EMBED_NAME } from '../model/weights.ts';
 import { requireActiveBackend } from '../tensor/backend.ts';
 import { lossBatch, readSequences } from './calibration-sequences.ts';
 import { batchTokenCap, batchTokens, longestFirst, splitIntoBatches } from './gradient-batches.ts';
@@ -68,8 +68,7 @@ export async function runGradients(ctx: PipelineContext, clock: StageClock): Pro
   // all workers, and in this thread not read and widened again for every batch. An untied lm_head
   // is read a chunk at a time as the head uses it (model/head.ts onDemand), and an untied
   // embedding is looked up by rows (model/embedding-rows.ts): neither is shared.
-  const spec = loadCausalLM(ctx.instruct).spec;
-  const shared = allocateSharedTensors(ctx.instruct, spec.tiedEmbeddings ? [lmHeadName(spec)] : []);
+  const shared = allocateSharedTensors(ctx.instruct, loadCausalLM(ctx.instruct).spec.tiedEmbeddings ? [EMBED_NAME] : []);
   if (workers > 1) {
     ctx.callbacks.onLog?.(`gradients: ${jobs.length} batches on ${workers} worker threads`);
     const backend = requireActiveBackend('running the gradients stage');
