@@ -1,7 +1,8 @@
 /**
  * The curvature stage's passes on worker threads, on a tiny analysed pair (untied lm_head, so
  * the embedding and lm_head directions are there): curvature.json is byte-identical with 1 and
- * 2 workers, the anchors among the workers' passes; a stage cancelled after its first pass on
+ * 2 workers, the anchors among the workers' passes, and so it is on a tied pair (the embedding
+ * shared with the workers, the head read whole from there); a stage cancelled after its first pass on
  * the workers resumes from passes.json with only the passes it lacks, to the same bytes, and so
  * does one that lacks only its anchors; a worker that cannot run its pass (directional or
  * anchor) rejects with a CurvatureWorkerError naming the pass.
@@ -74,6 +75,18 @@ describe('curvature passes on worker threads', () => {
     expect(logs).toContain('curvature: resuming an interrupted run');
     expect(logs).toContain(`curvature: ${ANCHOR_ALPHAS.length} passes on 2 worker threads`);
     expect(await readFile(join(dir, CURVATURE_FILE))).toEqual(oneWorker);
+  }, 600_000);
+
+  it('give the same curvature.json as one thread with a tied head, shared with the workers', async () => {
+    const tiedRoot = join(root, 'tied');
+    const tied = await analysedProject(tiedRoot, { model: { tied: true }, noise: 0.01 });
+    const dir = pipelinePaths(tied.outDir).curvature;
+    const one = await readFile(join(dir, CURVATURE_FILE));
+    await rm(dir, { recursive: true });
+    const logs: string[] = [];
+    await runAnalysis({ ...tied, settings: { ...tied.settings, workers: 2 }, onLog: (message) => logs.push(message) });
+    expect(logs.some((m) => /^curvature: \d+ passes on 2 worker threads$/.test(m))).toBe(true);
+    expect(await readFile(join(dir, CURVATURE_FILE))).toEqual(one);
   }, 600_000);
 
   it('rejects with a CurvatureWorkerError naming the pass when a worker cannot run it, or the worker when it cannot start', async () => {
