@@ -6,8 +6,6 @@
  * rows, lm_head's over every row), seeded, held in memory. Prints per pass the wall time, CPU
  * seconds, the peak RSS, the load average, and whether two engines' losses and dots agree bit for bit.
  *
- *   node --import tsx tools/bench-directional-pass.ts [--model /tmp/p8/instruct] [--lengths 235,233] [--before REV] [--help]
- *
  * --before REV also runs the engine as it was at commit REV (tools/engine-at-rev.ts), old then
  * new, each in a process of its own, in one run. Node flags given to this process (e.g.
  * --cpu-prof) are passed to each engine's process.
@@ -17,7 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseCli } from './cli-args.ts';
 import { treeAt } from './engine-at-rev.ts';
 import type * as backendModule from '../engine/tensor/backend.ts';
 import type * as checkpointModule from '../engine/io/checkpoint.ts';
@@ -41,23 +39,16 @@ interface Figures {
   readonly peak_rss_mib: number;
 }
 
-const { values } = parseArgs({
+const { values } = parseCli({
+  usage: ['node --import tsx tools/bench-directional-pass.ts [--model DIR] [--lengths 235,233] [--before REV]'],
+  about: 'Prints per pass (base at θ_I, probe at moved weights) wall s, CPU s, peak RSS MiB and the load average.',
   options: {
-    model: { type: 'string', default: '/tmp/p8/instruct' }, lengths: { type: 'string', default: '235,233' },
-    before: { type: 'string' }, engine: { type: 'string' }, help: { type: 'boolean', default: false },
+    model: { type: 'string', value: 'DIR', default: '/tmp/p8/instruct', help: 'a Qwen3 checkpoint (e.g. tools/qwen3-tiny-pair.ts --shape 0.6b --layers 8)' },
+    lengths: { type: 'string', value: 'A,B', default: '235,233', help: 'token counts of the sequences one pass runs' },
+    before: { type: 'string', value: 'REV', help: 'also run the engine at commit REV (old, then new, each its own process) and compare losses and dots bit for bit' },
+    engine: { type: 'string', value: 'ROOT', help: 'measure the engine under ROOT in this process: the bench starts these' },
   },
 });
-if (values.help) {
-  process.stdout.write([
-    'node --import tsx tools/bench-directional-pass.ts [--model DIR] [--lengths 235,233] [--before REV]',
-    '  --model DIR     a Qwen3 checkpoint (default /tmp/p8/instruct: tools/qwen3-tiny-pair.ts --shape 0.6b --layers 8)',
-    '  --lengths A,B   token counts of the sequences one pass runs',
-    '  --before REV    also run the engine at commit REV (old, then new, each its own process) and compare losses and dots bit for bit',
-    'Prints per pass (base at θ_I, probe at moved weights) wall s, CPU s, peak RSS MiB and the load average.',
-    '',
-  ].join('\n'));
-  process.exit(0);
-}
 const lengths = values.lengths.split(',').map(Number);
 const load = (): string => loadavg().map((l) => l.toFixed(1)).join(' ');
 

@@ -2,8 +2,6 @@
  * `npm run bench:export`: the engine's export against `cp` of the same bytes and against a plain
  * numpy memmap merge of the same pair, wall time, CPU time and peak RSS of each, in one run.
  *
- *   npm run bench:export -- [--pair DIR] [--layers 2] [--before REV] [--help]
- *
  * DIR holds instruct/ and thinking/ (BF16 safetensors); without it, tools/qwen3-tiny-pair.ts
  * writes a Qwen3-0.6B-shaped pair (real 151,936-row embedding and lm_head) cut to --layers into
  * a temp folder. Every input file is read once first, so all runs start from a warm page cache.
@@ -28,8 +26,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parseArgs } from 'node:util';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
+import { exitWithUsageError, parseCli, type CliSpec } from './cli-args.ts';
 import { treeAt } from './engine-at-rev.ts';
 import { largestF32Bytes } from './memory-report.ts';
 
@@ -44,24 +42,17 @@ interface Usage {
   readonly max_rss_bytes: number;
 }
 
-const { values } = parseArgs({
-  options: { pair: { type: 'string' }, layers: { type: 'string', default: '2' }, before: { type: 'string' }, help: { type: 'boolean', default: false } },
-});
-if (values.help) {
-  process.stdout.write([
-    'npm run bench:export -- [--pair DIR] [--layers 2] [--before REV]',
-    '  --pair DIR    a pair to export: DIR/instruct and DIR/thinking (BF16 safetensors); default: a Qwen3-0.6B-shaped pair written to a temp folder',
-    '  --layers N    decoder layers of that written pair (ignored with --pair)',
-    '  --before REV  also run both engine rows with the engine at commit REV and compare its outputs with today\'s bit for bit',
-    'Prints wall s, CPU s, MiB/s and peak RSS of cp -r, numpy memmap task arithmetic and crane merge (task arithmetic, CRANE without gate and GSP), with ratios, and the load average.',
-    '',
-  ].join('\n'));
-  process.exit(0);
-}
-if (!(Number.isSafeInteger(Number(values.layers)) && Number(values.layers) >= 1)) {
-  process.stderr.write(`--layers must be a positive integer; got "${values.layers}"\n`);
-  process.exit(2);
-}
+const CLI = {
+  usage: ['npm run bench:export -- [--pair DIR] [--layers 2] [--before REV]'],
+  about: 'Prints wall s, CPU s, MiB/s and peak RSS of cp -r, numpy memmap task arithmetic and crane merge (task arithmetic, CRANE without gate and GSP), with ratios, and the load average.',
+  options: {
+    pair: { type: 'string', value: 'DIR', help: 'a pair to export: DIR/instruct and DIR/thinking (BF16 safetensors); default: a Qwen3-0.6B-shaped pair written to a temp folder' },
+    layers: { type: 'string', value: 'N', default: '2', help: 'decoder layers of that written pair (ignored with --pair)' },
+    before: { type: 'string', value: 'REV', help: "also run both engine rows with the engine at commit REV and compare its outputs with today's bit for bit" },
+  },
+} as const satisfies CliSpec;
+const { values } = parseCli(CLI);
+if (!(Number.isSafeInteger(Number(values.layers)) && Number(values.layers) >= 1)) exitWithUsageError(CLI, `--layers must be a positive integer; got "${values.layers}"`);
 const root = await mkdtemp(join(tmpdir(), 'crane-bench-export-'));
 
 function measure(command: readonly string[]): Usage {

@@ -9,9 +9,6 @@ import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCommandLine, usageErrorLine, usageText, type CliSpec } from './cli-args.ts';
 
-/** Wave 10: the export and curvmem helpers own these two while they change them; they switch in a commit of their own. */
-const CONVERTED_LATER = ['tools/bench-export.ts', 'tools/bench-directional-pass.ts'];
-
 /** tools/**\/*.ts but the tests, as paths from the repository root (vitest runs there). */
 function toolsSources(): string[] {
   return readdirSync('tools', { recursive: true, encoding: 'utf8' })
@@ -134,12 +131,12 @@ describe('every tools script', () => {
   it('reads its command line through cli-args.ts', () => {
     const entries = toolsEntryPoints();
     expect(entries).toEqual(expect.arrayContaining(['tools/qwen3-tiny-pair.ts', 'tools/demo/train.ts', 'tools/start.ts', 'tools/setup/build-electron.ts']));
-    const without = entries.filter((file) => !CONVERTED_LATER.includes(file) && !importsOf(file).includes('tools/cli-args.ts'));
+    const without = entries.filter((file) => !importsOf(file).includes('tools/cli-args.ts'));
     expect(without).toEqual([]);
   });
 
   it('leaves parseArgs to cli-args.ts', () => {
-    const raw = toolsSources().filter((file) => file !== 'tools/cli-args.ts' && !CONVERTED_LATER.includes(file) && /\bparseArgs\b/.test(readFileSync(file, 'utf8')));
+    const raw = toolsSources().filter((file) => file !== 'tools/cli-args.ts' && /\bparseArgs\b/.test(readFileSync(file, 'utf8')));
     expect(raw).toEqual([]);
   });
 });
