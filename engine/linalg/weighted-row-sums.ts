@@ -88,32 +88,71 @@ const instance = lazyKernel<(weights: number, rows: number, out: number, rows4: 
 );
 
 export function weightedRowSums(weights: Float32Array, count: number, matrix: Float32Array, size: number, width: number): Float32Array {
-  if (!(Number.isInteger(count) && count > 0 && Number.isInteger(size) && size > 0 && Number.isInteger(width) && width > 0)) throw new RangeError(`weightedRowSums of ${count} × ${size} weights over ${size} × ${width} rows: sizes must be positive integers`);
-  if (weights.length !== count * size) throw new RangeError(`${weights.length} weights are not ${count} × ${size}`);
+  const sums = new WeightedRowSums(weights, count, size, width);
   if (matrix.length !== size * width) throw new RangeError(`a matrix of ${matrix.length} values is not ${size} × ${width}`);
-  const rows4 = Math.ceil(count / TILE_ROWS) * TILE_ROWS;
-  const width8 = Math.ceil(width / TILE_COLUMNS) * TILE_COLUMNS;
-  const block = Math.min(BLOCK_ROWS, size);
-  // Layout in floats: the block's rows [block, width8], its weights [block, rows4], out [rows4, width8].
-  const [rowsAt, weightsAt, outAt] = [0, block * width8, block * width8 + block * rows4];
-  const end = outAt + rows4 * width8;
-  const kernel = instance();
-  const missing = end * F32 - kernel.memory.buffer.byteLength;
-  if (missing > 0) kernel.memory.grow(Math.ceil(missing / WASM_PAGE_BYTES));
-  const memory = new Float32Array(kernel.memory.buffer, 0, end);
-  // Padding lanes only ever meet padding columns or rows of out, which are dropped; zeroed anyway so nothing depends on old memory.
-  memory.fill(0);
-  for (let first = 0; first < size; first += block) {
-    const n = Math.min(block, size - first);
-    if (width8 === width) memory.set(matrix.subarray(first * width, (first + n) * width), rowsAt);
-    else for (let j = 0; j < n; j++) memory.set(matrix.subarray((first + j) * width, (first + j + 1) * width), rowsAt + j * width8);
-    for (let r = 0; r < count; r++) {
-      const from = r * size + first;
-      for (let j = 0; j < n; j++) memory[weightsAt + j * rows4 + r] = weights[from + j] as number;
-    }
-    kernel.run(weightsAt * F32, rowsAt * F32, outAt * F32, rows4, n, width8);
+  sums.add(0, matrix);
+  return sums.result();
+}
+
+/**
+ * weightedRowSums with the matrix given a block of rows at a time, in order (add(first, rows)):
+ * for a matrix formed as it is used (an on-demand head direction, model/head-directions.ts).
+ * Between blocks the output tile sums wait in a JS array, restored exactly before the next, so
+ * each output is the same float32 sum over j in order as one call over the whole matrix makes,
+ * wherever the blocks split it. Another kernel call may run between two adds (the kernel's
+ * memory is this thread's one instance): nothing but `out` is kept across them.
+ */
+export class WeightedRowSums {
+  private readonly rows4: number;
+  private readonly width8: number;
+  private readonly block: number;
+  /** The output tiles so far, [rows4, width8]. */
+  private readonly out: Float32Array;
+  private next = 0;
+
+  constructor(private readonly weights: Float32Array, private readonly count: number, private readonly size: number, private readonly width: number) {
+    if (!(Number.isInteger(count) && count > 0 && Number.isInteger(size) && size > 0 && Number.isInteger(width) && width > 0)) throw new RangeError(`weightedRowSums of ${count} × ${size} weights over ${size} × ${width} rows: sizes must be positive integers`);
+    if (weights.length !== count * size) throw new RangeError(`${weights.length} weights are not ${count} × ${size}`);
+    this.rows4 = Math.ceil(count / TILE_ROWS) * TILE_ROWS;
+    this.width8 = Math.ceil(width / TILE_COLUMNS) * TILE_COLUMNS;
+    this.block = Math.min(BLOCK_ROWS, size);
+    this.out = new Float32Array(this.rows4 * this.width8);
   }
-  const out = new Float32Array(count * width);
-  for (let r = 0; r < count; r++) out.set(memory.subarray(outAt + r * width8, outAt + r * width8 + width), r * width);
-  return out;
+
+  /** Adds matrix rows first… (`rows`: [n · width], n ≥ 1), which must follow the rows added so far. */
+  add(first: number, rows: Float32Array): void {
+    const { weights, count, size, width, rows4, width8, block } = this;
+    const n = rows.length / width;
+    if (first !== this.next || !Number.isInteger(n) || n < 1 || first + n > size) throw new RangeError(`matrix rows ${first}… (${rows.length} values of rows of ${width}) do not follow row ${this.next} of ${size}`);
+    this.next = first + n;
+    // Layout in floats: the block's rows [block, width8], its weights [block, rows4], out [rows4, width8].
+    const [rowsAt, weightsAt, outAt] = [0, block * width8, block * width8 + block * rows4];
+    const end = outAt + rows4 * width8;
+    const kernel = instance();
+    const missing = end * F32 - kernel.memory.buffer.byteLength;
+    if (missing > 0) kernel.memory.grow(Math.ceil(missing / WASM_PAGE_BYTES));
+    const memory = new Float32Array(kernel.memory.buffer, 0, end);
+    // Padding lanes only ever meet padding columns or rows of out, which are dropped; zeroed anyway so nothing depends on old memory.
+    memory.fill(0, 0, outAt);
+    memory.set(this.out, outAt);
+    for (let at = 0; at < n; at += block) {
+      const m = Math.min(block, n - at);
+      if (width8 === width) memory.set(rows.subarray(at * width, (at + m) * width), rowsAt);
+      else for (let j = 0; j < m; j++) memory.set(rows.subarray((at + j) * width, (at + j + 1) * width), rowsAt + j * width8);
+      for (let r = 0; r < count; r++) {
+        const from = r * size + first + at;
+        for (let j = 0; j < m; j++) memory[weightsAt + j * rows4 + r] = weights[from + j] as number;
+      }
+      kernel.run(weightsAt * F32, rowsAt * F32, outAt * F32, rows4, m, width8);
+    }
+    this.out.set(memory.subarray(outAt, end));
+  }
+
+  /** [count · width]: the sums over every row, once all are added. */
+  result(): Float32Array {
+    if (this.next !== this.size) throw new RangeError(`weightedRowSums over ${this.next} of ${this.size} matrix rows`);
+    const out = new Float32Array(this.count * this.width);
+    for (let r = 0; r < this.count; r++) out.set(this.out.subarray(r * this.width8, r * this.width8 + this.width), r * this.width);
+    return out;
+  }
 }
