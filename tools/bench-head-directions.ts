@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { Checkpoint } from '../engine/io/checkpoint.ts';
 import { loadCausalLM } from '../engine/model/causal-lm.ts';
-import { dot64, type HeadDirections } from '../engine/model/head-directions.ts';
+import { dot64, type HeadDirections, type StoredDirection } from '../engine/model/head-directions.ts';
 import { HEAD_GRADS_LAYER } from '../engine/model/layer-grads.ts';
 import { EMBED_NAME, LM_HEAD_NAME } from '../engine/model/weights.ts';
 import { SeededRandom } from '../engine/protocol/seeded-random.ts';
@@ -81,7 +81,7 @@ async function measure(mode: Mode): Promise<Run> {
         const embed = grads.get(EMBED_NAME) as Float32Array;
         const rows = embedding[0] as { rows: Int32Array; values: Float32Array };
         const rowDot = Array.from(rows.rows).reduce((sum, r, k) => sum + dot64(embed.subarray(r * hiddenSize, (r + 1) * hiddenSize), rows.values.subarray(k * hiddenSize, (k + 1) * hiddenSize)), 0);
-        dots = [rowDot, ...lmHead.map((d) => dot64(grads.get(LM_HEAD_NAME) as Float32Array, d.values))];
+        dots = [rowDot, ...lmHead.map((d) => dot64(grads.get(LM_HEAD_NAME) as Float32Array, (d as StoredDirection).values))];
       }, { headGrads: true })
       : await model.lossAndLayerGrads(batch, () => undefined, { headDirections: () => Promise.resolve(directions()) });
     if (mode === 'directions') dots = [...(result.headDots?.embedding ?? []), ...(result.headDots?.lmHead ?? [])];

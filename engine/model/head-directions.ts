@@ -10,14 +10,26 @@
  * gives each Δ's part of a chunk) and inputGradient takes the label rows [W_label | Δ_label …]
  * (directionRows). The embedding lookup's part is Σ_t ⟨Δ[id_t], d/d embedding output at t⟩,
  * from the same directionRows at the batch's tokens (layer-grads.ts).
+ * A Δ over every row need not exist as a whole (an untied lm_head's blend: 622 MB at Qwen3-0.6B
+ * shapes): a RowwiseDirection gives its rows when asked, and its part of a chunk is multiplied a
+ * block of rows at a time (WeightedRowSums: the same float32 sums as over the chunk's rows at once).
  */
+import * as tf from '@tensorflow/tfjs-core';
+import { WeightedRowSums } from '../linalg/weighted-row-sums.ts';
 import { weightedRows, type HeadChunk } from './head.ts';
 
-/** Δ on a [vocab, hidden] weight: whole, [vocab · hidden]; or with `rows`, those rows' values ([rows.length · hidden]) and 0 elsewhere. */
-export interface VocabDirection {
+/** Δ on a [vocab, hidden] weight as stored: whole, [vocab · hidden]; or with `rows`, those rows' values ([rows.length · hidden]) and 0 elsewhere. */
+export interface StoredDirection {
   readonly values: Float32Array;
   readonly rows?: Int32Array;
 }
+
+/** Δ on a [vocab, hidden] weight formed when read: rowsOf(ids) → its rows at vocab ids `ids`, [ids.length · hidden]. */
+export interface RowwiseDirection {
+  readonly rowsOf: (ids: ArrayLike<number>) => Promise<Float32Array>;
+}
+
+export type VocabDirection = StoredDirection | RowwiseDirection;
 
 export interface HeadDirections {
   /** Directions on model.embed_tokens.weight, dotted with its gradient: the lookup's, plus the lm_head use's when tied. */
@@ -32,14 +44,16 @@ export interface HeadDots {
   readonly lmHead: number[];
 }
 
-/** One direction's part of a head chunk: the chunk's rows of Δ, as stored (`local`: which of the chunk's rows they are, when Δ has rows). */
-interface ChunkPart {
-  readonly values: Float32Array;
-  readonly local?: readonly number[];
+/** One direction's part of a head chunk: the chunk's rows of Δ, as stored (`local`: which of the chunk's rows they are, when Δ has rows), or read by blocks of `blockRows`. */
+type ChunkPart = { readonly values: Float32Array; readonly local?: readonly number[] } | { readonly rowwise: RowwiseDirection; readonly chunk: HeadChunk; readonly blockRows: number };
+
+export function isRowwise(direction: VocabDirection): direction is RowwiseDirection {
+  return 'rowsOf' in direction;
 }
 
-/** Throws unless `direction` fits a [vocab, width] weight (`name` says which, for the message). */
+/** Throws unless `direction` fits a [vocab, width] weight (`name` says which, for the message; a rowwise one is checked per read). */
 export function checkDirection(direction: VocabDirection, vocab: number, width: number, name: string): void {
+  if (isRowwise(direction)) return;
   const { values, rows } = direction;
   if (rows === undefined) {
     if (values.length !== vocab * width) throw new RangeError(`${name}: a direction of ${values.length} values for a [${vocab}, ${width}] weight`);
@@ -50,9 +64,10 @@ export function checkDirection(direction: VocabDirection, vocab: number, width: 
   if (bad !== undefined) throw new RangeError(`${name}: direction row ${bad} is outside the weight's ${vocab} rows`);
 }
 
-/** Every direction's part of `chunk` (whole Δ: a view, no copy). */
-export function chunkParts(directions: readonly VocabDirection[], chunk: HeadChunk, width: number): ChunkPart[] {
+/** Every direction's part of `chunk` (whole Δ: a view, no copy; a rowwise one read `blockRows` rows at a time by directionProduct). */
+export function chunkParts(directions: readonly VocabDirection[], chunk: HeadChunk, width: number, blockRows: number): ChunkPart[] {
   return directions.map((direction) => {
+    if (isRowwise(direction)) return { rowwise: direction, chunk, blockRows };
     const { values, rows } = direction;
     if (rows === undefined) return { values: values.subarray(chunk.start * width, (chunk.start + chunk.size) * width) };
     const inside = [...rows.keys()].filter((k) => (rows[k] as number) >= chunk.start && (rows[k] as number) < chunk.start + chunk.size);
@@ -63,7 +78,8 @@ export function chunkParts(directions: readonly VocabDirection[], chunk: HeadChu
 }
 
 /** exps [count, chunk size] · Δ_chunk → [count · width], by the same product as exps · W_chunk (head.ts weightedRows). */
-export function directionProduct(part: ChunkPart, exps: Float32Array, count: number, width: number): Float32Array {
+export async function directionProduct(part: ChunkPart, exps: Float32Array, count: number, width: number): Promise<Float32Array> {
+  if ('rowwise' in part) return rowwiseProduct(part, exps, count, width);
   const { values, local } = part;
   if (local === undefined) return weightedRows(exps, count, values, width);
   if (local.length === 0) return new Float32Array(count * width);
@@ -74,8 +90,34 @@ export function directionProduct(part: ChunkPart, exps: Float32Array, count: num
   return weightedRows(picked, count, values, width);
 }
 
+/**
+ * weightedRows over a rowwise Δ's chunk read a block at a time: on wasm and cpu the kernel's sums
+ * carried from block to block (no chunk-sized Δ), elsewhere the blocks gathered and multiplied
+ * at once, as weightedRows would multiply a stored chunk.
+ */
+async function rowwiseProduct(part: { readonly rowwise: RowwiseDirection; readonly chunk: HeadChunk; readonly blockRows: number }, exps: Float32Array, count: number, width: number): Promise<Float32Array> {
+  const { rowwise, chunk, blockRows } = part;
+  const eachBlock = async (use: (first: number, values: Float32Array) => void): Promise<void> => {
+    for (let first = 0; first < chunk.size; first += blockRows) {
+      const n = Math.min(blockRows, chunk.size - first);
+      const values = await rowwise.rowsOf(Int32Array.from({ length: n }, (_, k) => chunk.start + first + k));
+      if (values.length !== n * width) throw new RangeError(`a rowwise direction gave ${values.length} values for ${n} rows of ${width}`);
+      use(first, values);
+    }
+  };
+  if (tf.getBackend() !== 'wasm' && tf.getBackend() !== 'cpu') {
+    const whole = new Float32Array(chunk.size * width);
+    await eachBlock((first, values) => whole.set(values, first * width));
+    return weightedRows(exps, count, whole, width);
+  }
+  const sums = new WeightedRowSums(exps, count, chunk.size, width);
+  await eachBlock((first, values) => sums.add(first, values));
+  return sums.result();
+}
+
 /** Δ's rows at vocab ids `ids`, [ids.length · width] (zeros where Δ has no row). */
-export function directionRows(direction: VocabDirection, ids: ArrayLike<number>, width: number): Float32Array {
+export async function directionRows(direction: VocabDirection, ids: ArrayLike<number>, width: number): Promise<Float32Array> {
+  if (isRowwise(direction)) return direction.rowsOf(ids);
   const { values, rows } = direction;
   const at = rows === undefined ? undefined : new Map(Array.from(rows, (r, k) => [r, k]));
   const out = new Float32Array(ids.length * width);

@@ -12,7 +12,7 @@ import { SeededRandom } from '../protocol/seeded-random.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { disposeHead, gatherRows, headFromValues, headOnDemand, type HeadWeights } from './head.ts';
 import { headLossAndGrads, headLosses } from './head-loss.ts';
-import { dot64, type VocabDirection } from './head-directions.ts';
+import { dot64, type RowwiseDirection, type StoredDirection, type VocabDirection } from './head-directions.ts';
 import type { ModelSpec } from './config.ts';
 import { dominantHeadModel } from './testing/dominant-head.ts';
 import { RelativeError, headPrecision } from './testing/head-precision.ts';
@@ -110,7 +110,7 @@ describe('chunked head', () => {
   const labelRows = { rows: Int32Array.from([28, 3, 7]), values: rng.normals(3 * width, 1) };
   const otherRows = { rows: Int32Array.from([20]), values: rng.normals(width, 1) };
   const directions = [{ values: whole }, labelRows, otherRows];
-  const dense = (d: VocabDirection): Float32Array => {
+  const dense = (d: StoredDirection): Float32Array => {
     if (d.rows === undefined) return d.values;
     const out = new Float32Array(vocab * width);
     d.rows.forEach((r, k) => out.set(d.values.subarray(k * width, (k + 1) * width), r * width));
@@ -166,6 +166,34 @@ describe('chunked head', () => {
       expect(chunkIds.at(-1)).toEqual([28]);
     }
     expect(reads).toEqual([...chunkIds, [28, 0], [14, 7], [28], ...chunkIds]);
+  });
+
+  // The whole Δ formed by rows when read (an untied lm_head's blend Δ on the curvature workers); a row-sparse Δ stays stored (its
+  // product sums its rows alone, so a rowwise form of it, zeros elsewhere, would round differently).
+  it.each([
+    { vocabChunk: 7, blockValues: undefined },
+    { vocabChunk: 7, blockValues: 2 * width },
+    { vocabChunk: 29, blockValues: 3 * width },
+  ])('rowwise directions (vocab chunks of $vocabChunk, blocks of $blockValues values) give the stored ones’ loss, gradients and dots bit for bit', async ({ vocabChunk, blockValues }) => {
+    const asked: number[][] = [];
+    const rowwise: RowwiseDirection = {
+      rowsOf: (ids) => {
+        asked.push(Array.from(ids));
+        return Promise.resolve(gatherRows(whole, Array.from(ids), width));
+      },
+    };
+    const held = headFromValues(norm, stored, { vocabChunk });
+    const onDemand = headOnDemand(norm, vocab, vocabChunk, (ids) => Promise.resolve(gatherRows(stored, Array.from(ids), width)), blockValues);
+    heads.push(held, onDemand);
+    const options = { chunkRows: 2, scale: 0.5, lmHeadGrad: false };
+    const want = await headLossAndGrads(spec, held, sequences, { ...options, directions });
+    expect(want.directionDots.every((dot) => dot !== 0)).toBe(true);
+    expect(await headLossAndGrads(spec, held, sequences, { ...options, directions: [rowwise, labelRows, otherRows] })).toEqual(want);
+    asked.length = 0;
+    expect(await headLossAndGrads(spec, onDemand, sequences, { ...options, directions: [labelRows, rowwise, otherRows] })).toEqual({ ...want, directionDots: [want.directionDots[1], want.directionDots[0], want.directionDots[2]] });
+    // a chunk's rows a block at a time, never more than a block at once
+    const blockRows = blockValues === undefined ? vocabChunk : blockValues / width;
+    expect(Math.max(...asked.map((ids) => ids.length))).toBeLessThanOrEqual(blockRows);
   });
 
   it('refuses a direction that does not fit lm_head', async () => {

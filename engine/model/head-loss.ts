@@ -20,6 +20,7 @@ import { withHeapValues } from '../tensor/heap-values.ts';
 import { accumulate, gatherRows, headRows, vocabMajorLogits, weightedRows, withChunkValues, withRows, type HeadWeights } from './head.ts';
 import { checkDirection, chunkParts, directionProduct, directionRows, dot64, partOf, sideBySide, type VocabDirection } from './head-directions.ts';
 import { rmsNorm } from './ops.ts';
+import { ROW_BLOCK_VALUES } from './row-block-upload.ts';
 
 /** The target rows of one sequence (targetRows) and its final hidden states [T·hidden]. */
 export interface HeadSequence {
@@ -85,12 +86,14 @@ export async function headLossAndGrads(spec: ModelSpec, head: HeadWeights, seque
     // One buffer for every block's exps, reused across chunks (the first block is the largest).
     const exps = new Float32Array((blocks[0]?.owners.length ?? 0) * Math.max(0, ...head.chunks.map((c) => c.size)));
     for (const chunk of head.chunks) {
-      const along = chunkParts(directions, chunk, width);
-      await withRows(head, chunk, (rows) => {
+      const along = chunkParts(directions, chunk, width, head.onDemand?.blockRows ?? Math.max(1, Math.floor(ROW_BLOCK_VALUES / width)));
+      await withRows(head, chunk, async (rows) => {
         for (const b of blocks) {
           const blockExps = exps.subarray(0, b.owners.length * chunk.size);
           withLogits(b, rows, (logits) => b.ce.addWithExps(logits, chunk.start, blockExps));
-          const products = [withChunkValues(chunk, rows, (values) => weightedRows(blockExps, b.owners.length, values, width, rows)), ...along.map((part) => directionProduct(part, blockExps, b.owners.length, width))];
+          // W's product before any await: withChunkValues' heap view must not outlive a read (head.ts)
+          const products = [withChunkValues(chunk, rows, (values) => weightedRows(blockExps, b.owners.length, values, width, rows))];
+          for (const part of along) products.push(await directionProduct(part, blockExps, b.owners.length, width));
           b.ce.foldProduct(sideBySide(products, width));
         }
       });
@@ -100,7 +103,7 @@ export async function headLossAndGrads(spec: ModelSpec, head: HeadWeights, seque
     const dNorm = new Float32Array(width);
     const directionDots = directions.map(() => 0);
     for (const b of blocks) {
-      const labelRows = [await headRows(head, b.ce.labels), ...directions.map((d) => directionRows(d, b.ce.labels, width))];
+      const labelRows = [await headRows(head, b.ce.labels), ...(await Promise.all(directions.map((d) => directionRows(d, b.ce.labels, width))))];
       const dInputs = b.ce.inputGradient(sideBySide(labelRows, width), b.weights);
       const dNormed = partOf(dInputs, 0, parts, width);
       if (directions.length > 0) {

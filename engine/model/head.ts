@@ -117,18 +117,27 @@ export function disposeHead(head: HeadWeights): void {
   tf.dispose([head.norm, ...head.chunks.flatMap((c) => (c.resident === undefined ? [] : [c.resident]))]);
 }
 
-/** Runs `use` with the chunk's stored rows [size, hidden] as a tensor (uploaded for this call unless resident; read first when on demand). */
-export async function withRows<T>(head: HeadWeights, chunk: HeadChunk, use: (rows: tf.Tensor2D) => T): Promise<T> {
-  const { onDemand } = head;
-  if (chunk.rows !== undefined || chunk.resident !== undefined || onDemand === undefined) return withHeldRows(head, chunk, use);
-  const { readRows, blockRows } = onDemand;
-  const read = (first: number, count: number) => readRows(Int32Array.from({ length: count }, (_, k) => chunk.start + first + k));
-  const tensor = await uploadRowBlocks(chunk.size, head.width, blockRows, read);
+/**
+ * Runs `use` with the chunk's stored rows [size, hidden] as a tensor (uploaded for this call unless
+ * resident; read first when on demand), which stays uploaded until what `use` returns has settled
+ * (a head direction formed by rows is read while the chunk is in use: head-directions.ts).
+ */
+export async function withRows<T>(head: HeadWeights, chunk: HeadChunk, use: (rows: tf.Tensor2D) => T | Promise<T>): Promise<T> {
+  if (chunk.resident !== undefined) return use(chunk.resident);
+  const tensor = chunk.rows !== undefined ? tf.tensor2d(chunk.rows, [chunk.size, head.width]) : await uploadOnDemand(head, chunk);
   try {
-    return use(tensor);
+    return await use(tensor);
   } finally {
     tensor.dispose();
   }
+}
+
+/** An on-demand chunk's rows read a block at a time into its upload (row-block-upload.ts). */
+function uploadOnDemand(head: HeadWeights, chunk: HeadChunk): Promise<tf.Tensor2D> {
+  if (head.onDemand === undefined) throw new Error('internal: a head chunk with neither rows nor a reader');
+  const { readRows, blockRows } = head.onDemand;
+  const read = (first: number, count: number) => readRows(Int32Array.from({ length: count }, (_, k) => chunk.start + first + k));
+  return uploadRowBlocks(chunk.size, head.width, blockRows, read);
 }
 
 /** withRows for a head that holds its rows (read whole, or resident): no read to wait for. */

@@ -13,7 +13,7 @@ import { Checkpoint } from '../io/checkpoint.ts';
 import { SeededRandom } from '../protocol/seeded-random.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { loadCausalLM } from './causal-lm.ts';
-import { dot64, type HeadDirections, type VocabDirection } from './head-directions.ts';
+import { dot64, type HeadDirections, type StoredDirection } from './head-directions.ts';
 import { HEAD_GRADS_LAYER, type LossResult, type LossSequence } from './layer-grads.ts';
 import { dominantHeadModel } from './testing/dominant-head.ts';
 import { withOverrides } from './testing/override-source.ts';
@@ -37,11 +37,11 @@ const CASES: { label: string; options: TinyModelOptions }[] = [
 
 const rng = new SeededRandom(9);
 /** Rows that are tokens and labels of the batch (17 twice), one that is neither (47): a think-rows Δ's shape. */
-const rowsDirection = (): VocabDirection => ({ rows: Int32Array.from([17, 40, 47]), values: rng.normals(3 * HIDDEN, 1) });
-const wholeDirection = (): VocabDirection => ({ values: rng.normals(VOCAB * HIDDEN, 1) });
-const DIRECTIONS: HeadDirections = { embedding: [rowsDirection(), wholeDirection()], lmHead: [wholeDirection(), rowsDirection()] };
+const rowsDirection = (): StoredDirection => ({ rows: Int32Array.from([17, 40, 47]), values: rng.normals(3 * HIDDEN, 1) });
+const wholeDirection = (): StoredDirection => ({ values: rng.normals(VOCAB * HIDDEN, 1) });
+const DIRECTIONS: { readonly embedding: readonly StoredDirection[]; readonly lmHead: readonly StoredDirection[] } = { embedding: [rowsDirection(), wholeDirection()], lmHead: [wholeDirection(), rowsDirection()] };
 
-function dense(d: VocabDirection): Float32Array {
+function dense(d: StoredDirection): Float32Array {
   if (d.rows === undefined) return d.values;
   const out = new Float32Array(VOCAB * HIDDEN);
   d.rows.forEach((r, k) => out.set(d.values.subarray(k * HIDDEN, (k + 1) * HIDDEN), r * HIDDEN));
@@ -49,7 +49,7 @@ function dense(d: VocabDirection): Float32Array {
 }
 
 /** θ + step·Δ for one tensor of the checkpoint. */
-async function moved(checkpoint: Checkpoint, name: string, d: VocabDirection, step: number): Promise<Map<string, Float32Array>> {
+async function moved(checkpoint: Checkpoint, name: string, d: StoredDirection, step: number): Promise<Map<string, Float32Array>> {
   const delta = dense(d);
   return new Map([[name, (await checkpoint.readFloat32(name)).map((v, i) => v + step * (delta[i] as number))]]);
 }
@@ -115,11 +115,11 @@ describe.each(CASES)('head directions: $label', ({ options }) => {
 
   it('dots agree with central finite differences of the loss along Δ', async () => {
     const eps = 2e-3;
-    const lossAlong = async (name: string, d: VocabDirection, step: number): Promise<number> => {
+    const lossAlong = async (name: string, d: StoredDirection, step: number): Promise<number> => {
       const scores = await loadCausalLM(withOverrides(checkpoint, await moved(checkpoint, name, d, step))).sequenceLosses(BATCH);
       return scores.reduce((a, s) => a + s.loss, 0) / scores.length;
     };
-    const checks: [string, VocabDirection, number][] = DIRECTIONS.embedding.map((d, k) => [EMBED_NAME, d, only.headDots?.embedding[k] as number]);
+    const checks: [string, StoredDirection, number][] = DIRECTIONS.embedding.map((d, k) => [EMBED_NAME, d, only.headDots?.embedding[k] as number]);
     if (options.tied === false) DIRECTIONS.lmHead.forEach((d, k) => checks.push([LM_HEAD_NAME, d, only.headDots?.lmHead[k] as number]));
     let worst = 0;
     for (const [name, d, dot] of checks) {

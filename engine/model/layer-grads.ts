@@ -145,7 +145,7 @@ async function headPass(ctx: ModelContext, batch: readonly LossSequence[], seque
     given.embedding.forEach((d) => checkDirection(d, vocabSize, hiddenSize, EMBED_NAME));
     given.lmHead.forEach((d) => checkDirection(d, vocabSize, hiddenSize, LM_HEAD_NAME));
     const grads = await headLossAndGrads(ctx.spec, head, sequences, { ...options, directions: tied ? given.embedding : given.lmHead });
-    return { grads, along: headAlong(ctx, batch, given, grads.directionDots) };
+    return { grads, along: await headAlong(ctx, batch, given, grads.directionDots) };
   } finally {
     disposeHead(head);
   }
@@ -156,10 +156,10 @@ async function headPass(ctx: ModelContext, batch: readonly LossSequence[], seque
  * embedding direction, its rows at the batch's tokens — all the lookup's part needs of it once
  * the backward is done, so no Δ is kept.
  */
-function headAlong(ctx: ModelContext, batch: readonly LossSequence[], given: HeadDirections, headUse: readonly number[]): HeadAlong {
+async function headAlong(ctx: ModelContext, batch: readonly LossSequence[], given: HeadDirections, headUse: readonly number[]): Promise<HeadAlong> {
   const width = ctx.spec.hiddenSize;
   const tied = ctx.spec.tiedEmbeddings;
-  const lookups = given.embedding.map((d) => batch.map((s) => directionRows(d, s.ids, width)));
+  const lookups = await Promise.all(given.embedding.map((d) => Promise.all(batch.map((s) => directionRows(d, s.ids, width)))));
   const lmHead = tied ? given.lmHead.map(() => 0) : [...headUse];
   return {
     dots: (dEmbedOut) => ({
