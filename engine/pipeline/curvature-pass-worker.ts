@@ -1,7 +1,8 @@
 /**
  * A curvature worker thread (started by curvature-workers.ts): its own backend (the caller's,
  * with the caller's memory budget), its own handle on the Instruct checkpoint, the sealed Δ
- * store read-only and the Thinking checkpoint when its start data has them, and one pass at a
+ * store read-only and the Thinking checkpoint when its start data has them (for an anchor's edit,
+ * and for the Δ over every row its directional passes form by rows: rowwise-deltas.ts), and one pass at a
  * time — directional, at θ_I or at the weights a probe's steps move (DirectionalGradients.moved),
  * or an anchor's forward at the default edit (curvature-anchors.ts) — posted back as
  * { loss, sequenceLosses, dots }. For a tied head it reads chunks of θ_I's shared embedding
@@ -10,6 +11,7 @@
  * passes a chunk at a time (model/head.ts onDemand).
  */
 import { workerData } from 'node:worker_threads';
+import { editDirectionsOf, type DirectionRecipe } from '../crane/edit-directions.ts';
 import { Checkpoint } from '../io/checkpoint.ts';
 import { setMemoryBudget } from '../model/memory-plan.ts';
 import type { WeightSource } from '../model/weights.ts';
@@ -40,12 +42,11 @@ async function start(): Promise<Opened> {
     await fillClaimedParts(checkpoint, setup.shared, setup.claims);
     return checkpoint;
   };
-  const [instruct, deltas, thinking] = await Promise.all([
-    openInstruct(),
-    directions === undefined ? undefined : SealedDirections.open(directions.sealed, directions.size, directions.directionCount),
-    anchors === undefined ? undefined : Checkpoint.open(anchors.thinking),
-    initBackend(setup.backend),
-  ]);
+  const thinkingDir = anchors?.thinking ?? directions?.thinking;
+  const [instruct, thinking] = await Promise.all([openInstruct(), thinkingDir === undefined ? undefined : Checkpoint.open(thinkingDir), initBackend(setup.backend)]);
+  // thinking is open whenever directions are given (thinkingDir)
+  const rowwise = (recipe: DirectionRecipe) => ({ pair: { instruct, thinking: thinking as Checkpoint }, basis: editDirectionsOf(recipe) });
+  const deltas = directions === undefined ? undefined : await SealedDirections.open(directions.sealed, directions.size, directions.directionCount, rowwise(directions.recipe));
   setMemoryBudget(setup.memoryBudget);
   const shared = withSharedTensors(instruct, setup.shared);
   const along = deltas === undefined ? undefined : new DirectionalGradients(shared, deltas);

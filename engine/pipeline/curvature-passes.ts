@@ -33,6 +33,7 @@ import { curvatureWorkerCount, runPassesOnWorkers, type CurvatureJob, type Curva
 import { DeltaStore } from './delta-store.ts';
 import { ComputedDeltas } from './direction-deltas.ts';
 import { DirectionalGradients, type DirectionalPass } from './directional-gradients.ts';
+import { rowwiseRecipe } from './rowwise-deltas.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import { allocateSharedTensors } from './shared-weights.ts';
 
@@ -97,7 +98,7 @@ export async function curvaturePasses(ctx: PipelineContext, plan: PassesPlan, on
           instruct: ctx.instruct.dir, backend: requireActiveBackend('running the curvature stage'), memoryBudget: memoryBudget(), batchSize: ctx.settings.batchSequences,
           // a tied head (the embedding, which the head reads whole): one copy for every worker; an untied lm_head is read a chunk at a time (model/head.ts onDemand)
           shared: allocateSharedTensors(ctx.instruct, loadCausalLM(ctx.instruct).spec.tiedEmbeddings ? [EMBED_NAME] : []),
-          ...(sealed === undefined ? {} : { directions: { sealed, size: deltas.size, directionCount: plan.basis.directions.length } }),
+          ...(sealed === undefined ? {} : { directions: { sealed, size: deltas.size, directionCount: plan.basis.directions.length, thinking: ctx.thinking.dir, recipe: rowwiseRecipe(plan.basis.recipe) } }),
           ...(todo.some((job) => job.kind === 'anchor') ? { anchors: { thinking: ctx.thinking.dir, edit: plan.anchors.edit } } : {}),
         };
         // costliest first: the other worker takes the cheap passes meanwhile

@@ -1,8 +1,9 @@
 /**
  * The curvature stage's default worker count on tiny checkpoints, tied and untied: memory fits
- * exactly k passes when the free bytes are k passes plus the one vocab × hidden array held for
- * every worker (the tied head, or the untied lm_head's blend Δ), a pass being a gradient
- * worker's bytes plus, when tied, the pass's own copy of the head; one byte less fits k − 1.
+ * exactly k passes when the free bytes are k passes plus, when tied, the head held once for every
+ * worker, a pass being a gradient worker's bytes plus the pass's own copy of a tied head, or for an
+ * untied lm_head one block of its blend Δ formed by rows (θ_I's and θ_T's rows, 2^20 values each)
+ * and the head dots' [256, hidden] sums; one byte less fits k − 1.
  */
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,16 +36,17 @@ afterAll(async () => {
 });
 
 describe('default curvature worker count', () => {
-  it.each([{ tied: false }, { tied: true }])('tied $tied: k passes and the one shared vocab × hidden array fit k workers, a byte less k − 1', ({ tied }) => {
+  it.each([{ tied: false }, { tied: true }])('tied $tied: k passes and what is shared fit k workers, a byte less k − 1', ({ tied }) => {
     const instruct = checkpoints.get(tied) as Checkpoint;
     const ctx = { instruct, settings: {} } as Pick<PipelineContext, 'instruct' | 'settings'>;
     const vocabBytes = VOCAB * HIDDEN * 4;
-    const passBytes = gradientWorkerBytes(gradientWorkShape(instruct, BATCHES)) + (tied ? vocabBytes : 0);
+    const passBytes = gradientWorkerBytes(gradientWorkShape(instruct, BATCHES)) + (tied ? vocabBytes : (2 * 2 ** 20 + 256 * HIDDEN) * 4);
+    const shared = tied ? vocabBytes : 0;
     const count = (freeBytes: number) => curvatureWorkerCount(ctx, BATCHES, PASSES, { cores: CORES, freeBytes });
     expect(count(2 ** 50)).toBe(CORES);
     for (const k of [2, 3, 5]) {
-      expect(count(k * passBytes + vocabBytes)).toBe(k);
-      expect(count(k * passBytes + vocabBytes - 1)).toBe(k - 1);
+      expect(count(k * passBytes + shared)).toBe(k);
+      expect(count(k * passBytes + shared - 1)).toBe(k - 1);
     }
   });
 });

@@ -23,6 +23,7 @@ import { runAnalysis } from './run-analysis.ts';
 import { STAGE_MARKER } from './stage-store.ts';
 import { analysedProject, type AnalysedProject } from './testing/analysed-project.ts';
 
+const NO_TOKENS = { think: [], special: [] };
 let root: string;
 let project: AnalysedProject;
 /** The stage's file from the fixture's own run: one worker, the calling thread. */
@@ -94,14 +95,14 @@ describe('curvature passes on worker threads', () => {
     await writeFile(scratch, '');
     const setup: CurvatureWorkerData = {
       instruct: project.instruct, backend: 'wasm', memoryBudget: 2 ** 30, batchSize: 8,
-      directions: { sealed: { path: scratch, tensors: [] }, size: 1, directionCount: 1 }, shared: [],
+      directions: { sealed: { path: scratch, tensors: [] }, size: 1, directionCount: 1, thinking: project.thinking, recipe: { tensorNames: [], stages: defaultResolvedSettings(NO_TOKENS), tokens: NO_TOKENS, gate: null, projectors: new Map() } }, shared: [],
     };
     const run = runPassesOnWorkers(setup, [{ kind: 'pass', name: 'reasoning:base', sequences: [{ ids: [1, 2, 10 ** 9] }] }], 2, async () => {});
     await expect(run).rejects.toBeInstanceOf(CurvatureWorkerError);
     await expect(run).rejects.toThrow(/curvature worker 1 on pass reasoning:base .*token id 1000000000/);
 
     const { gate, projectors } = project.run.artifacts;
-    const anchors = { thinking: join(root, 'no-such-checkpoint'), edit: { defaults: defaultResolvedSettings({ think: [], special: [] }), gate, projectors } };
+    const anchors = { thinking: join(root, 'no-such-checkpoint'), edit: { defaults: defaultResolvedSettings(NO_TOKENS), gate, projectors } };
     const anchor = runPassesOnWorkers({ ...setup, directions: undefined, anchors }, [{ kind: 'anchor', name: anchorName(1), alpha: 1, sequences: [{ ids: [1, 2, 3] }] }], 1, async () => {});
     await expect(anchor).rejects.toThrow(/curvature worker 1 failed.*no-such-checkpoint/);
   }, 120_000);

@@ -7,8 +7,9 @@
  *   curvatureWorkerCount(ctx, batches, passes) → threads (1: the passes run in the calling thread)
  *   await runPassesOnWorkers(setup, jobs, workers, onPass, signal?)
  *
- * A worker opens the Instruct checkpoint, the sealed Δ store (delta-store.ts) read-only when
- * there are directional passes, the Thinking checkpoint when there are anchors (their edit's
+ * A worker opens the Instruct checkpoint, the sealed Δ store (delta-store.ts) read-only and the
+ * Thinking checkpoint when there are directional passes (an untied lm_head's blend Δ is formed by
+ * rows from both: rowwise-deltas.ts), the Thinking checkpoint when there are anchors (their edit's
  * gate table and projectors come with its start data), and runs DirectionalGradients.pass or
  * anchorPass exactly as the calling thread would, on the same backend with the same memory
  * budget, so a pass's losses and dots are bit-identical whichever thread ran it.
@@ -22,17 +23,21 @@
  *
  * Memory: an untied lm_head is read a chunk at a time, a block of rows at a time, straight into
  * the chunk's upload (model/head.ts onDemand) — θ_I's, a probe's moved one and an anchor's edit
- * alike, each row formed as it is read — so no thread holds a vocab-sized head; its blend's Δ is
- * held once for all workers (sealed in shared memory: delta-store.ts). The embedding is looked up
- * by rows, never read whole (model/embedding-rows.ts, in a probe's moved weights and an anchor's
- * edit too). A tied head (the embedding) is read whole: held once for all workers in shared
- * memory, copied by a pass whose probe moves it or an anchor that edits it; it has no blend Δ (the
- * embedding's Δ is its think rows). The estimate charges the one shared vocab × hidden array (the
- * tied head, or the untied lm_head's blend Δ) once and, when tied, one vocab × hidden array per
- * worker on top of a gradient worker's.
+ * alike, each row formed as it is read — so no thread holds a vocab-sized head; nor its blend's Δ,
+ * formed a block of rows at a time where a pass reads it (the head's dots, a probe's moved rows:
+ * rowwise-deltas.ts). The embedding is looked up by rows, never read whole
+ * (model/embedding-rows.ts, in a probe's moved weights and an anchor's edit too). A tied head (the
+ * embedding) is read whole: held once for all workers in shared memory, copied by a pass whose
+ * probe moves it or an anchor that edits it; it has no blend Δ (the embedding's Δ is its think
+ * rows). The estimate charges, on top of a gradient worker's, the shared tied head once and one
+ * vocab × hidden copy per worker; for an untied lm_head, per worker, the arrays of one rowwise
+ * block (θ_I's and θ_T's rows, which become the Δ) and the kernel's output sums.
  */
+import type { DirectionRecipe } from '../crane/edit-directions.ts';
 import { loadCausalLM } from '../model/causal-lm.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
+import { planMemory } from '../model/memory-plan.ts';
+import { ROW_BLOCK_VALUES } from '../model/row-block-upload.ts';
 import { BackendError, type BackendName } from '../tensor/backend.ts';
 import type { AnchorEdit } from './curvature-anchors.ts';
 import type { SealedDeltas } from './delta-store.ts';
@@ -54,8 +59,12 @@ export interface CurvatureWorkerData {
   readonly backend: BackendName;
   readonly memoryBudget: number;
   readonly batchSize: number;
-  /** For directional passes: the sealed Δ, the length of dots and B (the directions' share of it). */
-  readonly directions?: { readonly sealed: SealedDeltas; readonly size: number; readonly directionCount: number };
+  /**
+   * For directional passes: the sealed Δ, the length of dots and B (the directions' share of it),
+   * and what a Δ over every row (an untied lm_head's blend) is formed by rows from: the Thinking
+   * checkpoint and the basis's rowwise recipe (rowwise-deltas.ts).
+   */
+  readonly directions?: { readonly sealed: SealedDeltas; readonly size: number; readonly directionCount: number; readonly thinking: string; readonly recipe: DirectionRecipe };
   /** For anchors: the Thinking checkpoint and what the edit is made from. */
   readonly anchors?: { readonly thinking: string; readonly edit: AnchorEdit };
   /** θ_I's float32 tied embedding, for a tied head (shared-weights.ts allocateSharedTensors), read by the workers in parts; none for an untied lm_head. */
@@ -95,13 +104,18 @@ function defaultCurvatureWorkers(ctx: Pick<PipelineContext, 'instruct'>, batches
   const shape = gradientWorkShape(ctx.instruct, batches);
   const vocabBytes = shape.vocab * shape.hidden * FLOAT_BYTES;
   const tied = loadCausalLM(ctx.instruct).spec.tiedEmbeddings;
-  // beyond a gradient worker: a tied head's copy, moved by a probe or edited by an anchor (an untied one is read by chunks)
-  const passBytes = gradientWorkerBytes(shape) + (tied ? vocabBytes : 0);
-  // held once for every worker, one vocab × hidden array either way: a tied head (whose only Δ, the embedding's think
-  // rows, is row-sparse), or an untied lm_head's blend Δ (crane/edit-directions.ts: untied only; dense)
-  const shared = vocabBytes;
+  // beyond a gradient worker: a tied head's copy, moved by a probe or edited by an anchor; for an untied one (read by chunks)
+  // the blend Δ's block of rows as it is formed (θ_I's and θ_T's rows, the Δ written into θ_T's) and the head dots' output sums
+  const passBytes = gradientWorkerBytes(shape) + (tied ? vocabBytes : rowwiseBlockBytes(shape.hidden));
+  // held once for every worker: a tied head (whose only Δ, the embedding's think rows, is row-sparse); nothing untied
+  const shared = tied ? vocabBytes : 0;
   // defaultWorkerCount: the machine's cores (1 for small work), capped by a gradient worker's memory; a pass needs more
   return Math.min(defaultWorkerCount(shape, machine), Math.max(1, Math.floor((machine.freeBytes - shared) / passBytes)));
+}
+
+/** A rowwise Δ's block (rowwise-deltas.ts: θ_I's and θ_T's rows, ROW_BLOCK_VALUES each) and WeightedRowSums' [HEAD_ROWS, hidden] sums. */
+function rowwiseBlockBytes(hidden: number): number {
+  return (2 * ROW_BLOCK_VALUES + planMemory({ hiddenSize: hidden, vocabSize: 1 }).headRows * hidden) * FLOAT_BYTES;
 }
 
 export function runPassesOnWorkers(

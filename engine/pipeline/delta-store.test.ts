@@ -2,9 +2,8 @@
  * The Δ store on a real scratch file: what spills is read back bit-identical on every later get,
  * computed once; row-sparse Δ stay in memory whatever the budget; beyond both budgets a Δ is
  * recomputed; close deletes the file. Sealed: every Δ (the memory part and row-sparse rows too)
- * read back bit-identical by a read-only view, which leaves the file to its owner; a Δ in shared
- * memory is kept beside the budget and sealed as that memory; a store that recomputed something
- * cannot be sealed.
+ * read back bit-identical by a read-only view, which leaves the file to its owner; a store that
+ * recomputed something cannot be sealed.
  */
 import { access, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -79,33 +78,6 @@ describe('delta store', () => {
     await access(path); // the owner's file
     await store.close();
     await expect(access(path)).rejects.toThrow();
-  });
-
-  it('keeps a Δ in shared memory beside its budget and seals it uncopied, the same tensor\'s other Δ through the file', async () => {
-    const path = join(root, 'shared.scratch');
-    const store = await DeltaStore.open(path, { memoryBytes: 0, scratchBytes: 1 << 20 });
-    const blend = new Float32Array(new SharedArrayBuffer(4000));
-    blend.set(tensor(8).values);
-    const think: TensorDelta = { direction: 7, values: Float32Array.of(1.5, -0, 2 ** -140, 3), rows: Int32Array.of(2, 9), width: 2 };
-    let calls = 0;
-    const compute = async (): Promise<TensorDelta[]> => { calls++; return [think, { direction: 8, values: blend }]; };
-    await store.get('lm_head', compute);
-    const [, again] = await store.get('lm_head', compute);
-    expect(calls).toBe(1);
-    expect(again?.values).toBe(blend);
-    const sealed = await store.seal();
-    expect((await stat(path)).size).toBe(16); // the think rows alone
-    // structured-cloned as a worker's workerData is: the shared Δ is the same memory, not a copy
-    const view = await DeltaStore.openSealed(structuredClone(sealed as NonNullable<typeof sealed>));
-    const [rows, shared] = await view.get('lm_head', async () => { throw new Error('a sealed view computes nothing it has'); });
-    expect(new Uint8Array((rows as TensorDelta).values.buffer)).toEqual(new Uint8Array(think.values.buffer));
-    expect(Array.from(rows?.rows ?? [])).toEqual([2, 9]);
-    expect(shared?.direction).toBe(8);
-    expect(Array.from(shared?.values ?? [])).toEqual(Array.from(blend));
-    blend[0] = 42;
-    expect(shared?.values[0]).toBe(42);
-    await view.close();
-    await store.close();
   });
 
   it('cannot be sealed once a Δ was over both budgets', async () => {

@@ -14,15 +14,14 @@
  * Values go through the file as float32 bytes, so what is read back is bit-identical.
  * The file's index lives in memory: a resumed stage writes a new one.
  *
- *   await store.seal() → SealedDeltas | undefined   every Δ kept so far also in the file (or shared), and its index
+ *   await store.seal() → SealedDeltas | undefined   every Δ kept so far also in the file, and its index
  *   await DeltaStore.openSealed(sealed)             another thread's read-only view: every get reads the file
  *
  * Sealing is for passes on worker threads (curvature-workers.ts): each opens the file read-only
  * and reads each Δ back when a pass needs it (from the page cache, no resident copy per thread).
  * A store that had to recompute something (beyond both budgets) cannot be sealed.
- * A Δ whose values lie in a SharedArrayBuffer (the lm_head blend's, vocab-sized, gathered there
- * for the workers: tensor-deltas.ts) is kept in memory beside the budget and sealed as it is:
- * every thread reads that one copy, where a read-back would be a vocab-sized array per pass.
+ * A vocab-sized Δ over every row (an untied lm_head's blend) is not kept here: the passes form it
+ * by rows as they read it (rowwise-deltas.ts).
  */
 import { open, rm, type FileHandle } from 'node:fs/promises';
 
@@ -51,18 +50,15 @@ interface Spilled {
   readonly width?: number;
 }
 
-/** A sealed Δ: where it lies in the scratch file, or one in shared memory itself. */
-type SealedDelta = Spilled | TensorDelta;
-
-/** A sealed scratch file and each tensor's Δ: plain data, for a worker's workerData (shared memory is shared, not copied). */
+/** A sealed scratch file and where each tensor's Δ lie in it: plain data, for a worker's workerData. */
 export interface SealedDeltas {
   readonly path: string;
-  readonly tensors: readonly (readonly [string, readonly SealedDelta[]])[];
+  readonly tensors: readonly (readonly [string, readonly Spilled[]])[];
 }
 
 export class DeltaStore {
   private readonly memory = new Map<string, TensorDelta[]>();
-  private readonly spilled = new Map<string, SealedDelta[]>();
+  private readonly spilled = new Map<string, Spilled[]>();
   private memoryBytes = 0;
   private scratchBytes = 0;
   /** Something was over both budgets: it is recomputed per get, so the store cannot be sealed. */
@@ -85,7 +81,7 @@ export class DeltaStore {
   async seal(): Promise<SealedDeltas | undefined> {
     if (this.path === undefined || this.file === undefined || this.overBudget) return undefined;
     for (const [name, deltas] of this.memory) {
-      if (!this.spilled.has(name)) this.spilled.set(name, await Promise.all(deltas.map((d) => (inSharedMemory(d) ? d : this.spill(d)))));
+      if (!this.spilled.has(name)) this.spilled.set(name, await Promise.all(deltas.map((d) => this.spill(d))));
     }
     return { path: this.path, tensors: [...this.spilled] };
   }
@@ -96,8 +92,8 @@ export class DeltaStore {
     const spilled = this.spilled.get(name);
     if (spilled !== undefined) return Promise.all(spilled.map((s) => this.readBack(s)));
     const deltas = await compute();
-    const bytes = deltas.reduce((sum, d) => sum + (inSharedMemory(d) ? 0 : d.values.byteLength), 0);
-    if (deltas.some((d) => d.rows !== undefined || inSharedMemory(d)) || this.memoryBytes + bytes <= this.budget.memoryBytes) {
+    const bytes = deltas.reduce((sum, d) => sum + d.values.byteLength, 0);
+    if (deltas.some((d) => d.rows !== undefined) || this.memoryBytes + bytes <= this.budget.memoryBytes) {
       this.memory.set(name, deltas);
       this.memoryBytes += bytes;
     } else if (this.file !== undefined && this.scratchBytes + bytes <= this.budget.scratchBytes) {
@@ -123,16 +119,11 @@ export class DeltaStore {
     return { direction: delta.direction, offset, length: delta.values.length, ...rows };
   }
 
-  private async readBack(spilled: SealedDelta): Promise<TensorDelta> {
-    if ('values' in spilled) return spilled;
+  private async readBack(spilled: Spilled): Promise<TensorDelta> {
     const values = new Float32Array(spilled.length);
     const { bytesRead } = await (this.file as FileHandle).read(new Uint8Array(values.buffer), 0, values.byteLength, spilled.offset);
     if (bytesRead !== values.byteLength) throw new RangeError(`${this.path ?? 'the Δ scratch file'}: ${bytesRead} of ${values.byteLength} bytes read back at ${spilled.offset}`);
     const { rows, width } = spilled;
     return rows === undefined || width === undefined ? { direction: spilled.direction, values } : { direction: spilled.direction, values, rows: Int32Array.from(rows), width };
   }
-}
-
-function inSharedMemory(delta: TensorDelta): boolean {
-  return delta.values.buffer instanceof SharedArrayBuffer;
 }

@@ -1,8 +1,8 @@
 /**
  * The Δ worker thread (started by delta-threads.ts): its own handles on both checkpoints, the
  * basis rebuilt from its recipe, and one tensor at a time computed by tensorDeltas and posted
- * back with its arrays transferred (a Δ over every row gathered in shared memory, as computeAll's
- * own are: the curvature workers share it).
+ * back with its arrays transferred (a Δ over every row left out, as computeAll's own: the
+ * curvature passes form it by rows, rowwise-deltas.ts).
  */
 import { workerData } from 'node:worker_threads';
 import { editDirectionsOf } from '../crane/edit-directions.ts';
@@ -19,8 +19,8 @@ const pair = Promise.all([Checkpoint.open(setup.instruct), Checkpoint.open(setup
 
 const reads = new PairReads(); // one tensor at a time: jobs are served one at a time
 jobs.serve<ToDeltaWorker>(async ({ name }) => {
-  const deltas = await tensorDeltas(await pair, basis, name, { routerSlot: slots.get(name), reads, shared: true });
-  // a SharedArrayBuffer is shared by the message itself (and cannot be transferred)
+  const deltas = await tensorDeltas(await pair, basis, name, { routerSlot: slots.get(name), reads, rowwise: true });
+  // a router's θ_I/θ_T may be views of shared memory, which cannot be transferred
   const buffers = new Set(deltas.flatMap((d) => [d.values.buffer, ...(d.rows === undefined ? [] : [d.rows.buffer])]).filter((b) => b instanceof ArrayBuffer));
   return { message: { type: 'deltas', name, deltas }, transfer: [...buffers] };
 });

@@ -5,20 +5,23 @@
  *   new ComputedDeltas(instruct, thinking, basis, store, routers?)   main thread: Δ from the pair, kept by the store
  *   await deltas.prepare(signal)        the special tensors' Δ now, before a model holds memory
  *   await deltas.computeAll(signal)     every tensor's Δ now, on this thread and a worker (then store.seal() for the passes' threads)
- *   await SealedDirections.open(sealed, size, directionCount)   a worker: the sealed store read back
+ *   await SealedDirections.open(sealed, size, directionCount, rowwise?)   a worker: the sealed store read back
  *
  * `routers` are tensors (which are no direction) whose ∇L·θ_I and ∇L·θ_T are appended to dots,
  * two per router in the given order after the B directions: their "Δ" are θ_I and θ_T.
  * A Δ that is zero on most rows (the think rows of a 151,936-row embedding) is kept as its
  * nonzero rows only (sparse-rows.ts). How one tensor's Δ is computed: tensor-deltas.ts.
  * computeAll splits the tensors, largest first, between this thread and one worker thread
- * (delta-threads.ts), each Δ the same bits either way; the store keeps them all, a Δ over every
- * row (lm_head.blend) in shared memory, which the sealed store hands the workers uncopied.
+ * (delta-threads.ts), each Δ the same bits either way; the store keeps them all but a Δ over every
+ * row of a row-local tensor (an untied lm_head's blend, vocab-sized), which no thread keeps: each
+ * pass forms it by rows where it reads it (rowwise-deltas.ts; a worker from its own handles on the
+ * pair and the basis rebuilt from rowwiseRecipe), the same float32 values.
  */
 import type { DirectionBasis } from '../crane/edit-directions.ts';
 import { classifyTensor } from '../crane/tensor-classification.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import { DeltaStore, type SealedDeltas, type TensorDelta } from './delta-store.ts';
+import { inDirectionOrder, rowwiseDeltas, type PassDelta, type RowwiseDelta } from './rowwise-deltas.ts';
 import { deltasOnTwoThreads } from './delta-threads.ts';
 import { throwIfCancelled } from './progress.ts';
 import { movesTensor, PairReads, routerSlots, tensorDeltas, type CheckpointPair, type TensorDeltaOptions } from './tensor-deltas.ts';
@@ -28,8 +31,8 @@ export interface DirectionDeltas {
   readonly size: number;
   /** The directions (< B) along which tensor `name` moves; none for a router or a kept tensor. */
   directionsOf(name: string): readonly number[];
-  /** Δ of `name` along each of its directions (and a router's θ_I, θ_T), [] when it has none. */
-  deltasOf(name: string): Promise<TensorDelta[]>;
+  /** Δ of `name` along each of its directions (and a router's θ_I, θ_T), [] when it has none; a Δ over every row formed by rows. */
+  deltasOf(name: string): Promise<readonly PassDelta[]>;
 }
 
 export class ComputedDeltas implements DirectionDeltas {
@@ -37,6 +40,7 @@ export class ComputedDeltas implements DirectionDeltas {
   /** Each router's first slot in dots. */
   private readonly routerSlots: ReadonlyMap<string, number>;
   private readonly pair: CheckpointPair;
+  private readonly rowwise = new Map<string, RowwiseDelta[]>();
 
   constructor(private readonly instruct: Checkpoint, private readonly thinking: Checkpoint, private readonly basis: DirectionBasis, private readonly store: DeltaStore, private readonly routers: readonly string[] = []) {
     this.routerSlots = routerSlots(basis.directions.length, routers);
@@ -65,16 +69,19 @@ export class ComputedDeltas implements DirectionDeltas {
     const largestFirst = names.sort((a, b) => size(b) - size(a));
     const setup = { instruct: this.instruct.dir, thinking: this.thinking.dir, recipe: this.basis.recipe, routers: this.routers };
     const reads = new PairReads(); // this thread's tensors come one after another
-    await deltasOnTwoThreads(setup, largestFirst, (name) => this.kept(name, { reads, shared: true }), (name, deltas) => this.store.get(name, () => Promise.resolve(deltas)), signal);
+    await deltasOnTwoThreads(setup, largestFirst, (name) => this.kept(name, { reads }), (name, deltas) => this.store.get(name, () => Promise.resolve(deltas)), signal);
   }
 
-  async deltasOf(name: string): Promise<TensorDelta[]> {
-    return this.moves(name) ? this.kept(name) : [];
+  async deltasOf(name: string): Promise<readonly PassDelta[]> {
+    if (!this.moves(name)) return [];
+    let rowwise = this.rowwise.get(name);
+    if (rowwise === undefined) this.rowwise.set(name, (rowwise = rowwiseDeltas(this.pair, this.basis, name)));
+    return inDirectionOrder(await this.kept(name), rowwise, this.basis.directionsOf(name));
   }
 
-  /** computeAll's options: a layer tensor's θ_I/θ_T read into `reads`, and (for the workers) a Δ over every row gathered in shared memory. */
-  private kept(name: string, options: Pick<TensorDeltaOptions, 'reads' | 'shared'> = {}): Promise<TensorDelta[]> {
-    return this.store.get(name, () => tensorDeltas(this.pair, this.basis, name, { routerSlot: this.routerSlots.get(name), ...options }));
+  /** The Δ kept (all but the rowwise ones); computeAll's options: a layer tensor's θ_I/θ_T read into `reads`. */
+  private kept(name: string, options: Pick<TensorDeltaOptions, 'reads'> = {}): Promise<TensorDelta[]> {
+    return this.store.get(name, () => tensorDeltas(this.pair, this.basis, name, { routerSlot: this.routerSlots.get(name), rowwise: true, ...options }));
   }
 
   private moves(name: string): boolean {
@@ -82,22 +89,35 @@ export class ComputedDeltas implements DirectionDeltas {
   }
 }
 
-/** A worker thread's view of a sealed store: the Δ the main thread computed, read back bit-identical. */
-export class SealedDirections implements DirectionDeltas {
-  private constructor(readonly size: number, private readonly store: DeltaStore, private readonly directions: ReadonlyMap<string, readonly number[]>) {}
+/** Where a worker forms the rowwise Δ: its own handles on the pair, and the basis rebuilt from rowwiseRecipe. */
+export interface RowwiseSource {
+  readonly pair: CheckpointPair;
+  readonly basis: DirectionBasis;
+}
 
-  /** `directionCount`: B, the first slots of dots (the rest are the routers'). */
-  static async open(sealed: SealedDeltas, size: number, directionCount: number): Promise<SealedDirections> {
-    const directions = new Map(sealed.tensors.map(([name, deltas]) => [name, deltas.map((d) => d.direction).filter((b) => b < directionCount)]));
-    return new SealedDirections(size, await DeltaStore.openSealed(sealed), directions);
+/** A worker thread's view of a sealed store: the Δ the main thread computed, read back bit-identical, and the rowwise ones formed here. */
+export class SealedDirections implements DirectionDeltas {
+  private constructor(readonly size: number, private readonly store: DeltaStore, private readonly directions: ReadonlyMap<string, readonly number[]>, private readonly rowwise: ReadonlyMap<string, readonly RowwiseDelta[]>) {}
+
+  /** `directionCount`: B, the first slots of dots (the rest are the routers'); `rowwise`: where a tensor's Δ over every row is formed (none: it has none). */
+  static async open(sealed: SealedDeltas, size: number, directionCount: number, rowwise?: RowwiseSource): Promise<SealedDirections> {
+    const formed = new Map(sealed.tensors.map(([name]) => [name, rowwise === undefined ? [] : rowwiseDeltas(rowwise.pair, rowwise.basis, name)]));
+    const directions = new Map(sealed.tensors.map(([name, deltas]) => {
+      const stored = deltas.map((d) => d.direction).filter((b) => b < directionCount);
+      const rowwiseOnes = (formed.get(name) ?? []).map((d) => d.direction);
+      // in the basis's order, as deltasOf gives them
+      return [name, rowwiseOnes.length === 0 ? stored : (rowwise?.basis.directionsOf(name) ?? []).filter((b) => stored.includes(b) || rowwiseOnes.includes(b))];
+    }));
+    return new SealedDirections(size, await DeltaStore.openSealed(sealed), directions, formed);
   }
 
   directionsOf(name: string): readonly number[] {
     return this.directions.get(name) ?? [];
   }
 
-  async deltasOf(name: string): Promise<TensorDelta[]> {
+  async deltasOf(name: string): Promise<readonly PassDelta[]> {
     if (!this.directions.has(name)) return [];
-    return this.store.get(name, () => Promise.reject(new Error(`internal: ${name} is in the sealed Δ index but not readable`)));
+    const stored = await this.store.get(name, () => Promise.reject(new Error(`internal: ${name} is in the sealed Δ index but not readable`)));
+    return inDirectionOrder(stored, this.rowwise.get(name) ?? [], this.directionsOf(name));
   }
 }

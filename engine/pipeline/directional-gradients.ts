@@ -27,9 +27,11 @@
 import { loadCausalLM } from '../model/causal-lm.ts';
 import { dot64 } from '../model/head-directions.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
+import { ROW_BLOCK_VALUES } from '../model/row-block-upload.ts';
 import { EMBED_NAME, LM_HEAD_NAME, type WeightSource } from '../model/weights.ts';
 import type { TensorDelta } from './delta-store.ts';
 import type { DirectionDeltas } from './direction-deltas.ts';
+import { isRowwiseDelta, type PassDelta, type RowwiseDelta } from './rowwise-deltas.ts';
 import { cancellableSource } from './edited-source.ts';
 import { throwIfCancelled } from './progress.ts';
 
@@ -47,7 +49,7 @@ export class DirectionalGradients {
 
   moved(steps: Float64Array, signal: AbortSignal | undefined): WeightSource {
     const still = (name: string): boolean => this.deltas.directionsOf(name).every((b) => steps[b] === 0);
-    const moving = async (name: string): Promise<{ delta: TensorDelta; step: number }[]> => (await this.deltas.deltasOf(name)).map((delta) => ({ delta, step: steps[delta.direction] ?? 0 })).filter(({ step }) => step !== 0);
+    const moving = async (name: string): Promise<{ delta: PassDelta; step: number }[]> => (await this.deltas.deltasOf(name)).map((delta) => ({ delta, step: steps[delta.direction] ?? 0 })).filter(({ step }) => step !== 0);
     const readRows = this.instruct.readRowsFloat32?.bind(this.instruct);
     return cancellableSource({
       dir: this.instruct.dir,
@@ -60,7 +62,11 @@ export class DirectionalGradients {
         if (still(name)) return read;
         // a shared tensor is every worker's θ_I: moved on a copy
         const thetaI = read.buffer instanceof SharedArrayBuffer ? copyOf(read, into) : read;
-        for (const { delta, step } of await moving(name)) addInPlace(thetaI, delta, step);
+        const width = this.instruct.tensor(name).shape.slice(1).reduce((a, b) => a * b, 1);
+        for (const { delta, step } of await moving(name)) {
+          if (isRowwiseDelta(delta)) await addRowwise(thetaI, width, delta, step);
+          else addInPlace(thetaI, delta, step);
+        }
         return thetaI;
       },
       // Rows only where θ_I's source reads rows (each value edited as readFloat32 edits it: no vocab-sized read or copy per
@@ -71,7 +77,14 @@ export class DirectionalGradients {
           const rows = await readRows(name, ids);
           if (still(name)) return rows;
           const width = this.instruct.tensor(name).shape.slice(1).reduce((a, b) => a * b, 1);
-          for (const { delta, step } of await moving(name)) addAtRows(rows, ids, width, delta, step);
+          const steps = await moving(name);
+          // a rowwise Δ from θ_I's rows as read, before any step moves them
+          const formed = await Promise.all(steps.map(({ delta }) => (isRowwiseDelta(delta) ? delta.rowsOf(ids, rows) : undefined)));
+          steps.forEach(({ delta, step }, k) => {
+            const values = formed[k];
+            if (values !== undefined) addInPlace(rows, { direction: delta.direction, values }, step);
+            else addAtRows(rows, ids, width, delta as TensorDelta, step);
+          });
           return rows;
         },
       }),
@@ -127,6 +140,17 @@ function addAtRows(rows: Float32Array, ids: ArrayLike<number>, width: number, de
   }
 }
 
+/** addInPlace of a rowwise Δ over a whole tensor, formed a block of rows at a time (from θ_I's rows as stored, whatever `theta` holds). */
+async function addRowwise(theta: Float32Array, width: number, delta: RowwiseDelta, step: number): Promise<void> {
+  const rowCount = width === 0 ? 0 : theta.length / width;
+  const blockRows = Math.max(1, Math.floor(ROW_BLOCK_VALUES / Math.max(1, width)));
+  for (let first = 0; first < rowCount; first += blockRows) {
+    const count = Math.min(blockRows, rowCount - first);
+    const values = await delta.rowsOf(Int32Array.from({ length: count }, (_, k) => first + k));
+    addInPlace(theta.subarray(first * width, (first + count) * width), { direction: delta.direction, values }, step);
+  }
+}
+
 /** θ += step·Δ, in float32 per element as θ_I + ε·Δ_b always was. */
 function addInPlace(theta: Float32Array, delta: TensorDelta, step: number): void {
   const { values, rows, width } = delta;
@@ -139,7 +163,9 @@ function addInPlace(theta: Float32Array, delta: TensorDelta, step: number): void
   });
 }
 
-function dot(grad: Float32Array, delta: TensorDelta): number {
+function dot(grad: Float32Array, delta: PassDelta): number {
+  // a rowwise Δ is a head weight's, whose dots the head pass takes (headDirections): no layer gradient meets it
+  if (isRowwiseDelta(delta)) throw new Error(`internal: a layer gradient dotted with the rowwise Δ of direction ${delta.direction}`);
   const { values, rows, width } = delta;
   if (rows === undefined || width === undefined) {
     if (grad.length !== values.length) throw new RangeError(`gradient of ${grad.length} values against a direction of ${values.length}`);

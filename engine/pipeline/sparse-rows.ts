@@ -4,7 +4,7 @@
  * rows, width }; otherwise (or a tensor of under 2 rows) the whole Δ.
  *
  *   sparseRows(direction, delta, shape) → TensorDelta            a whole Δ
- *   const rows = new SparseRowCollector(direction, rowCount, width, shared?)
+ *   const rows = new SparseRowCollector(direction, rowCount, width)
  *   rows.add(rowSet, values); …; rows.result() → TensorDelta     a Δ arriving a block of rows at a time
  *
  * Both give the same TensorDelta for the same values, rows ascending (a row-sparse Δ's dot sums
@@ -31,9 +31,8 @@ export class SparseRowCollector {
   /** Every row is written from here on: more than half of them are nonzero, so the Δ is kept whole. */
   private whole: boolean;
 
-  /** `shared`: the values go into a SharedArrayBuffer, so a whole Δ is shared with other threads instead of copied. */
-  constructor(private readonly direction: number, private readonly rowCount: number, private readonly width: number, shared = false) {
-    this.values = shared ? new Float32Array(new SharedArrayBuffer(rowCount * width * Float32Array.BYTES_PER_ELEMENT)) : new Float32Array(rowCount * width);
+  constructor(private readonly direction: number, private readonly rowCount: number, private readonly width: number) {
+    this.values = new Float32Array(rowCount * width);
     this.whole = rowCount < 2;
   }
 

@@ -4,15 +4,16 @@
  *
  *   movesTensor(pair, basis, name, isRouter) → whether the tensor has any Δ
  *   routerSlots(B, routers) → each router's first slot in dots
- *   await tensorDeltas(pair, basis, name, { routerSlot?, reads?, shared? }) → TensorDelta[]   (sparse-rows.ts's form)
+ *   await tensorDeltas(pair, basis, name, { routerSlot?, reads?, rowwise? }) → TensorDelta[]   (sparse-rows.ts's form)
  *   new PairReads()   one thread's reusable θ_I/θ_T arrays for the layer tensors it computes one after another
  *
  * A layer tensor's Δ needs the whole tensor (T(δ)'s quantile): θ_I and θ_T are read whole. The
  * embedding and lm_head rules are row-local (edit-directions.ts movedRows): for a think
  * direction the think rows alone are read, and for lm_head.blend the lm_head is read
  * ROW_BLOCK_VALUES at a time, its Δ gathered row by row (SparseRowCollector) — no vocab-sized
- * θ_I, θ_T or intermediate array, only the Δ that is kept. A router (routerSlot given) is no
- * direction: its "Δ" are θ_I and θ_T.
+ * θ_I, θ_T or intermediate array, only the Δ that is kept; with `rowwise` it is not kept at all
+ * (the curvature passes form it by rows as they read it: rowwise-deltas.ts). A router
+ * (routerSlot given) is no direction: its "Δ" are θ_I and θ_T.
  * With `reads`, a layer tensor's θ_I and θ_T are read into the same two arrays every time:
  * fresh pages cost about as much as widening them (their first touch), and a layer's Δ
  * (craneDelta's own array) never keeps them.
@@ -65,12 +66,12 @@ export interface TensorDeltaOptions {
   readonly reads?: PairReads;
   /** How many values an lm_head block holds (tests make it small, so blocks end mid-tensor). */
   readonly blockValues?: number;
-  /** Gather a Δ over every row (lm_head.blend) in a SharedArrayBuffer: one copy for every curvature worker (delta-store.ts seal). */
-  readonly shared?: boolean;
+  /** Leave out the directions over every row (lm_head.blend): the passes form them by rows where they read them (rowwise-deltas.ts). */
+  readonly rowwise?: boolean;
 }
 
 export async function tensorDeltas(pair: CheckpointPair, basis: DirectionBasis, name: string, options: TensorDeltaOptions = {}): Promise<TensorDelta[]> {
-  const { routerSlot, reads, blockValues = ROW_BLOCK_VALUES, shared = false } = options;
+  const { routerSlot, reads, blockValues = ROW_BLOCK_VALUES, rowwise = false } = options;
   const { shape } = pair.instruct.tensor(name);
   if (routerSlot !== undefined) {
     const [thetaI, thetaT] = [await pair.instruct.readFloat32(name), await pair.thinking.readFloat32(name)];
@@ -85,7 +86,8 @@ export async function tensorDeltas(pair: CheckpointPair, basis: DirectionBasis, 
   const width = shape.slice(1).reduce((a, b) => a * b, 1);
   const deltas: TensorDelta[] = [];
   for (const [direction, rows] of moved) {
-    const collector = new SparseRowCollector(direction, rowCount, width, shared && rows === 'all');
+    if (rowwise && rows === 'all') continue;
+    const collector = new SparseRowCollector(direction, rowCount, width);
     const add = async (set: RowSet, ids: ArrayLike<number>): Promise<void> => {
       const [thetaI, thetaT] = [await pair.instruct.readRowsFloat32(name, ids), await pair.thinking.readRowsFloat32(name, ids)];
       collector.add(set, basis.rowDeltaOf(name, direction, set, thetaI, thetaT));
