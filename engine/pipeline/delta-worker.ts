@@ -20,7 +20,7 @@ const pair = Promise.all([Checkpoint.open(setup.instruct), Checkpoint.open(setup
 const reads = new PairReads(); // one tensor at a time: jobs are served one at a time
 jobs.serve<ToDeltaWorker>(async ({ name }) => {
   const deltas = await tensorDeltas(await pair, basis, name, { routerSlot: slots.get(name), reads, rowwise: true });
-  // a router's θ_I/θ_T may be views of shared memory, which cannot be transferred
+  // transferred, not copied: every array here is this worker's own (the filter only narrows ArrayBufferLike)
   const buffers = new Set(deltas.flatMap((d) => [d.values.buffer, ...(d.rows === undefined ? [] : [d.rows.buffer])]).filter((b) => b instanceof ArrayBuffer));
   return { message: { type: 'deltas', name, deltas }, transfer: [...buffers] };
 });

@@ -12,7 +12,10 @@
  * is what moving its think rows does to the loss.
  * The unit directions are the same for every pass, so each tensor's Δ_b is computed once and
  * kept (direction-deltas.ts, delta-store.ts), on the main thread or read back from a sealed
- * store on a worker thread (curvature-workers.ts): the same values either way.
+ * store on a worker thread (curvature-workers.ts): the same values either way — but for a Δ over
+ * every row of a vocab-sized weight (an untied lm_head's blend), formed by rows where it is read
+ * (rowwise-deltas.ts): a block of the head's rows at a time for its dots, the rows a probe's
+ * moved lm_head is read by (from θ_I's rows as read, before any step moves them).
  * `moved` edits only the tensors whose directions have a nonzero step (the others are θ_I as
  * read), with the same cached Δ the dots use: a probe that moves one layer group costs that
  * group's Δ, not the whole edit. A layer read is moved in the array the reader lends
