@@ -32,6 +32,7 @@ import { CancelledError } from './progress.ts';
 import { runAnalysis } from './run-analysis.ts';
 import type { AnalysisRun } from './run-analysis.ts';
 import { analysedCurvature } from './testing/analysed-curvature.ts';
+import { gatheredDeltas } from './testing/gathered-deltas.ts';
 import type { AnalysedProject } from './testing/analysed-project.ts';
 import { verifyEdit } from './verify.ts';
 
@@ -130,6 +131,15 @@ describe('curvature stage', () => {
     }, 0);
     expect(Math.abs(direct - layersOnly.deltaLossReasoning)).toBeLessThan(1e-4 * Math.abs(layersOnly.deltaLossReasoning) + 1e-7);
   });
+
+  it('has the first order the passes gave when lm_head\'s blend Δ was gathered whole (before it was formed by rows), bit for bit', async () => {
+    const gathered = new DirectionalGradients(instruct, gatheredDeltas({ instruct, thinking }, basis));
+    expect(curvature.firstOrder.reasoning[index('lm_head.blend')]).not.toBe(0);
+    for (const set of ['reasoning', 'agent'] as const) {
+      const pass = await gathered.pass(instruct, batches[set], project.settings.batchSequences, undefined);
+      expect(bits(curvature.firstOrder[set])).toEqual(bits(Array.from(pass.dots)));
+    }
+  }, 600_000);
 
   it('takes θ_I\'s losses from the base pass: a forward\'s bit for bit, and a sequence\'s loss is the same in any batch', async () => {
     const along = new DirectionalGradients(instruct, new ComputedDeltas(instruct, thinking, basis, await DeltaStore.open()));

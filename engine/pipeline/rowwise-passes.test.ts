@@ -14,10 +14,10 @@ import type { LossSequence } from '../model/layer-grads.ts';
 import { LM_HEAD_NAME } from '../model/weights.ts';
 import { initBackend } from '../tensor/backend.ts';
 import { DeltaStore } from './delta-store.ts';
-import { ComputedDeltas, type DirectionDeltas } from './direction-deltas.ts';
+import { ComputedDeltas } from './direction-deltas.ts';
 import { DirectionalGradients } from './directional-gradients.ts';
-import { movesTensor, tensorDeltas } from './tensor-deltas.ts';
 import { writeDeltaPair, type DeltaPair } from './testing/delta-pair.ts';
+import { gatheredDeltas } from './testing/gathered-deltas.ts';
 
 let root: string;
 let pair: DeltaPair;
@@ -32,20 +32,6 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** Every Δ computed whole when first asked, lm_head's blend gathered over all its rows: the passes' Δ before they formed it by rows. */
-function gatheredDeltas(): DirectionDeltas {
-  const kept = new Map<string, ReturnType<typeof tensorDeltas>>();
-  return {
-    size: pair.basis.directions.length,
-    directionsOf: (name) => pair.basis.directionsOf(name),
-    deltasOf: (name) => {
-      if (!movesTensor(pair, pair.basis, name, false)) return Promise.resolve([]);
-      if (!kept.has(name)) kept.set(name, tensorDeltas(pair, pair.basis, name));
-      return kept.get(name) as ReturnType<typeof tensorDeltas>;
-    },
-  };
-}
-
 const bits = (values: ArrayLike<number>) => new Uint8Array(Float64Array.from(values).buffer);
 
 describe('passes with lm_head\'s blend Δ formed by rows', () => {
@@ -58,7 +44,7 @@ describe('passes with lm_head\'s blend Δ formed by rows', () => {
       { ids: [vocab - 2, 6, 6, think.at(-1) ?? 8, 12, 2, vocab - 3] },
     ];
     const rowwise = new DirectionalGradients(pair.instruct, new ComputedDeltas(pair.instruct, pair.thinking, pair.basis, await DeltaStore.open()));
-    const gathered = new DirectionalGradients(pair.instruct, gatheredDeltas());
+    const gathered = new DirectionalGradients(pair.instruct, gatheredDeltas(pair, pair.basis));
     const directions = pair.basis.directionsOf(LM_HEAD_NAME);
     expect(directions.map((b) => pair.basis.directions[b]?.key)).toEqual(['lm_head.think', 'lm_head.blend']);
     const steps = new Float64Array(pair.basis.directions.length);
