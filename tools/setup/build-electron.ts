@@ -11,34 +11,23 @@
  * eslint holds electron/main/ to the bridge contract and the static-file resolver, and this
  * build refuses a main.mjs that bundles engine code anyway (mainBundleProblems).
  *
- * engine/ code computes paths from `import.meta.url` (assets, package.json, wasm files). In a
- * bundle that would be the bundle's URL, so in engine/ files `import.meta.url` is replaced by
- * the source file's own URL: the bundle then finds what the sources find when run by the CLI.
- * electron/ files keep the bundle's URL: main finds preload.cjs and dist/renderer from there.
+ * engine/ code computes paths from `import.meta.url` (assets, package.json, wasm files): in
+ * engine/ files it is replaced by the source file's own URL (source-file-urls.ts), so the bundle
+ * finds what the sources find when run by the CLI. electron/ files keep the bundle's URL: main
+ * finds preload.cjs and dist/renderer from there.
  *
  * Usage: node --import tsx tools/setup/build-electron.ts   (also called by tools/start.ts)
  */
-import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import { readFile } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseCli } from '../cli-args.ts';
+import { sourceFileUrls } from './source-file-urls.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const ELECTRON_OUT = join(ROOT, 'dist', 'electron');
 export const ELECTRON_MAIN = join(ELECTRON_OUT, 'main.mjs');
-
-const sourceFileUrls: Plugin = {
-  name: 'source-file-import-meta-url',
-  setup(context) {
-    const engineDir = join(ROOT, 'engine') + sep;
-    context.onLoad({ filter: /\.ts$/ }, async ({ path }) => {
-      if (!path.startsWith(engineDir)) return undefined;
-      const source = await readFile(path, 'utf8');
-      return { contents: source.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href)), loader: 'ts' };
-    });
-  },
-};
 
 const NODE_BUNDLE: BuildOptions = {
   bundle: true,
@@ -50,7 +39,7 @@ const NODE_BUNDLE: BuildOptions = {
   logLevel: 'warning',
   // Module comments in the bundle (`// engine/…`) are then relative to the repository.
   absWorkingDir: ROOT,
-  plugins: [sourceFileUrls],
+  plugins: [sourceFileUrls(ROOT)],
 };
 
 /** Text that must not appear in main.mjs: the engine's packages. */
