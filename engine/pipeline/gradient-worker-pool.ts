@@ -16,8 +16,8 @@
  *
  * The threads, their faults, the signal and the sink calls in progress are a WorkerGroup
  * (worker-group.ts: track, settled): workers are TypeScript modules started through
- * worker-bootstrap.ts, so the same sources run under the CLI, vitest and the Electron engine
- * process.
+ * worker-bootstrap.ts (through tsx from the sources, from their built files in a bundle), so the
+ * same sources run under the CLI, vitest and the Electron engine process.
  */
 import type { LayerGradsOptions, LossSequence } from '../model/layer-grads.ts';
 import { BackendError } from '../tensor/backend.ts';

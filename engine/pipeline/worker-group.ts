@@ -22,7 +22,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { CancelledError } from './progress.ts';
-import { tsxWorkerSource } from './worker-bootstrap.ts';
+import { workerSource } from './worker-bootstrap.ts';
 
 /** What went wrong in one worker thread. */
 export type WorkerFault =
@@ -84,7 +84,7 @@ export class WorkerGroup {
 
   start<FromWorker extends { readonly type: string }>(spec: WorkerStart<FromWorker>): Worker {
     if (this.closed) throw new Error('internal: a worker started in a group that has ended');
-    const worker = new Worker(tsxWorkerSource(spec.module), { eval: true, workerData: spec.workerData });
+    const worker = new Worker(workerSource(spec.module), { eval: true, workerData: spec.workerData });
     this.workers.push(worker);
     worker.on('message', (message: FromWorker | FailedMessage) => {
       if (this.closed) return;

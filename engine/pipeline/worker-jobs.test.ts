@@ -6,11 +6,11 @@
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import type { FromJobs, ToJobs } from './testing/jobs-worker.ts';
-import { tsxWorkerSource } from './worker-bootstrap.ts';
+import { workerSource } from './worker-bootstrap.ts';
 import { workerJobs } from './worker-jobs.ts';
 
 async function withJobsWorker(body: (send: (message: ToJobs) => void, replies: (count: number) => Promise<FromJobs[]>) => Promise<void>): Promise<void> {
-  const worker = new Worker(tsxWorkerSource(new URL('./testing/jobs-worker.ts', import.meta.url)), { eval: true });
+  const worker = new Worker(workerSource(new URL('./testing/jobs-worker.ts', import.meta.url)), { eval: true });
   const received: FromJobs[] = [];
   let wake = (): void => undefined;
   worker.on('message', (message: FromJobs) => {
