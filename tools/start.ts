@@ -10,8 +10,10 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { builtEngineState } from '../bin/engine-build-state.mjs';
 import { parseCli } from './cli-args.ts';
 import { buildElectron, ROOT } from './setup/build-electron.ts';
+import { buildEngine } from './setup/build-engine.ts';
 import { superviseServe } from './setup/serve-supervisor.ts';
 import { findDemoPair, hasDisplay, planStart, rendererIsStale } from './setup/start-plan.ts';
 
@@ -40,6 +42,14 @@ function buildRenderer(): void {
   say('Building the renderer (vite build → dist/renderer)…');
   const result = spawnSync('npx', ['vite', 'build'], { cwd: ROOT, stdio: 'inherit', shell: process.platform === 'win32' });
   if (result.status !== 0) throw new Error('the renderer build failed (see above)');
+}
+
+/** Browser mode's `crane serve` starts faster from dist/engine; without it, it runs the sources. */
+async function buildEngineIfStale(): Promise<void> {
+  const state = builtEngineState(ROOT);
+  if (state.fresh) return say('Engine build is up to date (dist/engine).');
+  say(`Building the engine (${state.reason}) → dist/engine…`);
+  await buildEngine().catch((error: unknown) => say(`The engine build failed (${error instanceof Error ? error.message : String(error)}); crane serve runs the sources.`));
 }
 
 async function startElectron(binary: string, demo: ReturnType<typeof findDemoPair>): Promise<number> {
@@ -82,6 +92,8 @@ async function main(): Promise<number> {
   if (plan.host === 'electron') {
     say('Building the Electron main/preload/engine bundles → dist/electron…');
     await buildElectron();
+  } else {
+    await buildEngineIfStale();
   }
   plan.notes.forEach(say);
   const binary = electronBinary();
