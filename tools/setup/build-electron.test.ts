@@ -1,12 +1,16 @@
 /**
  * The Electron build keeps the engine out of main: the real main.mjs is checked, and a main
  * entry that reaches engine code is refused. The preload bundle loads nothing but `electron`
- * (a sandboxed preload cannot require modules).
+ * (a sandboxed preload cannot require modules). The engine process maps every worker module to
+ * a built file beside it, so its worker threads start without tsx.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildElectron, buildMain, mainBundleProblems, ROOT } from './build-electron.ts';
+import { ENGINE_WORKER_MODULES } from './engine-workers.ts';
 
 let out: string;
 beforeAll(async () => {
@@ -41,5 +45,18 @@ describe('electron build', () => {
     const preload = await readFile(join(out, 'app', 'preload.cjs'), 'utf8');
     const required = [...preload.matchAll(/require\("([^"]+)"\)/g)].map((match) => match[1]);
     expect(new Set(required)).toEqual(new Set(['electron']));
+  });
+
+  it('the engine process starts every worker module from a built file of its own', async () => {
+    const chunks = await Promise.all((await readdir(join(out, 'app', 'chunks'))).filter((name) => name.endsWith('.mjs')).map((name) => readFile(join(out, 'app', 'chunks', name), 'utf8')));
+    // esbuild writes the CRANE_BUILT_WORKERS define once, as a JSON-shaped object literal.
+    const defined = chunks.map((text) => /^var define_CRANE_BUILT_WORKERS_default = (\{.*\});$/m.exec(text)?.[1]).filter((text) => text !== undefined);
+    expect(defined).toHaveLength(1);
+    const workers = JSON.parse(defined[0] as string) as Record<string, string>;
+    expect(Object.keys(workers).sort()).toEqual(ENGINE_WORKER_MODULES.map((source) => pathToFileURL(join(ROOT, source)).href).sort());
+    for (const built of Object.values(workers)) {
+      expect(built.startsWith(pathToFileURL(join(out, 'app', 'workers')).href)).toBe(true);
+      expect(existsSync(fileURLToPath(built))).toBe(true);
+    }
   });
 });

@@ -1,7 +1,9 @@
 /**
  * Builds electron/ into dist/electron with esbuild, one bundle per runtime target:
  *   main.mjs            electron/main/main.ts                     ESM, Electron's main process
- *   engine-process.mjs  electron/engine-process/engine-process.ts ESM, the engine's utility process
+ *   engine-process.mjs  electron/engine-process/engine-process.ts ESM, the engine's utility process,
+ *   workers/*.mjs       with the engine's worker modules (engine-workers.ts) as entries of their own
+ *   chunks/*.mjs        and the code they share: its worker threads start from built files, no tsx
  *   preload.cjs         electron/preload/preload.ts               one CommonJS file: a sandboxed
  *                                                                 preload cannot load modules
  * npm packages stay external (resolved from node_modules at run time: native and wasm packages
@@ -19,10 +21,11 @@
  * Usage: node --import tsx tools/setup/build-electron.ts   (also called by tools/start.ts)
  */
 import { build, type BuildOptions } from 'esbuild';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseCli } from '../cli-args.ts';
+import { BUILT_EXTENSION, builtWorkersDefine, workerEntryPoints } from './engine-workers.ts';
 import { sourceFileUrls } from './source-file-urls.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -69,13 +72,19 @@ export async function buildMain(entry: string, outDir: string): Promise<void> {
 }
 
 export async function buildElectron(outDir = ELECTRON_OUT): Promise<void> {
+  // Chunk names carry a content hash: without this every rebuild would leave the last ones behind.
+  await rm(join(outDir, 'chunks'), { recursive: true, force: true });
   await Promise.all([
     buildMain(join(ROOT, 'electron/main/main.ts'), outDir),
     build({
       ...NODE_BUNDLE,
       format: 'esm',
-      entryPoints: [join(ROOT, 'electron/engine-process/engine-process.ts')],
-      outfile: join(outDir, 'engine-process.mjs'),
+      entryPoints: [{ in: join(ROOT, 'electron/engine-process/engine-process.ts'), out: 'engine-process' }, ...workerEntryPoints(ROOT)],
+      outdir: outDir,
+      outExtension: { '.js': BUILT_EXTENSION },
+      splitting: true,
+      chunkNames: 'chunks/[name]-[hash]',
+      define: builtWorkersDefine(ROOT, outDir),
     }),
     build({ ...NODE_BUNDLE, format: 'cjs', entryPoints: [join(ROOT, 'electron/preload/preload.ts')], outfile: join(outDir, 'preload.cjs') }),
   ]);
