@@ -17,6 +17,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { WeightedRowSums } from '../linalg/weighted-row-sums.ts';
 import { weightedRows, type HeadChunk } from './head.ts';
+import { rowBlocks, rowIds } from './row-block-upload.ts';
 
 /** Δ on a [vocab, hidden] weight as stored: whole, [vocab · hidden]; or with `rows`, those rows' values ([rows.length · hidden]) and 0 elsewhere. */
 export interface StoredDirection {
@@ -98,10 +99,9 @@ export async function directionProduct(part: ChunkPart, exps: Float32Array, coun
 async function rowwiseProduct(part: { readonly rowwise: RowwiseDirection; readonly chunk: HeadChunk; readonly blockRows: number }, exps: Float32Array, count: number, width: number): Promise<Float32Array> {
   const { rowwise, chunk, blockRows } = part;
   const eachBlock = async (use: (first: number, values: Float32Array) => void): Promise<void> => {
-    for (let first = 0; first < chunk.size; first += blockRows) {
-      const n = Math.min(blockRows, chunk.size - first);
-      const values = await rowwise.rowsOf(Int32Array.from({ length: n }, (_, k) => chunk.start + first + k));
-      if (values.length !== n * width) throw new RangeError(`a rowwise direction gave ${values.length} values for ${n} rows of ${width}`);
+    for (const { first, count } of rowBlocks(chunk.size, blockRows)) {
+      const values = await rowwise.rowsOf(rowIds(chunk.start + first, count));
+      if (values.length !== count * width) throw new RangeError(`a rowwise direction gave ${values.length} values for ${count} rows of ${width}`);
       use(first, values);
     }
   };

@@ -20,7 +20,7 @@ import { withHeapValues } from '../tensor/heap-values.ts';
 import { accumulate, gatherRows, headRows, vocabMajorLogits, weightedRows, withChunkValues, withRows, type HeadWeights } from './head.ts';
 import { checkDirection, chunkParts, directionProduct, directionRows, dot64, partOf, sideBySide, type VocabDirection } from './head-directions.ts';
 import { rmsNorm } from './ops.ts';
-import { ROW_BLOCK_VALUES } from './row-block-upload.ts';
+import { blockRowsFor } from './row-block-upload.ts';
 
 /** The target rows of one sequence (targetRows) and its final hidden states [T·hidden]. */
 export interface HeadSequence {
@@ -86,7 +86,7 @@ export async function headLossAndGrads(spec: ModelSpec, head: HeadWeights, seque
     // One buffer for every block's exps, reused across chunks (the first block is the largest).
     const exps = new Float32Array((blocks[0]?.owners.length ?? 0) * Math.max(0, ...head.chunks.map((c) => c.size)));
     for (const chunk of head.chunks) {
-      const along = chunkParts(directions, chunk, width, head.onDemand?.blockRows ?? Math.max(1, Math.floor(ROW_BLOCK_VALUES / width)));
+      const along = chunkParts(directions, chunk, width, head.onDemand?.blockRows ?? blockRowsFor(width));
       await withRows(head, chunk, async (rows) => {
         for (const b of blocks) {
           const blockExps = exps.subarray(0, b.owners.length * chunk.size);

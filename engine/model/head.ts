@@ -29,7 +29,7 @@ import type { ModelSpec } from './config.ts';
 import type { ModelContext } from './forward.ts';
 import { planMemory } from './memory-plan.ts';
 import { rmsNorm } from './ops.ts';
-import { ROW_BLOCK_VALUES, uploadRowBlocks } from './row-block-upload.ts';
+import { blockRowsFor, ROW_BLOCK_VALUES, rowIds, uploadRowBlocks } from './row-block-upload.ts';
 import { assertShape, FINAL_NORM_NAME, LM_HEAD_NAME, readChecked } from './weights.ts';
 
 /** Vocab ids per head chunk when no memory plan says otherwise: [128 rows, 16384] f32 logits are 8 MiB. */
@@ -106,7 +106,7 @@ export function headOnDemand(norm: Float32Array, vocab: number, vocabChunk: numb
   if (!(Number.isInteger(blockValues) && blockValues > 0)) throw new RangeError(`read blocks of ${blockValues} values: must be a positive integer`);
   const chunks: HeadChunk[] = [];
   for (let start = 0; start < vocab; start += vocabChunk) chunks.push({ start, size: Math.min(vocabChunk, vocab - start) });
-  return { norm: tf.tensor1d(norm), chunks, vocab, width: norm.length, onDemand: { readRows, blockRows: Math.max(1, Math.floor(blockValues / norm.length)) } };
+  return { norm: tf.tensor1d(norm), chunks, vocab, width: norm.length, onDemand: { readRows, blockRows: blockRowsFor(norm.length, blockValues) } };
 }
 
 function checkVocabChunk(vocabChunk: number): void {
@@ -136,7 +136,7 @@ export async function withRows<T>(head: HeadWeights, chunk: HeadChunk, use: (row
 function uploadOnDemand(head: HeadWeights, chunk: HeadChunk): Promise<tf.Tensor2D> {
   if (head.onDemand === undefined) throw new Error('internal: a head chunk with neither rows nor a reader');
   const { readRows, blockRows } = head.onDemand;
-  const read = (first: number, count: number) => readRows(Int32Array.from({ length: count }, (_, k) => chunk.start + first + k));
+  const read = (first: number, count: number) => readRows(rowIds(chunk.start + first, count));
   return uploadRowBlocks(chunk.size, head.width, blockRows, read);
 }
 

@@ -24,11 +24,25 @@ export const ROW_BLOCK_VALUES = 2 ** 20;
 
 export type ReadRowBlock = (first: number, count: number) => Promise<Float32Array>;
 
+/** Rows per block for rows of `width` values: blockValues / width rounded down, at least one row. */
+export function blockRowsFor(width: number, blockValues = ROW_BLOCK_VALUES): number {
+  return Math.max(1, Math.floor(blockValues / Math.max(1, width)));
+}
+
+/** Rows [0, rows) a block of `blockRows` at a time, in order: each block's first row and row count. */
+export function* rowBlocks(rows: number, blockRows: number): Generator<{ readonly first: number; readonly count: number }> {
+  for (let first = 0; first < rows; first += blockRows) yield { first, count: Math.min(blockRows, rows - first) };
+}
+
+/** The row ids first, first + 1, …, first + count − 1. */
+export function rowIds(first: number, count: number): Int32Array {
+  return Int32Array.from({ length: count }, (_, k) => first + k);
+}
+
 export async function uploadRowBlocks(rows: number, width: number, blockRows: number, read: ReadRowBlock): Promise<tf.Tensor2D> {
   if (!(Number.isInteger(blockRows) && blockRows > 0)) throw new RangeError(`row blocks of ${blockRows} rows: must be a positive integer`);
   const blocks = async (write: (values: Float32Array, first: number) => void): Promise<void> => {
-    for (let first = 0; first < rows; first += blockRows) {
-      const count = Math.min(blockRows, rows - first);
+    for (const { first, count } of rowBlocks(rows, blockRows)) {
       const values = await read(first, count);
       if (values.length !== count * width) throw new RangeError(`a block of ${values.length} values for ${count} rows of ${width}`);
       write(values, first * width);

@@ -30,7 +30,7 @@
 import { loadCausalLM } from '../model/causal-lm.ts';
 import { dot64 } from '../model/head-directions.ts';
 import type { LossSequence } from '../model/layer-grads.ts';
-import { ROW_BLOCK_VALUES } from '../model/row-block-upload.ts';
+import { blockRowsFor, rowBlocks, rowIds } from '../model/row-block-upload.ts';
 import { EMBED_NAME, LM_HEAD_NAME, type WeightSource } from '../model/weights.ts';
 import type { TensorDelta } from './delta-store.ts';
 import type { DirectionDeltas } from './direction-deltas.ts';
@@ -146,10 +146,8 @@ function addAtRows(rows: Float32Array, ids: ArrayLike<number>, width: number, de
 /** addInPlace of a rowwise Δ over a whole tensor, formed a block of rows at a time (from θ_I's rows as stored, whatever `theta` holds). */
 async function addRowwise(theta: Float32Array, width: number, delta: RowwiseDelta, step: number): Promise<void> {
   const rowCount = width === 0 ? 0 : theta.length / width;
-  const blockRows = Math.max(1, Math.floor(ROW_BLOCK_VALUES / Math.max(1, width)));
-  for (let first = 0; first < rowCount; first += blockRows) {
-    const count = Math.min(blockRows, rowCount - first);
-    const values = await delta.rowsOf(Int32Array.from({ length: count }, (_, k) => first + k));
+  for (const { first, count } of rowBlocks(rowCount, blockRowsFor(width))) {
+    const values = await delta.rowsOf(rowIds(first, count));
     addInPlace(theta.subarray(first * width, (first + count) * width), { direction: delta.direction, values }, step);
   }
 }

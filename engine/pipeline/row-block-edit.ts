@@ -22,7 +22,7 @@ import { classifyTensor } from '../crane/tensor-classification.ts';
 import type { PairedEdit } from '../crane/tensor-pair.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
 import { gatherRows } from '../model/head.ts';
-import { ROW_BLOCK_VALUES } from '../model/row-block-upload.ts';
+import { blockRowsFor, ROW_BLOCK_VALUES, rowBlocks, rowIds } from '../model/row-block-upload.ts';
 import { EMBED_NAME, LM_HEAD_NAME, type WeightSource } from '../model/weights.ts';
 import type { ResolvedCraneSettings } from '../protocol/settings-schemas.ts';
 import { editedWeightSource } from './edited-source.ts';
@@ -64,10 +64,8 @@ function rowLocal(instruct: Checkpoint, thinking: Checkpoint, name: string): boo
 async function editedByBlocks(instruct: Checkpoint, thinking: Checkpoint, settings: ResolvedCraneSettings, name: string, blockValues: number): Promise<Float32Array> {
   const [rowCount, width] = instruct.tensor(name).shape as [number, number];
   const out = new Float32Array(rowCount * width);
-  const step = Math.max(1, Math.floor(blockValues / Math.max(1, width)));
-  for (let first = 0; first < rowCount; first += step) {
-    const count = Math.min(step, rowCount - first);
-    out.set(await editedRows(instruct, thinking, settings, name, Int32Array.from({ length: count }, (_, k) => first + k)), first * width);
+  for (const { first, count } of rowBlocks(rowCount, blockRowsFor(width, blockValues))) {
+    out.set(await editedRows(instruct, thinking, settings, name, rowIds(first, count)), first * width);
   }
   return out;
 }

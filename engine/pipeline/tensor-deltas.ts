@@ -24,7 +24,7 @@
  */
 import type { DirectionBasis, RowSet } from '../crane/edit-directions.ts';
 import type { Checkpoint } from '../io/checkpoint.ts';
-import { ROW_BLOCK_VALUES } from '../model/row-block-upload.ts';
+import { blockRowsFor, ROW_BLOCK_VALUES, rowBlocks, rowIds } from '../model/row-block-upload.ts';
 import type { TensorDelta } from './delta-store.ts';
 import { SparseRowCollector, sparseRows } from './sparse-rows.ts';
 
@@ -95,11 +95,7 @@ export async function tensorDeltas(pair: CheckpointPair, basis: DirectionBasis, 
     if (rows !== 'all') {
       if (rows.length > 0) await add(rows, rows);
     } else {
-      const step = Math.max(1, Math.floor(blockValues / Math.max(1, width)));
-      for (let first = 0; first < rowCount; first += step) {
-        const count = Math.min(step, rowCount - first);
-        await add({ first, count }, Int32Array.from({ length: count }, (_, k) => first + k));
-      }
+      for (const { first, count } of rowBlocks(rowCount, blockRowsFor(width, blockValues))) await add({ first, count }, rowIds(first, count));
     }
     deltas.push(collector.result());
   }
