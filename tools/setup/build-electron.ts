@@ -25,7 +25,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseCli } from '../cli-args.ts';
-import { BUILT_EXTENSION, builtWorkersDefine, workerEntryPoints } from './engine-workers.ts';
+import { engineBundleOptions } from './engine-workers.ts';
 import { sourceFileUrls } from './source-file-urls.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -78,13 +78,7 @@ export async function buildElectron(outDir = ELECTRON_OUT): Promise<void> {
     buildMain(join(ROOT, 'electron/main/main.ts'), outDir),
     build({
       ...NODE_BUNDLE,
-      format: 'esm',
-      entryPoints: [{ in: join(ROOT, 'electron/engine-process/engine-process.ts'), out: 'engine-process' }, ...workerEntryPoints(ROOT)],
-      outdir: outDir,
-      outExtension: { '.js': BUILT_EXTENSION },
-      splitting: true,
-      chunkNames: 'chunks/[name]-[hash]',
-      define: builtWorkersDefine(ROOT, outDir),
+      ...engineBundleOptions(ROOT, outDir, { in: join(ROOT, 'electron/engine-process/engine-process.ts'), out: 'engine-process' }),
     }),
     build({ ...NODE_BUNDLE, format: 'cjs', entryPoints: [join(ROOT, 'electron/preload/preload.ts')], outfile: join(outDir, 'preload.cjs') }),
   ]);

@@ -22,7 +22,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ENGINE_BUILD_MANIFEST, engineOutDir, hashSource, type EngineBuildManifest } from '../../bin/engine-build-state.mjs';
 import { parseCli } from '../cli-args.ts';
-import { BUILT_EXTENSION, builtWorkerFile, builtWorkersDefine, ENGINE_WORKER_MODULES, workerEntryPoints } from './engine-workers.ts';
+import { BUILT_EXTENSION, builtWorkerFile, ENGINE_WORKER_MODULES, engineBundleOptions } from './engine-workers.ts';
 import { sourceFileUrls } from './source-file-urls.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -37,13 +37,8 @@ export async function buildEngine(outDir = engineOutDir(ROOT)): Promise<EngineBu
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
   const { metafile } = await build({
-    entryPoints: [{ in: join(ROOT, CLI_ENTRY), out: CLI_FILE.slice(0, -BUILT_EXTENSION.length) }, ...workerEntryPoints(ROOT)],
-    outdir: outDir,
-    outExtension: { '.js': BUILT_EXTENSION },
-    chunkNames: 'chunks/[name]-[hash]',
+    ...engineBundleOptions(ROOT, outDir, { in: join(ROOT, CLI_ENTRY), out: CLI_FILE.slice(0, -BUILT_EXTENSION.length) }),
     bundle: true,
-    splitting: true,
-    format: 'esm',
     platform: 'node',
     target: 'node20',
     packages: 'external',
@@ -52,7 +47,6 @@ export async function buildEngine(outDir = engineOutDir(ROOT)): Promise<EngineBu
     metafile: true,
     logLevel: 'warning',
     absWorkingDir: ROOT,
-    define: builtWorkersDefine(ROOT, outDir),
     plugins: [sourceFileUrls(ROOT)],
   });
   // metafile inputs are relative to absWorkingDir; `<define:…>` and packages are not sources.

@@ -6,6 +6,7 @@
  * built code instead of loading tsx and the sources. engine-workers.test.ts fails when a worker
  * module exists that this list misses: the bundle would then refuse to start it.
  */
+import type { BuildOptions } from 'esbuild';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -25,8 +26,25 @@ export function builtWorkerFile(source: string): string {
   return `workers/${basename(source, '.ts')}${BUILT_EXTENSION}`;
 }
 
+/**
+ * What every bundle of the engine shares (build-engine.ts, build-electron.ts): ESM `.mjs` files,
+ * `entry` (`out` without the extension) beside every worker module under `workers/`, the code
+ * they share in `chunks/`, and CRANE_BUILT_WORKERS pointing at the built workers.
+ */
+export function engineBundleOptions(root: string, outDir: string, entry: { in: string; out: string }): BuildOptions {
+  return {
+    entryPoints: [entry, ...workerEntryPoints(root)],
+    outdir: outDir,
+    outExtension: { '.js': BUILT_EXTENSION },
+    format: 'esm',
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    define: builtWorkersDefine(root, outDir),
+  };
+}
+
 /** esbuild entry points (`out` without the extension) for every worker module. */
-export function workerEntryPoints(root: string): { in: string; out: string }[] {
+function workerEntryPoints(root: string): { in: string; out: string }[] {
   return ENGINE_WORKER_MODULES.map((source) => ({ in: join(root, source), out: builtWorkerFile(source).slice(0, -BUILT_EXTENSION.length) }));
 }
 
